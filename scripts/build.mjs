@@ -1,0 +1,38 @@
+// Builds src/ into dist/: one ES module per source file (so tests and coverage map 1:1 back to
+// src/ through the source maps), then declarations from tsc.
+import { execFileSync } from "node:child_process";
+import { readdirSync, rmSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const src = join(root, "src");
+
+function sources(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+rmSync(join(root, "dist"), { recursive: true, force: true });
+const entryPoints = sources(src);
+await build({
+  entryPoints,
+  outdir: join(root, "dist"),
+  outbase: src,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  bundle: false,
+  logLevel: "warning",
+});
+if (!process.argv.includes("--no-types")) {
+  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], {
+    stdio: "inherit",
+  });
+}
+console.log(`built ${entryPoints.length} modules from ${relative(root, src)}/ into dist/`);

@@ -1,0 +1,41 @@
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** A captured caller whose text is formatted only when someone reads it. */
+export interface CallSite {
+  readonly stack?: string;
+}
+
+/**
+ * Captures the frame that called `above`. V8 formats stacks lazily, so the capture is cheap and
+ * the string work happens only when the audit log is read.
+ */
+export function captureCallSite(above: Function): CallSite {
+  const holder: CallSite = {};
+  Error.captureStackTrace(holder, above);
+  return holder;
+}
+
+/** "path/to/file.js:12", relative to the working directory, or "unknown". */
+export function formatCallSite(site: CallSite | undefined): string {
+  if (site === undefined) return "unknown";
+  const frame = site.stack?.split("\n").find((line) => line.trimStart().startsWith("at "));
+  if (frame === undefined) return "unknown";
+  const text = frame.trim().slice(3);
+  const location = text.endsWith(")") ? text.slice(text.lastIndexOf("(") + 1, -1) : text;
+  const match = /^(.*):(\d+):\d+$/.exec(location);
+  if (match === null) return location;
+  let file = match[1] as string;
+  if (file.startsWith("file://")) {
+    try {
+      file = fileURLToPath(file);
+    } catch {
+      // Keep the URL as it is.
+    }
+  }
+  if (file.startsWith("/")) {
+    const rel = relative(process.cwd(), file);
+    if (!rel.startsWith("..")) file = rel;
+  }
+  return `${file}:${match[2]}`;
+}

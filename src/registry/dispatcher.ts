@@ -1,0 +1,272 @@
+import { channels, type DispatchMissMessage } from "../hooks/channel.js";
+import { DispatchHookError, describe } from "./errors.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: implementations take whatever the framework passes.
+export type Impl = (...args: any[]) => unknown;
+// biome-ignore lint/suspicious/noExplicitAny: a class of any shape, abstract or not.
+export type Class = abstract new (...args: any[]) => unknown;
+
+/**
+ * Marks Dispatcher instances across copies of this package: a table built by the framework's copy
+ * must be recognised by the plugin's copy, where `instanceof` would fail.
+ */
+export const dispatcherBrand: unique symbol = Symbol.for("dispatch-hook.dispatcher");
+
+export interface DispatcherOptions<F extends Impl> {
+  /** Shown in errors. Defaults to the backend, or "dispatcher". */
+  readonly name?: string;
+  /** The backend this table belongs to; lets registries explain a miss. */
+  readonly backend?: string;
+  /** Returned when nothing matches, instead of throwing. */
+  readonly fallback?: F;
+}
+
+const optionKeys = new Set(["name", "backend", "fallback"]);
+const plainHasInstance = Function.prototype[Symbol.hasInstance];
+// Bounds the cache for programs that mint classes at run time; a cleared cache only costs a walk.
+const cacheLimit = 4096;
+
+function isClass(value: unknown): value is Class {
+  return typeof value === "function" && typeof value.prototype === "object" && value.prototype !== null;
+}
+
+/** A key with its own Symbol.hasInstance is a protocol: it matches by test, not by ancestry. */
+function isAbstract(type: Class): boolean {
+  return Object.hasOwn(type, Symbol.hasInstance) && type[Symbol.hasInstance] !== plainHasInstance;
+}
+
+function typeName(proto: object | null): string {
+  if (proto === null) return "null-prototype object";
+  const ctor = Object.hasOwn(proto, "constructor") ? (proto as { constructor: unknown }).constructor : undefined;
+  return typeof ctor === "function" && ctor.name ? ctor.name : "(anonymous)";
+}
+
+/**
+ * A dispatch table keyed by class: the JavaScript counterpart of `functools.singledispatch`.
+ * `resolve(value)` finds the implementation registered for the nearest ancestor of the value's
+ * class; a class may be passed instead of a value. Primitives dispatch by their wrapper class.
+ */
+export class Dispatcher<F extends Impl = Impl> {
+  readonly name: string;
+  readonly backend: string | undefined;
+  readonly #fallback: F | undefined;
+  readonly #entries = new Map<Class, F>();
+  /** Concrete keys by their prototype object, so a chain walk needs no constructor lookups. */
+  readonly #byProto = new Map<object, F>();
+  readonly #abstract = new Set<Class>();
+  /** Resolution cache: the received type's prototype → implementation. */
+  readonly #cache = new Map<object | null, F>();
+  readonly #view: ReadonlyMap<Class, F>;
+
+  constructor(options: DispatcherOptions<F> = {}) {
+    if (typeof options !== "object" || options === null) {
+      throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `Dispatcher options must be an object, got ${describe(options)}.`);
+    }
+    for (const key of Object.keys(options)) {
+      if (!optionKeys.has(key)) {
+        throw new DispatchHookError(
+          "ERR_DISPATCH_INVALID_OPTION",
+          `Unknown Dispatcher option ${JSON.stringify(key)}; known options are name, backend and fallback.`,
+        );
+      }
+    }
+    if (options.fallback !== undefined && typeof options.fallback !== "function") {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_IMPL",
+        `Dispatcher fallback must be a function, got ${describe(options.fallback)}.`,
+      );
+    }
+    if (options.backend !== undefined && (typeof options.backend !== "string" || options.backend === "")) {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_BACKEND",
+        `Dispatcher backend must be a non-empty string, got ${describe(options.backend)}.`,
+      );
+    }
+    this.backend = options.backend;
+    this.name = options.name ?? options.backend ?? "dispatcher";
+    this.#fallback = options.fallback;
+    this.#view = readonlyView(this.#entries);
+  }
+
+  get [dispatcherBrand](): true {
+    return true;
+  }
+
+  /** Adds (or replaces) the implementation for `type`. Returns `impl`, so it works as a decorator. */
+  register<G extends F>(type: Class, impl: G): G {
+    if (!isClass(type)) {
+      throw new DispatchHookError("ERR_DISPATCH_INVALID_OP_TYPE", `${this.#label()}: register() needs a class, got ${describe(type)}.`);
+    }
+    if (typeof impl !== "function") {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_IMPL",
+        `${this.#label()}: the implementation for ${type.name || "(anonymous)"} must be a function, got ${describe(impl)}.`,
+      );
+    }
+    this.#entries.set(type, impl);
+    if (isAbstract(type)) this.#abstract.add(type);
+    else this.#byProto.set(type.prototype as object, impl);
+    this.#cache.clear();
+    return impl;
+  }
+
+  /** Removes the entry for exactly `type`. Returns whether there was one. */
+  unregister(type: Class): boolean {
+    if (!this.#entries.delete(type)) return false;
+    this.#abstract.delete(type);
+    this.#byProto.delete(type.prototype as object);
+    this.#cache.clear();
+    return true;
+  }
+
+  /** Whether `type` itself (not an ancestor) has an entry. */
+  has(type: Class): boolean {
+    return this.#entries.has(type);
+  }
+
+  /** The entry for exactly `type`, if any. */
+  get(type: Class): F | undefined {
+    return this.#entries.get(type);
+  }
+
+  /** A live, read-only view of the entries. */
+  get entries(): ReadonlyMap<Class, F> {
+    return this.#view;
+  }
+
+  /** The implementation for a value (by its class) or for a class passed directly. */
+  resolve(valueOrType: unknown): F {
+    if (typeof valueOrType === "object" && valueOrType !== null) {
+      const hit = this.#cache.get(Object.getPrototypeOf(valueOrType) as object | null);
+      if (hit !== undefined) return hit;
+    }
+    return this.#resolveSlow(valueOrType);
+  }
+
+  /** Resolves for `value` and calls the implementation with `(value, ...args)`. */
+  call(value: unknown, ...args: unknown[]): ReturnType<F> {
+    return this.resolve(value)(value, ...args) as ReturnType<F>;
+  }
+
+  #resolveSlow(valueOrType: unknown): F {
+    const isType = isClass(valueOrType);
+    let proto: object | null;
+    if (isType) proto = valueOrType.prototype as object;
+    else if (valueOrType === null || valueOrType === undefined) proto = null;
+    else proto = Object.getPrototypeOf(valueOrType) as object | null;
+
+    const cached = this.#cache.get(proto);
+    if (cached !== undefined) return cached;
+
+    let found = this.#findConcrete(proto);
+    if (found === undefined && this.#abstract.size > 0 && valueOrType != null) {
+      found = this.#findAbstract(isType ? proto : valueOrType, proto);
+    }
+    found ??= this.#fallback;
+    if (found === undefined) throw this.#miss(valueOrType, isType, proto);
+    if (valueOrType != null) {
+      if (this.#cache.size >= cacheLimit) this.#cache.clear();
+      this.#cache.set(proto, found);
+    }
+    return found;
+  }
+
+  #findConcrete(proto: object | null): F | undefined {
+    for (let p = proto; p !== null; p = Object.getPrototypeOf(p) as object | null) {
+      const impl = this.#byProto.get(p);
+      if (impl !== undefined) return impl;
+    }
+    return undefined;
+  }
+
+  #findAbstract(subject: unknown, proto: object | null): F | undefined {
+    const matches: Class[] = [];
+    for (const key of this.#abstract) {
+      const nominal = proto !== null && Object.prototype.isPrototypeOf.call(key.prototype, proto);
+      if (nominal || key[Symbol.hasInstance](subject)) matches.push(key);
+    }
+    // A match that is an ancestor of another match is less specific; drop it.
+    const best = matches.filter(
+      (key) => !matches.some((other) => other !== key && Object.prototype.isPrototypeOf.call(key.prototype, other.prototype)),
+    );
+    if (best.length > 1) {
+      const names = best.map((key) => key.name || "(anonymous)").join(", ");
+      throw new DispatchHookError(
+        "ERR_DISPATCH_AMBIGUOUS",
+        `${this.#label()}: ${typeName(proto)} matches the abstract types ${names}, and none is more specific. ` +
+          `Register an implementation for ${typeName(proto)} itself to decide.`,
+        { details: { table: this.name, matches: best } },
+      );
+    }
+    return best.length === 1 ? this.#entries.get(best[0] as Class) : undefined;
+  }
+
+  #miss(valueOrType: unknown, isType: boolean, proto: object | null): DispatchHookError {
+    const chain: Function[] = [];
+    const names: string[] = [];
+    for (let p = proto; p !== null; p = Object.getPrototypeOf(p) as object | null) {
+      names.push(typeName(p));
+      const ctor = Object.hasOwn(p, "constructor") ? (p as { constructor: unknown }).constructor : undefined;
+      if (typeof ctor === "function") chain.push(ctor);
+    }
+    const received =
+      valueOrType === null || valueOrType === undefined ? String(valueOrType) : `${isType ? "the class" : "an instance of"} ${names[0]}`;
+    const hints: string[] = [];
+    if (channels.dispatchMiss.hasSubscribers) {
+      channels.dispatchMiss.publish({
+        version: 1,
+        table: this,
+        name: this.name,
+        backend: this.backend,
+        chain,
+        hints,
+      } satisfies DispatchMissMessage);
+    }
+    const lines = [
+      `No implementation in dispatch table ${JSON.stringify(this.name)} for ${received}.`,
+      `  prototype chain: ${names.length > 0 ? names.join(" → ") : "(none)"}`,
+      `  registered types: ${this.#registeredNames()}`,
+      ...hints.map((hint) => `  ${hint}`),
+    ];
+    if (hints.length === 0) {
+      lines.push(`  To fix: register an implementation for ${names[0] ?? "this type"} (or an ancestor) in this table.`);
+    }
+    return new DispatchHookError("ERR_DISPATCH_NO_IMPL", lines.join("\n"), {
+      details: { table: this.name, backend: this.backend, received: names[0], chain, hints },
+    });
+  }
+
+  #registeredNames(): string {
+    if (this.#entries.size === 0) return "(none)";
+    const names = [...this.#entries.keys()].map((type) => type.name || "(anonymous)");
+    return names.length > 12 ? `${names.slice(0, 12).join(", ")} and ${names.length - 12} more` : names.join(", ");
+  }
+
+  #label(): string {
+    return `Dispatcher ${JSON.stringify(this.name)}`;
+  }
+}
+
+/** Whether `value` is a Dispatcher from any copy of this package. */
+export function isDispatcher(value: unknown): value is Dispatcher {
+  return typeof value === "object" && value !== null && (value as { [dispatcherBrand]?: unknown })[dispatcherBrand] === true;
+}
+
+function readonlyView<K, V>(map: Map<K, V>): ReadonlyMap<K, V> {
+  const view: ReadonlyMap<K, V> = Object.freeze({
+    get size() {
+      return map.size;
+    },
+    get: (key: K) => map.get(key),
+    has: (key: K) => map.has(key),
+    keys: () => map.keys(),
+    values: () => map.values(),
+    entries: () => map.entries(),
+    forEach: (fn: (value: V, key: K, view: ReadonlyMap<K, V>) => void, thisArg?: unknown) => {
+      for (const [key, value] of map) fn.call(thisArg, value, key, view);
+    },
+    [Symbol.iterator]: () => map.entries(),
+    [Symbol.toStringTag]: "ReadonlyMap",
+  });
+  return view;
+}

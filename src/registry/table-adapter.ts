@@ -1,0 +1,127 @@
+import type { Class, Impl } from "./dispatcher.js";
+import { isDispatcher } from "./dispatcher.js";
+import { DispatchHookError, describe } from "./errors.js";
+
+/**
+ * How the registry reads and writes one kind of dispatch table. A framework whose tables have
+ * another shape passes its own adapter with `registry.declare(backend, { adapter })`.
+ */
+export interface TableAdapter {
+  /** Shown in the audit log ("Dispatcher", "Map", or the adapter's own name). */
+  readonly kind: string;
+  /** The current entry for exactly `type`; `undefined` when there is none or the table cannot say. */
+  get(table: object, type: Class): Impl | undefined;
+  set(table: object, type: Class, impl: Impl): void;
+  /** Removes the entry for `type`. Omit it for tables that cannot remove entries. */
+  delete?(table: object, type: Class): void;
+}
+
+interface RegisterShaped {
+  register(type: Class, impl: Impl): unknown;
+  get?(type: Class): unknown;
+  unregister?(type: Class): unknown;
+  delete?(type: Class): unknown;
+}
+
+const dispatcherAdapter: TableAdapter = {
+  kind: "Dispatcher",
+  get: (table, type) => (table as { get(type: Class): Impl | undefined }).get(type),
+  set: (table, type, impl) => {
+    (table as RegisterShaped).register(type, impl);
+  },
+  delete: (table, type) => {
+    (table as { unregister(type: Class): unknown }).unregister(type);
+  },
+};
+
+const mapAdapter: TableAdapter = {
+  kind: "Map",
+  get: (table, type) => (table as Map<Class, Impl>).get(type),
+  set: (table, type, impl) => {
+    (table as Map<Class, Impl>).set(type, impl);
+  },
+  delete: (table, type) => {
+    (table as Map<Class, Impl>).delete(type);
+  },
+};
+
+function registerShapedAdapter(table: RegisterShaped): TableAdapter {
+  const remove = typeof table.unregister === "function" ? "unregister" : typeof table.delete === "function" ? "delete" : undefined;
+  const canGet = typeof table.get === "function";
+  return {
+    kind: "register()",
+    get: (t, type) => {
+      if (!canGet) return undefined;
+      const impl = (t as RegisterShaped).get?.(type);
+      return typeof impl === "function" ? (impl as Impl) : undefined;
+    },
+    set: (t, type, impl) => {
+      (t as RegisterShaped).register(type, impl);
+    },
+    ...(remove === undefined
+      ? {}
+      : {
+          delete: (t: object, type: Class) => {
+            (t as Required<RegisterShaped>)[remove](type);
+          },
+        }),
+  };
+}
+
+const adapterKeys = new Set(["kind", "get", "set", "delete"]);
+
+/** Checks a user-supplied adapter where it enters. */
+export function checkAdapter(adapter: unknown, where: string): TableAdapter {
+  if (typeof adapter !== "object" || adapter === null) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `${where}: "adapter" must be an object with get, set and delete, got ${describe(adapter)}.`,
+    );
+  }
+  for (const key of Object.keys(adapter)) {
+    if (!adapterKeys.has(key)) {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_OPTION",
+        `${where}: unknown adapter key ${JSON.stringify(key)}; an adapter has kind, get, set and delete.`,
+      );
+    }
+  }
+  const { get, set, delete: remove, kind } = adapter as Partial<TableAdapter>;
+  if (typeof get !== "function" || typeof set !== "function" || (remove !== undefined && typeof remove !== "function")) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `${where}: an adapter needs get(table, type) and set(table, type, impl) functions, and delete may only be a function.`,
+    );
+  }
+  if (kind !== undefined && typeof kind !== "string") {
+    throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `${where}: adapter "kind" must be a string.`);
+  }
+  return { ...(adapter as TableAdapter), kind: kind ?? "custom" };
+}
+
+/** Picks the adapter for a table, or explains why none fits. */
+export function adapterFor(table: unknown, backend: string, custom?: TableAdapter): TableAdapter {
+  if (custom !== undefined) {
+    if ((typeof table !== "object" && typeof table !== "function") || table === null) {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_TABLE_SHAPE",
+        `The table provided for backend ${JSON.stringify(backend)} is ${describe(table)}; a table must be an object.`,
+      );
+    }
+    return custom;
+  }
+  if (isDispatcher(table)) return dispatcherAdapter;
+  if (table instanceof Map) return mapAdapter;
+  if (
+    (typeof table === "object" || typeof table === "function") &&
+    table !== null &&
+    typeof (table as Partial<RegisterShaped>).register === "function"
+  ) {
+    return registerShapedAdapter(table as RegisterShaped);
+  }
+  throw new DispatchHookError(
+    "ERR_DISPATCH_TABLE_SHAPE",
+    `The table provided for backend ${JSON.stringify(backend)} is ${describe(table)}, which is not a Dispatcher, a Map, or an object with register(type, impl). ` +
+      `Pass an adapter for it: registry.declare(${JSON.stringify(backend)}, { adapter: { get, set, delete } }).`,
+  );
+}
