@@ -26,8 +26,11 @@ const plainHasInstance = Function.prototype[Symbol.hasInstance];
 // Bounds the cache for programs that mint classes at run time; a cleared cache only costs a walk.
 const cacheLimit = 4096;
 
-function isClass(value: unknown): value is Class {
-  return typeof value === "function" && typeof value.prototype === "object" && value.prototype !== null;
+/** A function with a prototype object: a class or an old-style constructor. (Function.prototype is itself a function.) */
+export function isClass(value: unknown): value is Class {
+  if (typeof value !== "function") return false;
+  const proto: unknown = value.prototype;
+  return (typeof proto === "object" && proto !== null) || typeof proto === "function";
 }
 
 /** A key with its own Symbol.hasInstance is a protocol: it matches by test, not by ancestry. */
@@ -158,16 +161,18 @@ export class Dispatcher<F extends Impl = Impl> {
     const cached = this.#cache.get(proto);
     if (cached !== undefined) return cached;
 
-    let found = this.#findConcrete(proto);
-    if (found === undefined && this.#abstract.size > 0 && valueOrType != null) {
-      found = this.#findAbstract(isType ? proto : valueOrType, proto);
-    }
-    found ??= this.#fallback;
-    if (found === undefined) throw this.#miss(valueOrType, isType, proto);
-    if (valueOrType != null) {
+    const concrete = this.#findConcrete(proto);
+    if (concrete !== undefined || this.#abstract.size === 0) {
+      const found = concrete ?? this.#fallback;
+      if (found === undefined) throw this.#miss(valueOrType, isType, proto);
       if (this.#cache.size >= cacheLimit) this.#cache.clear();
       this.#cache.set(proto, found);
+      return found;
     }
+    // A protocol may test the value itself (a plain object with a "shape" field, say), so what the
+    // abstract keys decide is not cached by class.
+    const found = (valueOrType == null ? undefined : this.#findAbstract(isType ? proto : valueOrType, proto)) ?? this.#fallback;
+    if (found === undefined) throw this.#miss(valueOrType, isType, proto);
     return found;
   }
 

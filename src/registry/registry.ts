@@ -1,7 +1,7 @@
 import { channels, type DispatchMissMessage, type LoaderStatusMessage } from "../hooks/channel.js";
 import { type AuditEvent, AuditLog, type AuditReport, type Mechanism, summarizeError, type VerifyOptions } from "./audit-log.js";
 import { type CallSite, captureCallSite, formatCallSite } from "./call-site.js";
-import type { Class, Impl } from "./dispatcher.js";
+import { type Class, type Impl, isClass } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { adapterFor, checkAdapter, type TableAdapter } from "./table-adapter.js";
 
@@ -183,7 +183,7 @@ export class Registry {
   registerFrom(caller: Function, backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
     this.#checkOpen("register()");
     checkBackend(backend, "register()");
-    if (typeof opType !== "function" || typeof opType.prototype !== "object" || opType.prototype === null) {
+    if (!isClass(opType)) {
       throw new DispatchHookError(
         "ERR_DISPATCH_INVALID_OP_TYPE",
         `register(${JSON.stringify(backend)}, …): the op type must be a class, got ${describe(opType)}.`,
