@@ -532,6 +532,8 @@ export class Registry {
       return;
     }
     for (const table of tables) this.#putBack(table, opType);
+    // A registry with nothing live waits for nothing, so it stops listening.
+    if (![...this.#backends.values()].some((b) => b.owners.size > 0)) this.#listen(false);
   }
 
   /** Restores what a table held for `opType` before the registry wrote it. */

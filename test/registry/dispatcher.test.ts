@@ -211,7 +211,9 @@ describe("the table API", () => {
     expect([...table.entries.keys()]).toEqual([Add]);
     expect([...table.entries.values()]).toEqual([impl]);
     const visited: unknown[] = [];
-    table.entries.forEach((value, key) => visited.push(key, value));
+    table.entries.forEach((value, key) => {
+      visited.push(key, value);
+    });
     expect(visited).toEqual([Add, impl]);
     expect(Object.isFrozen(table.entries)).toBe(true);
     expect("set" in table.entries).toBe(false);
