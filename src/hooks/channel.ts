@@ -38,14 +38,40 @@ export interface LoaderStatusMessage {
   readonly installations: Array<{ readonly mode: string; readonly backends: readonly string[] }>;
 }
 
+/** Published by a framework's native `provide(backend, table)` (the exported shorthand). */
+export interface TableProvidedMessage {
+  readonly version: 1;
+  readonly backend: string;
+  readonly table: unknown;
+  readonly module: string | undefined;
+}
+
+/** A table that exists, as remembered by an installation (hook) or by a copy's native provide(). */
+export type TableNotice =
+  | { readonly via: "hook"; readonly backend: string; readonly module: string; readonly namespace: unknown; readonly exportName: string }
+  | { readonly via: "native"; readonly backend: string; readonly module: string | undefined; readonly table: unknown };
+
+/**
+ * Published by a registry that starts listening, to learn of tables that appeared before it did.
+ * Everyone who remembers tables pushes them into `answers`.
+ */
+export interface TableQueryMessage {
+  readonly version: 1;
+  readonly answers: TableNotice[];
+}
+
 export const channelNames = {
   moduleEvaluated: "dispatch-hook:module:evaluated",
+  tableProvided: "dispatch-hook:table:provided",
+  tableQuery: "dispatch-hook:table:query",
   dispatchMiss: "dispatch-hook:dispatcher:miss",
   loaderStatus: "dispatch-hook:loader:status",
 } as const;
 
 export const channels = {
   moduleEvaluated: diagnosticsChannel.channel(channelNames.moduleEvaluated),
+  tableProvided: diagnosticsChannel.channel(channelNames.tableProvided),
+  tableQuery: diagnosticsChannel.channel(channelNames.tableQuery),
   dispatchMiss: diagnosticsChannel.channel(channelNames.dispatchMiss),
   loaderStatus: diagnosticsChannel.channel(channelNames.loaderStatus),
 };

@@ -84,6 +84,23 @@ export type AuditEvent =
       readonly module: string | undefined;
       readonly mechanism: Exclude<Mechanism, "immediate">;
     }
+  | {
+      /** A loader signalled a module, but its export is not a table the registry can use. */
+      readonly kind: "rejected";
+      readonly seq: number;
+      readonly backend: string;
+      readonly module: string | undefined;
+      readonly message: string;
+    }
+  | {
+      /** What a loader knows and the registry cannot: a module it could not see or instrument. */
+      readonly kind: "loader";
+      readonly seq: number;
+      readonly backend: string;
+      readonly module: string;
+      readonly problem: "unsignalled" | "instrument-failed";
+      readonly message: string;
+    }
   | { readonly kind: "withdrawn"; readonly seq: number; readonly backend: string; readonly table: number }
   | { readonly kind: "expected"; readonly seq: number; readonly backend: string; readonly ops: readonly string[]; readonly source: string }
   | { readonly kind: "sealed"; readonly seq: number; readonly backend: string; readonly sealed: boolean };
@@ -107,7 +124,7 @@ export interface RegistrationRecord {
   readonly error: ErrorSummary | undefined;
 }
 
-export type ProblemKind = "pending" | "failed" | "conflict" | "missing";
+export type ProblemKind = "pending" | "failed" | "conflict" | "missing" | "table" | "loader";
 
 export interface Problem {
   readonly kind: ProblemKind;
@@ -180,6 +197,8 @@ export class AuditLog {
     const sealed = new Map<string, boolean>();
     const expected = new Map<string, Map<string, string>>();
     const refusedAtEntry: Problem[] = [];
+    const other: Problem[] = [];
+    const unseen = new Map<string, string>();
 
     for (const event of this.#events) {
       switch (event.kind) {
@@ -243,6 +262,13 @@ export class AuditLog {
         case "withdrawn":
           tables.get(event.backend)?.delete(event.table);
           break;
+        case "rejected":
+          other.push({ kind: "table", backend: event.backend, op: "-", id: undefined, message: event.message });
+          break;
+        case "loader":
+          if (event.problem === "unsignalled") unseen.set(event.backend, event.message);
+          else other.push({ kind: "loader", backend: event.backend, op: "-", id: undefined, message: event.message });
+          break;
         case "expected": {
           const ops = getOrCreate(expected, event.backend, () => new Map());
           for (const op of event.ops) ops.set(op, event.source);
@@ -263,7 +289,16 @@ export class AuditLog {
         getOrCreate(live, record.backend, () => new Set()).add(record.op);
       }
       const provided = (tables.get(record.backend)?.size ?? 0) > 0;
-      if (record.state === "pending" && (provided || focus?.has(record.backend))) {
+      const loaderSaw = unseen.get(record.backend);
+      if (record.state === "pending" && loaderSaw !== undefined && !provided) {
+        problems.push({
+          kind: "pending",
+          backend: record.backend,
+          op: record.op,
+          id: record.id,
+          message: `${record.op} on ${record.backend} (registered at ${record.site}) is still pending: ${loaderSaw}`,
+        });
+      } else if (record.state === "pending" && (provided || focus?.has(record.backend))) {
         problems.push({
           kind: "pending",
           backend: record.backend,
@@ -285,7 +320,7 @@ export class AuditLog {
         problems.push({ kind: "conflict", backend: record.backend, op: record.op, id: record.id, message: record.error.message });
       }
     }
-    problems.push(...refusedAtEntry);
+    problems.push(...refusedAtEntry, ...other);
     for (const [backend, ops] of expected) {
       for (const [op, source] of ops) {
         if (!live.get(backend)?.has(op)) {

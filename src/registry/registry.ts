@@ -1,4 +1,13 @@
-import { channels, type DispatchMissMessage, type LoaderStatusMessage } from "../hooks/channel.js";
+import type { Channel } from "node:diagnostics_channel";
+import {
+  channels,
+  type DispatchMissMessage,
+  type LoaderStatusMessage,
+  type ModuleEvaluatedMessage,
+  type TableNotice,
+  type TableProvidedMessage,
+  type TableQueryMessage,
+} from "../hooks/channel.js";
 import { type AuditEvent, AuditLog, type AuditReport, type Mechanism, summarizeError, type VerifyOptions } from "./audit-log.js";
 import { type CallSite, captureCallSite, formatCallSite } from "./call-site.js";
 import { type Class, type Impl, isClass } from "./dispatcher.js";
@@ -150,7 +159,7 @@ export class Registry {
   #nextTable = 0;
   #disposed = false;
   #listening = false;
-  readonly #onMiss: (message: unknown) => void;
+  readonly #listeners: ReadonlyArray<readonly [Channel, (message: unknown) => void]>;
 
   constructor(options: RegistryOptions = {}) {
     checkKeys(options, registryOptionKeys, "createRegistry()");
@@ -161,14 +170,35 @@ export class Registry {
       );
     }
     this.#callSites = options.callSites ?? true;
-    // A weak listener: a registry that was never disposed can still be collected.
+    // Weak listeners: a registry that was never disposed can still be collected. A listener never
+    // throws: it runs inside the publishing dispatch module, which must not fail because of us.
     const self = new WeakRef(this);
-    const onMiss = (message: unknown) => {
-      const registry = self.deref();
-      if (registry === undefined) channels.dispatchMiss.unsubscribe(onMiss);
-      else registry.#explainMiss(message as DispatchMissMessage);
+    const weak = (channel: (typeof channels)[keyof typeof channels], handle: (registry: Registry, message: unknown) => void) => {
+      const listener = (message: unknown) => {
+        const registry = self.deref();
+        if (registry === undefined) {
+          channel.unsubscribe(listener);
+          return;
+        }
+        try {
+          handle(registry, message);
+        } catch {
+          // Each handler records its own failures in the audit log.
+        }
+      };
+      return [channel, listener] as const;
     };
-    this.#onMiss = onMiss;
+    this.#listeners = [
+      weak(channels.dispatchMiss, (registry, message) => registry.#explainMiss(message as DispatchMissMessage)),
+      weak(channels.moduleEvaluated, (registry, message) => {
+        const m = message as ModuleEvaluatedMessage;
+        registry.#accept({ via: "hook", backend: m.backend, module: m.url, namespace: m.namespace, exportName: m.exportName });
+      }),
+      weak(channels.tableProvided, (registry, message) => {
+        const m = message as TableProvidedMessage;
+        registry.#accept({ via: "native", backend: m.backend, module: m.module, table: m.table });
+      }),
+    ];
   }
 
   /**
@@ -580,11 +610,40 @@ export class Registry {
     this.audit.record({ kind: "withdrawn", backend: table.backend, table: table.id });
   }
 
+  /**
+   * A registry listens while it has a live registration: it waits for a backend, or for another
+   * instance of one. When it starts, it asks who remembers tables that appeared before.
+   */
   #listen(on: boolean): void {
     if (on === this.#listening) return;
     this.#listening = on;
-    if (on) channels.dispatchMiss.subscribe(this.#onMiss);
-    else channels.dispatchMiss.unsubscribe(this.#onMiss);
+    for (const [channel, listener] of this.#listeners) {
+      if (on) channel.subscribe(listener);
+      else channel.unsubscribe(listener);
+    }
+    if (on && channels.tableQuery.hasSubscribers) {
+      const query: TableQueryMessage = { version: 1, answers: [] };
+      channels.tableQuery.publish(query);
+      for (const notice of query.answers) this.#accept(notice);
+    }
+  }
+
+  /** A table announced by a loader signal or a native provide() elsewhere in the process. */
+  #accept(notice: TableNotice): void {
+    let table: unknown;
+    try {
+      table = notice.via === "hook" ? (notice.namespace as Record<string, unknown>)[notice.exportName] : notice.table;
+      this.provide(notice.backend, table, { via: notice.via, ...(notice.module === undefined ? {} : { module: notice.module }) });
+    } catch (error) {
+      const what = notice.via === "hook" ? `its export ${JSON.stringify(notice.exportName)}` : "the table it provided";
+      const reason = error instanceof Error ? error.message : String(error);
+      this.audit.record({
+        kind: "rejected",
+        backend: String(notice.backend),
+        module: notice.module,
+        message: `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`,
+      });
+    }
   }
 
   /** Adds to a Dispatcher's miss error what this registry knows about the missed op type. */

@@ -1,0 +1,86 @@
+import type { PluginDeclaration, WatchRule } from "./config.js";
+
+/** What to do with one watched module instance. Plain data: it is the input of instrument(). */
+export interface ModulePlan {
+  readonly backend: string;
+  readonly exportName: string;
+  /** File URLs of the registration modules to load with this backend, in declaration order. */
+  readonly registrations: readonly string[];
+}
+
+interface CompiledRule {
+  readonly rule: WatchRule;
+  readonly pattern: RegExp;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+/** The subpath as a pattern: `{backend}` captures one path segment. */
+function subpathPattern(subpath: string): string {
+  const encoded = subpath
+    .split("/")
+    .map((segment) => encodeURIComponent(segment).replaceAll("%7Bbackend%7D", "{backend}"))
+    .join("/");
+  return escapeRegExp(encoded).replaceAll("\\{backend\\}", "([^/?#]+)");
+}
+
+/**
+ * Maps a module URL to its plan, or to undefined. Almost every module a process loads is not
+ * watched, so that answer costs one test of one precompiled expression: no file-system access and
+ * no allocation.
+ */
+export class Matcher {
+  readonly #any: RegExp;
+  readonly #rules: readonly CompiledRule[];
+  readonly #registrations: ReadonlyMap<string, readonly string[]>;
+
+  constructor(rules: readonly WatchRule[], plugins: readonly PluginDeclaration[] = []) {
+    this.#rules = rules.map((rule) => {
+      const tail = `${subpathPattern(rule.subpath)}(?:[?#]|$)`;
+      const places = rule.roots.map((root) => `^${escapeRegExp(root)}`);
+      // Every copy of the package, wherever it is installed: nested, hoisted or in a store.
+      if (rule.packageName !== undefined) places.push(`/node_modules/${escapeRegExp(rule.packageName)}/`);
+      const source = places.length === 0 ? "(?!)" : `(?:${places.join("|")})${tail}`;
+      return { rule, pattern: new RegExp(source) };
+    });
+    this.#any = new RegExp(this.#rules.map((r) => `(?:${r.pattern.source})`).join("|") || "(?!)");
+    const registrations = new Map<string, string[]>();
+    for (const plugin of plugins) {
+      for (const [backend, url] of Object.entries(plugin.registrations)) {
+        const list = registrations.get(backend) ?? [];
+        if (!list.includes(url)) list.push(url);
+        registrations.set(backend, list);
+      }
+    }
+    this.#registrations = registrations;
+  }
+
+  /** Whether any rule could match; cheap enough for every module load. */
+  watches(url: string): boolean {
+    return this.#any.test(url);
+  }
+
+  match(url: string): ModulePlan | undefined {
+    if (!this.#any.test(url)) return undefined;
+    for (const { rule, pattern } of this.#rules) {
+      const found = pattern.exec(url);
+      if (found === null) continue;
+      let backend = rule.backend;
+      if (backend === undefined) {
+        try {
+          backend = decodeURIComponent(found[1] as string);
+        } catch {
+          continue;
+        }
+      }
+      return {
+        backend,
+        exportName: rule.exportName.replaceAll("{backend}", backend),
+        registrations: this.#registrations.get(backend) ?? [],
+      };
+    }
+    return undefined;
+  }
+}
