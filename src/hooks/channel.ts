@@ -31,11 +31,23 @@ export interface DispatchMissMessage {
   readonly hints: string[];
 }
 
+/** Something a loader installation could not see or do, for the audit log. */
+export interface LoaderFinding {
+  readonly backend: string;
+  readonly module: string;
+  readonly problem: "unsignalled" | "instrument-failed";
+  readonly message: string;
+}
+
 /** Published by a registry that wants to know whether any loader is installed in this thread. */
 export interface LoaderStatusMessage {
   readonly version: 1;
   /** Subscribed installations push one entry each. */
-  readonly installations: Array<{ readonly mode: string; readonly backends: readonly string[] }>;
+  readonly installations: Array<{
+    readonly mode: string;
+    readonly backends: readonly string[];
+    readonly findings?: readonly LoaderFinding[];
+  }>;
 }
 
 /** Published by a framework's native `provide(backend, table)` (the exported shorthand). */

@@ -155,6 +155,7 @@ export class Registry {
   readonly #backends = new Map<string, Backend>();
   readonly #registrations = new Map<number, Registration>();
   readonly #callSites: boolean;
+  readonly #findings = new Set<string>();
   #nextId = 0;
   #nextTable = 0;
   #disposed = false;
@@ -350,13 +351,18 @@ export class Registry {
     return out;
   }
 
-  /** The audit report: every registration with its state, and the problems. */
+  /**
+   * The audit report: every registration with its state, and the problems. It first asks any
+   * installed loader what it could not see (a module loaded by require() on Node 20, say).
+   */
   verify(options?: VerifyOptions): AuditReport {
+    this.#collectLoaderFindings();
     return this.audit.verify(options);
   }
 
   /** Throws ERR_DISPATCH_INCOMPLETE listing every problem, if there is one. */
   assertComplete(options?: VerifyOptions): void {
+    this.#collectLoaderFindings();
     this.audit.assertComplete(options);
   }
 
@@ -665,14 +671,38 @@ export class Registry {
     }
   }
 
+  #loaderStatus(): LoaderStatusMessage {
+    const status: LoaderStatusMessage = { version: 1, installations: [] };
+    if (channels.loaderStatus.hasSubscribers) channels.loaderStatus.publish(status);
+    return status;
+  }
+
+  #collectLoaderFindings(): void {
+    for (const installation of this.#loaderStatus().installations) {
+      for (const finding of installation.findings ?? []) {
+        const key = `${finding.problem} ${finding.module}`;
+        if (this.#findings.has(key)) continue;
+        this.#findings.add(key);
+        this.audit.record({
+          kind: "loader",
+          backend: finding.backend,
+          module: finding.module,
+          problem: finding.problem,
+          message: finding.message,
+        });
+      }
+    }
+  }
+
   #whyPending(state: Backend, table: object): string {
     if (state.tables.length > 0) {
       return state.tables.some((t) => t.table === table)
         ? "this table was provided, but applying to it did not succeed."
         : `the ${state.name} table this registry was given (${describeTables(state.tables)}) is another module instance than the one that missed.`;
     }
-    const status: LoaderStatusMessage = { version: 1, installations: [] };
-    if (channels.loaderStatus.hasSubscribers) channels.loaderStatus.publish(status);
+    const status = this.#loaderStatus();
+    const finding = status.installations.flatMap((i) => i.findings ?? []).find((f) => f.backend === state.name);
+    if (finding !== undefined) return finding.message;
     if (status.installations.length === 0) {
       return `no ${state.name} table was ever provided, and the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().`;
     }

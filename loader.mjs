@@ -1,0 +1,8 @@
+// node --import dispatch-hook/loader.mjs app.mjs
+// Reads the config, installs the hooks, and connects the default registry. Nothing else.
+import { auditAtExit, parseAuditMode } from "./dist/hooks/audit-mode.js";
+import { install } from "./dist/hooks/install.js";
+import { registry } from "./dist/index.js";
+
+auditAtExit(registry, parseAuditMode(process.env.DISPATCH_HOOK_AUDIT));
+install({ registry });

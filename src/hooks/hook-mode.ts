@@ -1,0 +1,35 @@
+/**
+ * Which of Node's hook APIs to use on which Node version. Each threshold is pinned by a test
+ * (test/hooks/hook-mode.test.ts) and explained in notes/node-versions.md.
+ */
+export type HookMode = "registerHooks" | "register" | "none";
+
+function parse(version: string): [number, number, number] {
+  const [major = 0, minor = 0, patch = 0] = version
+    .replace(/^v/, "")
+    .split(".")
+    .map((part) => Number.parseInt(part, 10) || 0);
+  return [major, minor, patch];
+}
+
+function atLeast(version: [number, number, number], minor: number, patch: number): boolean {
+  return version[1] > minor || (version[1] === minor && version[2] >= patch);
+}
+
+/**
+ * - `registerHooks` (in-thread, sees `require()`) where it is safe: on Node 22.15 to 22.22.2 even a
+ *   pass-through registerHooks hook breaks `require(esm)` from a CommonJS main; fixed in 22.22.3
+ *   and 24.11.1. Node 23 is out of support and gets `register`.
+ * - `register` (off-thread) from Node 20.6, where registerHooks is missing or unsafe.
+ * - Node 26 deprecates `register` (DEP0205): where registerHooks is safe we never call it.
+ */
+export function hookMode(version: string = process.versions.node): HookMode {
+  const v = parse(version);
+  const [major] = v;
+  if (major >= 25) return "registerHooks";
+  if (major === 24) return atLeast(v, 11, 1) ? "registerHooks" : "register";
+  if (major === 22) return atLeast(v, 22, 3) ? "registerHooks" : "register";
+  if (major === 23 || major === 21) return "register";
+  if (major === 20) return atLeast(v, 6, 0) ? "register" : "none";
+  return "none";
+}
