@@ -29,8 +29,10 @@ export function instrument(source: string, url: string, format: ModuleFormat, pl
       `;import * as ${id}_ns from ${JSON.stringify(url)};import { channel as ${id}_channel } from "node:diagnostics_channel";${imports}` +
       `{const ${id}_c=${id}_channel(${channel});if(${id}_c.hasSubscribers)${id}_c.publish(${message}${id}_ns});}`;
   } else {
-    const requires = plan.registrations.map((registration) => `require(${JSON.stringify(registration)});`).join("");
-    epilogue = `;{${requires}const ${id}_c=require("node:diagnostics_channel").channel(${channel});if(${id}_c.hasSubscribers)${id}_c.publish(${message}module.exports});}`;
+    // require() takes paths, not URLs; fileURLToPath is the only faithful conversion.
+    const requires = plan.registrations.map((registration) => `require(${id}_path(${JSON.stringify(registration)}));`).join("");
+    const path = plan.registrations.length === 0 ? "" : `const ${id}_path=require("node:url").fileURLToPath;`;
+    epilogue = `;{${path}${requires}const ${id}_c=require("node:diagnostics_channel").channel(${channel});if(${id}_c.hasSubscribers)${id}_c.publish(${message}module.exports});}`;
   }
   const trailer = trailingDirectives(source);
   const separator = source.length === 0 || source.endsWith("\n") ? "" : "\n";

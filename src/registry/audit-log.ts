@@ -332,7 +332,7 @@ export class AuditLog {
             backend,
             op,
             id: undefined,
-            message: `${op} on ${backend} was expected (by ${source}) but never registered.`,
+            message: `${op} on ${backend} was expected (by ${source}) but never registered${unseen.has(backend) ? `: ${unseen.get(backend)}` : "."}`,
           });
         }
       }

@@ -1,0 +1,81 @@
+/** Fixture trees shaped like the real thing: a framework with lazily loaded backends, and a plugin. */
+import type { Tree } from "./fixture.js";
+
+export const frameworkEsm: Tree = {
+  "node_modules/tensorlab/package.json": JSON.stringify({
+    name: "tensorlab",
+    type: "module",
+    exports: { ".": "./index.js", "./link/*": "./link/*" },
+    dispatchHook: { backends: { "*": { module: "./link/{backend}/dispatch/basic.js", export: "{backend}Funcify" } } },
+  }),
+  "node_modules/tensorlab/index.js": "export class Op {}\n",
+  "node_modules/tensorlab/link/numba/dispatch/basic.js": [
+    'import { Dispatcher } from "dispatch-hook";',
+    'export const numbaFuncify = new Dispatcher({ name: "numbaFuncify", backend: "numba" });',
+    "",
+  ].join("\n"),
+  "node_modules/tensorlab/link/jax/dispatch/basic.js": [
+    'import { Dispatcher } from "dispatch-hook";',
+    'export const jaxFuncify = new Dispatcher({ name: "jaxFuncify", backend: "jax" });',
+    "",
+  ].join("\n"),
+};
+
+/** A CommonJS framework with its own register()-shaped tables (it does not depend on dispatch-hook). */
+export const frameworkCjs: Tree = {
+  "node_modules/tensorlab-cjs/package.json": JSON.stringify({
+    name: "tensorlab-cjs",
+    type: "commonjs",
+    dispatchHook: { backends: { "*": { module: "./link/{backend}/dispatch/basic.js", export: "{backend}Funcify" } } },
+  }),
+  "node_modules/tensorlab-cjs/table.js": [
+    "class Table {",
+    "  constructor(name) { this.name = name; this.entries = new Map(); }",
+    "  register(type, fn) { this.entries.set(type, fn); }",
+    "  unregister(type) { this.entries.delete(type); }",
+    "  get(type) { return this.entries.get(type); }",
+    "}",
+    "module.exports = { Table };",
+    "",
+  ].join("\n"),
+  "node_modules/tensorlab-cjs/link/numba/dispatch/basic.js": [
+    'const { Table } = require("../../../table.js");',
+    'exports.numbaFuncify = new Table("numba");',
+    "",
+  ].join("\n"),
+};
+
+/** The plugin: an op type, an explicit registration module, and a declared one per backend. */
+export function plugin(framework: "tensorlab" | "tensorlab-cjs", declared: boolean): Tree {
+  return {
+    "node_modules/ml-ops/package.json": JSON.stringify({
+      name: "ml-ops",
+      type: "module",
+      exports: { ".": "./index.js", "./*": "./*" },
+      dispatchHook: {
+        registrations: { numba: "./dispatch/numba.js" },
+        expects: { numba: ["PoolLayer"] },
+      },
+    }),
+    "node_modules/ml-ops/index.js": "export class PoolLayer {}\nexport const poolNumba = () => 'pooled';\n",
+    "node_modules/ml-ops/dispatch/numba.js": [
+      'import { register } from "dispatch-hook";',
+      'import { PoolLayer, poolNumba } from "../index.js";',
+      'register("numba", PoolLayer, poolNumba);',
+      "",
+    ].join("\n"),
+    "node_modules/ml-ops/register-now.js": [
+      'import { register } from "dispatch-hook";',
+      'import { PoolLayer, poolNumba } from "./index.js";',
+      'register("numba", PoolLayer, poolNumba);',
+      "",
+    ].join("\n"),
+    "node_modules/dispatch-hook": { symlink: "<repo>" },
+    "package.json": JSON.stringify({
+      name: "app",
+      type: "module",
+      // Discovery reads direct dependencies only: the declared route needs ml-ops listed.
+      dependencies: { [framework]: "*", "dispatch-hook": "*", ...(declared ? { "ml-ops": "*" } : {}) },
+    }),
+  };
+}
