@@ -12,6 +12,7 @@ describe("the public API", () => {
       "createRegistry",
       "errorCodes",
       "isDispatcher",
+      "provide",
       "register",
       "registry",
     ]);
@@ -30,12 +31,15 @@ describe("the public API", () => {
     expect(handle.state).toBe("disposed");
   });
 
-  it("ships only dist, with types, and lists . and ./package.json in its exports map", () => {
+  it("ships only dist and the loader, with types, and lists its entry points in the exports map", () => {
     const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    expect(pkg.files).toEqual(["dist"]);
-    expect(pkg.sideEffects).toBe(false);
+    expect(pkg.files).toEqual(["dist", "loader.mjs"]);
+    // Only the loader runs on import; everything else is free of side effects.
+    expect(pkg.sideEffects).toEqual(["./loader.mjs"]);
     expect(pkg.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
     expect(pkg.exports["./package.json"]).toBe("./package.json");
+    expect(pkg.exports["./loader.mjs"]).toBe("./loader.mjs");
+    expect(pkg.exports["./hooks"]).toEqual({ types: "./dist/hooks/index.d.ts", default: "./dist/hooks/index.js" });
     expect(pkg.dependencies ?? {}).toEqual({});
   });
 });

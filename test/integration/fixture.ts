@@ -50,11 +50,17 @@ export function run(cwd: string, args: readonly string[], env: Record<string, st
 
 /** The version of the node binary under test, e.g. "20.20.2". */
 export const nodeVersion =
-  nodeBinary === process.execPath ? process.versions.node : execFileSync(nodeBinary, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
+  nodeBinary === process.execPath
+    ? process.versions.node
+    : execFileSync(nodeBinary, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
 
 /** The JSON line a scenario prints last. */
 export function lastJson(stdout: string): Record<string, unknown> {
-  const line = stdout.trim().split("\n").filter((l) => l.startsWith("{")).pop();
+  const line = stdout
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .pop();
   if (line === undefined) throw new Error(`no JSON line in stdout:\n${stdout}`);
   return JSON.parse(line) as Record<string, unknown>;
 }

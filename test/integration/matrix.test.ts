@@ -11,7 +11,8 @@ import { frameworkCjs, frameworkEsm, plugin } from "./trees.js";
 type Load = "static" | "dynamic" | "require" | "cjs-main";
 type Timing = "before" | "after" | "module";
 
-const dispatchModule = (load: Load) => (load === "static" || load === "dynamic" ? "tensorlab/link/numba/dispatch/basic.js" : "tensorlab-cjs/link/numba/dispatch/basic.js");
+const dispatchModule = (load: Load) =>
+  load === "static" || load === "dynamic" ? "tensorlab/link/numba/dispatch/basic.js" : "tensorlab-cjs/link/numba/dispatch/basic.js";
 
 /** The app's entry: loads the backend the given way, registers at the given time, prints JSON. */
 function entry(load: Load, timing: Timing): { file: string; source: string } {
@@ -40,7 +41,11 @@ function entry(load: Load, timing: Timing): { file: string; source: string } {
   } else {
     if (timing === "before") lines.push('await import("ml-ops/register-now.js");');
     if (load === "dynamic") lines.push(`const table = (await import(${JSON.stringify(target)})).numbaFuncify;`);
-    else lines.push('import { createRequire } from "node:module";', `const table = createRequire(import.meta.url)(${JSON.stringify(target)}).numbaFuncify;`);
+    else
+      lines.push(
+        'import { createRequire } from "node:module";',
+        `const table = createRequire(import.meta.url)(${JSON.stringify(target)}).numbaFuncify;`,
+      );
     if (timing === "after") lines.push('await import("ml-ops/register-now.js");');
   }
   lines.push(...report);
@@ -71,7 +76,9 @@ describe(`the matrix on Node ${nodeVersion} (${mode})`, () => {
             ].join("\n");
           }
           const dir = makeTree(files);
-          const result = await run(dir, ["--import", loader, thread === "worker" ? "worker.mjs" : main.file], { DISPATCH_HOOK_AUDIT: "strict" });
+          const result = await run(dir, ["--import", loader, thread === "worker" ? "worker.mjs" : main.file], {
+            DISPATCH_HOOK_AUDIT: "strict",
+          });
           if (visible(load)) {
             expect(result.stderr).toBe("");
             expect(result.code).toBe(0);
