@@ -12,10 +12,14 @@ for (const major of majors) {
   }
   const version = execFileSync(binary, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
   console.log(`\n== integration suite on Node ${version} (${binary})`);
-  const result = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "test/integration", "test/hooks/install.test.ts"], {
-    stdio: "inherit",
-    env: { ...process.env, DISPATCH_HOOK_TEST_NODE: binary },
-  });
+  const result = spawnSync(
+    process.execPath,
+    ["node_modules/vitest/vitest.mjs", "run", "test/integration", "test/hooks/install.test.ts", "test/no-global-mutation.test.ts"],
+    {
+      stdio: "inherit",
+      env: { ...process.env, DISPATCH_HOOK_TEST_NODE: binary },
+    },
+  );
   if (result.status !== 0) failed.push(version);
 }
 if (failed.length > 0) {

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { TextDecoder } from "node:util";
 import type { MessagePort } from "node:worker_threads";
 import type { PluginDeclaration, WatchRule } from "./config.js";
 import { instrument, type ModuleFormat } from "./instrument.js";
@@ -39,6 +40,7 @@ function formatOf(format: string | null | undefined): ModuleFormat | undefined {
   return undefined;
 }
 
+// From node:util, not the global: touching the lazy global getter would replace it on globalThis.
 const decoder = new TextDecoder();
 
 /**

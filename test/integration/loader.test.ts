@@ -16,7 +16,8 @@ describe("the loader", () => {
     const dir = makeTree({
       ...frameworkEsm,
       ...plugin("tensorlab", false),
-      "node_modules/tensorlab/link/numba/dispatch/basic.js": 'throw new RangeError("numba is not installed");\nexport const numbaFuncify = 1;\n',
+      "node_modules/tensorlab/link/numba/dispatch/basic.js":
+        'throw new RangeError("numba is not installed");\nexport const numbaFuncify = 1;\n',
       "main.mjs": [
         'import "ml-ops/register-now.js";',
         "let error;",
@@ -38,7 +39,11 @@ describe("the loader", () => {
     const dir = makeTree({
       ...frameworkEsm,
       ...plugin("tensorlab", false),
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorlab: "*", typo: "*", broken: "*", "dispatch-hook": "*" } }),
+      "package.json": JSON.stringify({
+        name: "app",
+        type: "module",
+        dependencies: { tensorlab: "*", typo: "*", broken: "*", "dispatch-hook": "*" },
+      }),
       "node_modules/typo/package.json": JSON.stringify({ name: "typo", dispatchHook: { registation: {} } }),
       "node_modules/broken/package.json": "{ nope",
       "main.mjs": [
@@ -167,8 +172,13 @@ describe("the loader", () => {
     const dir = makeTree({
       ...frameworkEsm,
       ...plugin("tensorlab", false),
-      "node_modules/tensorlab/link/numba/dispatch/basic.js": 'export const numbaFuncify = { register() { throw new Error("frozen table"); } };\n',
-      "main.mjs": ['import "ml-ops/register-now.js";', 'await import("tensorlab/link/numba/dispatch/basic.js");', 'console.log("done");'].join("\n"),
+      "node_modules/tensorlab/link/numba/dispatch/basic.js":
+        'export const numbaFuncify = { register() { throw new Error("frozen table"); } };\n',
+      "main.mjs": [
+        'import "ml-ops/register-now.js";',
+        'await import("tensorlab/link/numba/dispatch/basic.js");',
+        'console.log("done");',
+      ].join("\n"),
     });
     const strict = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
     expect(strict.stdout.trim()).toBe("done");
