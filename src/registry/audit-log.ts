@@ -1,3 +1,5 @@
+import { relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { DispatchHookError } from "./errors.js";
 
 /** How an application reached its table. */
@@ -373,7 +375,7 @@ export class AuditLog {
       r.state,
       [...new Set(r.tables.map((t) => t.mechanism ?? t.outcome))].join(",") || "-",
       r.site,
-      [...new Set(r.tables.map((t) => t.module ?? (t.table >= 0 ? `table #${t.table}` : "-")))].join(", ") || "-",
+      [...new Set(r.tables.map((t) => (t.module === undefined ? `table #${t.table}` : shortModule(t.module))))].join(", ") || "-",
     ]);
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
     const line = (cells: readonly string[]) =>
@@ -386,6 +388,19 @@ export class AuditLog {
     out.push(report.ok ? "ok: every registration landed" : `${report.problems.length} problem(s):`);
     for (const problem of report.problems) out.push(`  [${problem.kind}] ${problem.message}`);
     return out.join("\n");
+  }
+}
+
+/** A module URL as people read it: a path relative to the working directory when that is shorter. */
+function shortModule(url: string): string {
+  if (!url.startsWith("file:")) return url;
+  try {
+    const path = fileURLToPath(url);
+    const rel = relative(process.cwd(), path);
+    const query = url.slice(url.search(/[?#]|$/));
+    return `${rel.length < path.length ? rel : path}${query}`;
+  } catch {
+    return url;
   }
 }
 

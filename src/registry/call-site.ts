@@ -34,8 +34,10 @@ export function formatCallSite(site: CallSite | undefined): string {
     }
   }
   if (file.startsWith("/")) {
+    // Relative to the working directory when that is shorter: "../ml-ops/dispatch/numba.js" reads
+    // better than a long absolute path, and "/usr/lib/…" better than "../../../../usr/lib/…".
     const rel = relative(process.cwd(), file);
-    if (!rel.startsWith("..")) file = rel;
+    if (rel.length < file.length) file = rel;
   }
   return `${file}:${match[2]}`;
 }

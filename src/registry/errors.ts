@@ -24,12 +24,13 @@ export type ErrorCode = keyof typeof errorCodes;
 export class DispatchHookError extends Error {
   readonly code: ErrorCode;
   /** Structured facts behind the message, for programs (for example the missed type). */
-  readonly details: Readonly<Record<string, unknown>>;
+  declare readonly details: Readonly<Record<string, unknown>>;
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.details = options?.details ?? {};
+    // Not enumerable: printed errors show the message and code, not a dump of classes.
+    Object.defineProperty(this, "details", { value: Object.freeze({ ...options?.details }), enumerable: false });
   }
 
   override get name(): string {

@@ -475,6 +475,9 @@ export class Registry {
 
   /** Makes a registration the owner of its op type and queues it for every table. */
   #activate(registration: Registration, mechanism: Mechanism): void {
+    // Learn of tables that already exist first, so that a registration made after its table
+    // appeared is applied (and audited) as immediate.
+    this.#listen(true);
     const state = this.#backend(registration.backend);
     const previous = state.owners.get(registration.opType);
     if (previous !== undefined) {
@@ -487,7 +490,6 @@ export class Registry {
       this.audit.record({ kind: "superseded", id: previous.id, backend: previous.backend, op: previous.op, by: registration.id });
     }
     state.owners.set(registration.opType, registration);
-    this.#listen(true);
     for (const table of state.tables) state.queue.push({ registration, table, mechanism });
     this.#drain(state);
   }
@@ -654,6 +656,15 @@ export class Registry {
 
   /** Adds to a Dispatcher's miss error what this registry knows about the missed op type. */
   #explainMiss(message: DispatchMissMessage): void {
+    const before = message.hints.length;
+    this.#explainMissedType(message);
+    if (message.hints.length === before || message.backend === undefined) return;
+    // Name everything else still waiting on this backend: one miss is rarely alone.
+    const waiting = this.pending(message.backend).map((handle) => `${handle.opType.name || "(anonymous)"} (#${handle.id})`);
+    if (waiting.length > 1) message.hints.push(`${waiting.length} registrations are pending on ${message.backend}: ${waiting.join(", ")}.`);
+  }
+
+  #explainMissedType(message: DispatchMissMessage): void {
     const chain = new Set(message.chain);
     const ours = [...this.#backends.values()].some((b) => b.tables.some((t) => t.table === message.table));
     for (const registration of this.#registrations.values()) {

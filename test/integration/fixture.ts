@@ -5,7 +5,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -21,7 +21,8 @@ export function makeTree(files: Tree): string {
     const target = join(root, path);
     mkdirSync(dirname(target), { recursive: true });
     if (typeof content === "string") writeFileSync(target, content);
-    else symlinkSync(content.symlink === "<repo>" ? repoRoot : join(root, content.symlink), target, "dir");
+    else if (content.symlink === "<repo>") symlinkSync(repoRoot, target, "dir");
+    else symlinkSync(isAbsolute(content.symlink) ? content.symlink : join(root, content.symlink), target, "dir");
   }
   return root;
 }

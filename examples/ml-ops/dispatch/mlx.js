@@ -1,0 +1,5 @@
+// Loaded by dispatch-hook exactly when tensorlab's mlx backend loads (see package.json).
+import { register } from "dispatch-hook";
+import { implementations } from "../implementations.js";
+
+for (const [type, impl] of implementations) register("mlx", type, impl);

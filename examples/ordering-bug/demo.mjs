@@ -1,0 +1,50 @@
+// npm run demo: the ordering bug and its fix, side by side. Each scenario runs in its own process,
+// exactly as a user would run it; the demo checks that each behaved as it should.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const bold = (text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${text}\x1b[22m` : text);
+
+function scenario(title, args, expect) {
+  console.log(`\n${bold(`━━ ${title}`)}`);
+  console.log(`$ node ${args.join(" ")}\n`);
+  const result = spawnSync(process.execPath, args, { cwd: here, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
+  const out = result.stdout.trimEnd();
+  // Node's own footer ("Node.js v20…") adds nothing here.
+  const err = result.stderr.replace(/\n*Node\.js v[\d.]+\s*$/, "").trimEnd();
+  if (out) console.log(out);
+  if (err) console.log(err.replace(/^/gm, "  │ "));
+  const ok = expect(result);
+  console.log(`\n${ok ? "as expected" : "UNEXPECTED"}: exit code ${result.status}`);
+  return ok;
+}
+
+const results = [
+  scenario(
+    "1. The old way: a require() patch, then a test harness restores the loader",
+    ["old-way.mjs"],
+    (r) =>
+      r.status !== 0 &&
+      r.stdout.includes("matches the reference: true") &&
+      r.stderr.includes('No implementation in dispatch table "jaxFuncify"'),
+  ),
+  scenario(
+    "2. dispatch-hook: the same program under the loader",
+    ["--import", "dispatch-hook/loader.mjs", "hook-way.mjs"],
+    (r) =>
+      r.status === 0 &&
+      (r.stdout.match(/matches the reference: true/g) ?? []).length === 4 &&
+      r.stdout.includes("ok: every registration landed"),
+  ),
+  scenario(
+    "3. dispatch-hook without the loader (a forgotten flag)",
+    ["forgotten-flag.mjs"],
+    (r) =>
+      r.status !== 0 &&
+      r.stderr.includes("the dispatch-hook loader is not installed") &&
+      r.stderr.includes("4 registrations are pending on numba"),
+  ),
+];
+console.log(`\n${results.every(Boolean) ? "All three scenarios behaved as described." : "A scenario did not behave as described."}`);
+process.exit(results.every(Boolean) ? 0 : 1);

@@ -1,0 +1,4 @@
+// The pytorch backend's dispatch table: created when this module is evaluated, and not before.
+import { createTable } from "../../builtin.js";
+
+export const pytorchFuncify = createTable("pytorch");
