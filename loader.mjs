@@ -4,5 +4,5 @@ import { auditAtExit, parseAuditMode } from "./dist/hooks/audit-mode.js";
 import { install } from "./dist/hooks/install.js";
 import { registry } from "./dist/index.js";
 
-auditAtExit(registry, parseAuditMode(process.env.DISPATCH_HOOK_AUDIT));
+auditAtExit(registry, { mode: parseAuditMode(process.env.DISPATCH_HOOK_AUDIT), file: process.env.DISPATCH_HOOK_AUDIT_FILE });
 install({ registry });

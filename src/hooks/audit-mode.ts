@@ -1,4 +1,5 @@
-import { writeSync } from "node:fs";
+import { writeFileSync, writeSync } from "node:fs";
+import { isMainThread } from "node:worker_threads";
 import type { Registry } from "../registry/registry.js";
 
 /** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, unset is silent. */
@@ -25,10 +26,30 @@ export function auditVerdict(registry: Registry, mode: AuditMode): { text: strin
   return { text, fail };
 }
 
-/** Arranges the exit-time audit. Only called by loader.mjs, and only when a mode is set. */
-export function auditAtExit(registry: Registry, mode: AuditMode): void {
-  if (mode === "off") return;
+export interface AuditAtExitOptions {
+  readonly mode: AuditMode;
+  /** DISPATCH_HOOK_AUDIT_FILE: write the report and the events as JSON here (the CLI reads it). */
+  readonly file?: string | undefined;
+}
+
+/** The machine-readable audit the `dispatch-hook audit` command reads. */
+export interface AuditFile {
+  readonly version: 1;
+  readonly node: string;
+  readonly report: ReturnType<Registry["verify"]>;
+  readonly events: ReturnType<Registry["audit"]["events"]>;
+}
+
+/** Arranges the exit-time audit. Only loader.mjs calls it, and it adds nothing when both are off. */
+export function auditAtExit(registry: Registry, options: AuditAtExitOptions): void {
+  const { mode, file } = options;
+  // Workers share the file and the stderr of their process; the main thread speaks for it.
+  if (mode === "off" && (file === undefined || file === "" || !isMainThread)) return;
   process.on("exit", (code) => {
+    if (file !== undefined && file !== "" && isMainThread) {
+      const audit: AuditFile = { version: 1, node: process.versions.node, report: registry.verify(), events: registry.audit.events() };
+      writeFileSync(file, JSON.stringify(audit));
+    }
     const { text, fail } = auditVerdict(registry, mode);
     // Synchronous: the process is exiting.
     if (text !== "") writeSync(2, text);

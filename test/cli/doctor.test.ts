@@ -1,0 +1,86 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { doctorCommand } from "../../src/cli/doctor.js";
+import { makeTree, repoRoot } from "../integration/fixture.js";
+import { frameworkEsm, plugin } from "../integration/trees.js";
+import { memoryIo } from "./helpers.js";
+
+describe("dispatch-hook doctor", () => {
+  it("on the healthy example app: lists backends, plugins and expectations, exits 0", () => {
+    const io = memoryIo(join(repoRoot, "examples/ordering-bug"));
+    expect(doctorCommand([], io)).toBe(0);
+    const out = io.stdout();
+    for (const backend of ["numba", "jax", "mlx", "pytorch"])
+      expect(out).toMatch(new RegExp(`${backend}\\s+\\.\\./tensorlab/link/${backend}/dispatch/basic\\.js`));
+    expect(out).toContain("plugin ml-ops");
+    expect(out).toContain("numba: registers from ../ml-ops/dispatch/numba.js");
+    expect(out).toContain("numba: expects PoolLayer, PoolLayerGrad, Im2Col, Col2Im");
+    expect(out).toContain("no problems found");
+    expect(out).not.toContain("\x1b[");
+  });
+
+  it("names every kind of problem with its fix, and exits 1", () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "package.json": JSON.stringify({
+        name: "app",
+        type: "module",
+        dependencies: { tensorlab: "*", "ml-ops": "*", typo: "*", broken: "*", lonely: "*", ghost: "*" },
+        dispatchHook: {
+          backends: {
+            mlx: { module: "./backends/mlx.js", export: "t" },
+            pt: { package: "not-installed", module: "./pt.js", export: "t" },
+            "*": { module: "./nowhere/{backend}/x.js", export: "t" },
+          },
+        },
+      }),
+      "node_modules/typo/package.json": JSON.stringify({ name: "typo", dispatchHook: { registation: {} } }),
+      "node_modules/broken/package.json": "{",
+      "node_modules/lonely/package.json": JSON.stringify({
+        name: "lonely",
+        dispatchHook: { registrations: { tpu: "./tpu.js" }, expects: { cuda: ["X"] } },
+      }),
+      "node_modules/lonely/tpu.js": "",
+      "node_modules/ghost/package.json": JSON.stringify({
+        name: "ghost",
+        dispatchHook: { registrations: { numba: "./missing.js", jax: "../escape.js" } },
+      }),
+    });
+    const io = memoryIo(dir);
+    expect(doctorCommand([], io)).toBe(1);
+    const out = io.stdout();
+    const expectations: Array<[string, string]> = [
+      ['"registation" (did you mean "registrations"?)', 'Rename it to "registrations"'],
+      ["package.json is not valid JSON", "Fix the JSON syntax"],
+      ['"registrations.jax" "../escape.js" leaves the package', "Use a path inside the package"],
+      ["the declared module", 'Correct "module"'],
+      ["for package not-installed, which is not installed", "Install not-installed"],
+      ["the pattern nowhere/{backend}/x.js", "Check the path"],
+      ["ghost: the registration module for numba", 'Correct "registrations.numba"'],
+      ["lonely registers for backend tpu, but no framework or app declares a tpu backend", "Declare the backend"],
+      ["lonely expects X on cuda but declares no registration module", '"registrations": { "cuda"'],
+    ];
+    for (const [problem, fix] of expectations) {
+      expect(out).toContain(problem);
+      expect(out).toContain(fix);
+    }
+    expect(out).toContain(`${expectations.length} problem(s):`);
+  });
+
+  it("uses colour on a TTY unless NO_COLOR is set, and has --help", () => {
+    const dir = makeTree({ "package.json": "{}" });
+    const tty = memoryIo(dir, { isTTY: true });
+    doctorCommand([], tty);
+    expect(tty.stdout()).toContain("\x1b[1mdispatch-hook doctor\x1b[22m");
+    const noColor = memoryIo(dir, { isTTY: true, env: { NO_COLOR: "1" } });
+    doctorCommand([], noColor);
+    expect(noColor.stdout()).not.toContain("\x1b[");
+    expect(noColor.stdout()).toContain("(none declared)");
+    const help = memoryIo(dir);
+    expect(doctorCommand(["--help"], help)).toBe(0);
+    expect(help.stdout()).toContain("Usage: dispatch-hook doctor");
+    const bad = memoryIo(dir);
+    expect(doctorCommand(["--fix"], bad)).toBe(2);
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { help, main } from "../../src/cli/main.js";
+import { memoryIo } from "./helpers.js";
+
+describe("main", () => {
+  it("prints help, and help for each command", async () => {
+    const io = memoryIo(process.cwd());
+    expect(await main(["--help"], io)).toBe(0);
+    expect(io.stdout()).toBe(help);
+    const bare = memoryIo(process.cwd());
+    expect(await main([], bare)).toBe(2);
+    const audit = memoryIo(process.cwd());
+    expect(await main(["help", "audit"], audit)).toBe(0);
+    expect(audit.stdout()).toContain("Usage: dispatch-hook audit");
+    const doctor = memoryIo(process.cwd());
+    expect(await main(["help", "doctor"], doctor)).toBe(0);
+    expect(doctor.stdout()).toContain("Usage: dispatch-hook doctor");
+  });
+
+  it("refuses an unknown command with exit code 2", async () => {
+    const io = memoryIo(process.cwd());
+    expect(await main(["doctr"], io)).toBe(2);
+    expect(io.stderr()).toContain('unknown command "doctr"');
+  });
+});
