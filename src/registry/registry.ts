@@ -297,7 +297,14 @@ export class Registry {
       },
     };
     state.tables.push(entry);
-    this.audit.record({ kind: "provided", backend, table: id, tableKind: adapter.kind, module: entry.module, mechanism: entry.mechanism });
+    this.audit.record({
+      kind: "provided",
+      backend,
+      table: id,
+      tableKind: adapter.kind ?? "custom",
+      module: entry.module,
+      mechanism: entry.mechanism,
+    });
     for (const registration of this.#liveIn(state)) state.queue.push({ registration, table: entry, mechanism: entry.mechanism });
     this.#drain(state);
     return entry.handle;

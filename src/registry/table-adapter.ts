@@ -7,8 +7,8 @@ import { DispatchHookError, describe } from "./errors.js";
  * another shape passes its own adapter with `registry.declare(backend, { adapter })`.
  */
 export interface TableAdapter {
-  /** Shown in the audit log ("Dispatcher", "Map", or the adapter's own name). */
-  readonly kind: string;
+  /** Shown in the audit log ("Dispatcher", "Map", or the adapter's own name; "custom" if unset). */
+  readonly kind?: string;
   /** The current entry for exactly `type`; `undefined` when there is none or the table cannot say. */
   get(table: object, type: Class): Impl | undefined;
   set(table: object, type: Class, impl: Impl): void;
