@@ -108,7 +108,7 @@ export type AuditEvent =
   | { readonly kind: "sealed"; readonly seq: number; readonly backend: string; readonly sealed: boolean };
 
 export type AuditEventKind = AuditEvent["kind"];
-type Unsequenced<E> = E extends AuditEvent ? Omit<E, "seq"> : never;
+type Unsequenced<E> = E extends AuditEvent ? Omit<E, "seq"> & { seq?: number } : never;
 
 export interface RegistrationRecord {
   readonly id: number;

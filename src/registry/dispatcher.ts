@@ -109,7 +109,7 @@ export class Dispatcher<F extends Impl = Impl> {
     this.#entries.set(type, impl);
     if (isAbstract(type)) this.#abstract.add(type);
     else this.#byProto.set(type.prototype as object, impl);
-    this.#cache.clear();
+    if (this.#cache.size > 0) this.#cache.clear();
     return impl;
   }
 

@@ -63,17 +63,54 @@ export interface RegistrySnapshot {
   readonly sealed: ReadonlySet<string>;
 }
 
-interface Registration {
-  readonly id: number;
-  readonly backend: string;
-  readonly opType: Class;
-  readonly op: string;
-  readonly impl: Impl;
-  readonly override: boolean;
-  state: HandleState;
-  /** The tables it is in now. */
-  readonly tables: Set<Table>;
-  readonly handle: RegistrationHandle;
+const noTables: readonly Table[] = Object.freeze([]);
+
+/**
+ * One registration, and the handle its caller holds: a single object, so that registering costs
+ * one allocation for both.
+ */
+class Registration implements RegistrationHandle {
+  state: HandleState = "pending";
+  /** The tables it is in now; most registrations reach one table, so an array, shared while empty. */
+  tables: readonly Table[] = noTables;
+  readonly #onDispose: (registration: Registration) => void;
+
+  constructor(
+    readonly id: number,
+    readonly backend: string,
+    readonly opType: Class,
+    /** @internal */ readonly op: string,
+    /** @internal */ readonly impl: Impl,
+    /** @internal */ readonly override: boolean,
+    onDispose: (registration: Registration) => void,
+  ) {
+    this.#onDispose = onDispose;
+  }
+
+  dispose(): void {
+    this.#onDispose(this);
+  }
+
+  [Symbol.dispose](): void {
+    this.#onDispose(this);
+  }
+
+  /** @internal */
+  inTable(table: Table | undefined): boolean {
+    return table !== undefined && this.tables.includes(table);
+  }
+
+  /** @internal */
+  addTable(table: Table): void {
+    this.tables = this.tables === noTables ? [table] : [...this.tables, table];
+  }
+
+  /** @internal */
+  removeTable(table: Table): boolean {
+    if (!this.tables.includes(table)) return false;
+    this.tables = this.tables.filter((t) => t !== table);
+    return true;
+  }
 }
 
 interface Table {
@@ -153,9 +190,13 @@ function opName(type: Class): string {
 export class Registry {
   readonly audit = new AuditLog();
   readonly #backends = new Map<string, Backend>();
-  readonly #registrations = new Map<number, Registration>();
+  /** Every registration ever accepted, indexed by id (ids are sequential). */
+  readonly #registrations: Registration[] = [];
   readonly #callSites: boolean;
   readonly #findings = new Set<string>();
+  readonly #disposeHandle = (registration: Registration) => {
+    if (registration.state !== "disposed" && !this.#disposed) this.#dispose(registration, "handle");
+  };
   #nextId = 0;
   #nextTable = 0;
   #disposed = false;
@@ -235,7 +276,7 @@ export class Registry {
     }
     const state = this.#backends.get(backend);
     const owner = state?.owners.get(opType);
-    if (owner !== undefined && owner.impl === impl) return owner.handle;
+    if (owner !== undefined && owner.impl === impl) return owner;
     if (state?.sealed)
       this.#refuse(
         "ERR_DISPATCH_SEALED",
@@ -253,9 +294,9 @@ export class Registry {
     }
     const site = this.#callSites ? captureCallSite(caller) : undefined;
     const registration = this.#create(backend, opType, impl, options?.override === true);
-    this.audit.record(requestedEvent(registration, site));
+    this.audit.record(new RequestedEvent(registration, site));
     this.#activate(registration, "immediate");
-    return registration.handle;
+    return registration;
   }
 
   /**
@@ -352,8 +393,8 @@ export class Registry {
   /** Registrations for `backend` (all backends if omitted) that are still waiting for a table. */
   pending(backend?: string): RegistrationHandle[] {
     const out: RegistrationHandle[] = [];
-    for (const registration of this.#registrations.values()) {
-      if (registration.state === "pending" && (backend === undefined || registration.backend === backend)) out.push(registration.handle);
+    for (const registration of this.#registrations) {
+      if (registration.state === "pending" && (backend === undefined || registration.backend === backend)) out.push(registration);
     }
     return out;
   }
@@ -377,7 +418,7 @@ export class Registry {
   snapshot(): RegistrySnapshot {
     this.#checkOpen("snapshot()");
     const live = new Set<number>();
-    for (const registration of this.#registrations.values()) {
+    for (const registration of this.#registrations) {
       if (registration.state !== "disposed") live.add(registration.id);
     }
     const sealed = new Set([...this.#backends.values()].filter((b) => b.sealed).map((b) => b.name));
@@ -395,11 +436,11 @@ export class Registry {
     if (snapshots.get(snapshot) !== this) {
       throw new DispatchHookError("ERR_DISPATCH_INVALID_SNAPSHOT", "restore() needs a snapshot taken from this registry with snapshot().");
     }
-    const newest = [...this.#registrations.values()].reverse();
+    const newest = this.#registrations.slice().reverse();
     for (const registration of newest) {
       if (!snapshot.live.has(registration.id) && registration.state !== "disposed") this.#dispose(registration, "restore");
     }
-    for (const registration of this.#registrations.values()) {
+    for (const registration of this.#registrations) {
       if (snapshot.live.has(registration.id) && registration.state === "disposed") this.#revive(registration);
     }
     for (const state of this.#backends.values()) {
@@ -414,7 +455,7 @@ export class Registry {
   /** Undoes every registration, stops listening, and refuses further calls. The audit log stays readable. */
   dispose(): void {
     if (this.#disposed) return;
-    for (const registration of [...this.#registrations.values()].reverse()) {
+    for (const registration of this.#registrations.slice().reverse()) {
       if (registration.state !== "disposed") this.#dispose(registration, "registry");
     }
     this.#disposed = true;
@@ -451,32 +492,8 @@ export class Registry {
   }
 
   #create(backend: string, opType: Class, impl: Impl, override: boolean): Registration {
-    const id = this.#nextId++;
-    const registration: Registration = {
-      id,
-      backend,
-      opType,
-      op: opName(opType),
-      impl,
-      override,
-      state: "pending",
-      tables: new Set(),
-      handle: undefined as unknown as RegistrationHandle,
-    };
-    const dispose = () => {
-      if (registration.state !== "disposed" && !this.#disposed) this.#dispose(registration, "handle");
-    };
-    (registration as { handle: RegistrationHandle }).handle = {
-      id,
-      backend,
-      opType,
-      get state() {
-        return registration.state;
-      },
-      dispose,
-      [Symbol.dispose]: dispose,
-    };
-    this.#registrations.set(id, registration);
+    const registration = new Registration(this.#nextId++, backend, opType, opName(opType), impl, override, this.#disposeHandle);
+    this.#registrations.push(registration);
     return registration;
   }
 
@@ -490,7 +507,7 @@ export class Registry {
     if (previous !== undefined) {
       // Only reachable with override: the previous owner steps aside until this one is disposed.
       previous.state = "superseded";
-      previous.tables.clear();
+      previous.tables = noTables;
       const waiting = state.superseded.get(registration.opType) ?? [];
       waiting.push(previous);
       state.superseded.set(registration.opType, waiting);
@@ -517,7 +534,7 @@ export class Registry {
       for (let i = 0; i < state.queue.length; i++) {
         const job = state.queue[i] as Job;
         const { registration, table } = job;
-        if (state.owners.get(registration.opType) !== registration || registration.tables.has(table)) continue;
+        if (state.owners.get(registration.opType) !== registration || registration.inTable(table)) continue;
         if (!state.tables.includes(table)) continue;
         this.#apply(registration, table, job.mechanism);
       }
@@ -548,9 +565,10 @@ export class Registry {
       this.audit.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
       return;
     }
-    registration.tables.add(table);
+    registration.addTable(table);
     if (registration.state === "pending") registration.state = "applied";
-    this.audit.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
+    // seq is set by the log; creating it here keeps every applied event one shape.
+    this.audit.record({ kind: "applied", seq: 0, id, backend, op, table: table.id, module: table.module, mechanism });
   }
 
   #dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {
@@ -565,8 +583,8 @@ export class Registry {
     if (!wasOwner) return;
     state.owners.delete(opType);
     const heir = waiting.pop();
-    const tables = [...registration.tables];
-    registration.tables.clear();
+    const tables = registration.tables;
+    registration.tables = noTables;
     if (heir !== undefined) {
       // The registration this one replaced comes back, everywhere this one was.
       heir.state = "pending";
@@ -617,9 +635,9 @@ export class Registry {
     if (index < 0) return;
     state.tables.splice(index, 1);
     for (const registration of state.owners.values()) {
-      if (registration.tables.delete(table)) {
+      if (registration.removeTable(table)) {
         this.#putBack(table, registration.opType);
-        if (registration.tables.size === 0 && registration.state === "applied") registration.state = "pending";
+        if (registration.tables.length === 0 && registration.state === "applied") registration.state = "pending";
       }
     }
     this.audit.record({ kind: "withdrawn", backend: table.backend, table: table.id });
@@ -674,14 +692,14 @@ export class Registry {
   #explainMissedType(message: DispatchMissMessage): void {
     const chain = new Set(message.chain);
     const ours = [...this.#backends.values()].some((b) => b.tables.some((t) => t.table === message.table));
-    for (const registration of this.#registrations.values()) {
+    for (const registration of this.#registrations) {
       if (!chain.has(registration.opType)) continue;
       if (message.backend !== undefined && message.backend !== registration.backend && !ours) continue;
       const state = this.#backend(registration.backend);
       const where = `${registration.op} on ${registration.backend} (registration #${registration.id}${this.#siteOf(registration)})`;
       if (registration.state === "pending") message.hints.push(`${where} is pending: ${this.#whyPending(state, message.table)}`);
       else if (registration.state === "failed") message.hints.push(`${where} failed to apply; see the audit log (registry.verify()).`);
-      else if (registration.state === "applied" && !registration.tables.has(state.tables.find((t) => t.table === message.table) as Table)) {
+      else if (registration.state === "applied" && !registration.inTable(state.tables.find((t) => t.table === message.table))) {
         message.hints.push(
           `${where} was applied to ${describeTables(state.tables)}, but not to this table, which the registry was never given.`,
         );
@@ -739,19 +757,37 @@ function describeTables(tables: readonly Table[]): string {
   return tables.map((t) => t.module ?? `table #${t.id}`).join(", ");
 }
 
-function requestedEvent(registration: Registration, site: CallSite | undefined): Omit<Extract<AuditEvent, { kind: "requested" }>, "seq"> {
-  let text: string | undefined;
-  return {
-    kind: "requested",
-    id: registration.id,
-    backend: registration.backend,
-    op: registration.op,
-    // Formatting a stack costs microseconds; it is done once, when someone reads the log.
-    get site() {
-      text ??= formatCallSite(site);
-      return text;
-    },
-  };
+/**
+ * The `requested` event. A class rather than a literal: registering is the hot path, and the call
+ * site is formatted only when someone reads it (formatting a stack costs microseconds).
+ */
+class RequestedEvent {
+  readonly kind = "requested" as const;
+  seq = 0;
+  readonly id: number;
+  readonly backend: string;
+  readonly op: string;
+  #capture: CallSite | undefined;
+  #site: string | undefined;
+
+  constructor(registration: Registration, capture: CallSite | undefined) {
+    this.id = registration.id;
+    this.backend = registration.backend;
+    this.op = registration.op;
+    this.#capture = capture;
+  }
+
+  get site(): string {
+    if (this.#site === undefined) {
+      this.#site = formatCallSite(this.#capture);
+      this.#capture = undefined;
+    }
+    return this.#site;
+  }
+
+  toJSON(): Extract<AuditEvent, { kind: "requested" }> {
+    return { kind: this.kind, seq: this.seq, id: this.id, backend: this.backend, op: this.op, site: this.site };
+  }
 }
 
 /** Creates an isolated registry. */

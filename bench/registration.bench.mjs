@@ -1,0 +1,95 @@
+// Registration and audit: 10,000 op types registered while their backend is missing, then the
+// table provided; per-registration cost includes its audit record. Then the memory an audit log
+// holds after 100,000 events. Run with --expose-gc for the memory figure.
+import { createRegistry, Dispatcher } from "../dist/index.js";
+import { median } from "./lib.mjs";
+
+const N = 10_000;
+const classes = Array.from({ length: N }, (_, i) => ({ [`Op${i}`]: class {} })[`Op${i}`]);
+const impl = () => 0;
+
+function once(callSites) {
+  const registry = createRegistry({ callSites });
+  const t0 = process.hrtime.bigint();
+  for (const type of classes) registry.register("numba", type, impl);
+  const t1 = process.hrtime.bigint();
+  registry.provide("numba", new Dispatcher({ backend: "numba" }));
+  const t2 = process.hrtime.bigint();
+  return { register: Number(t1 - t0) / N, provide: Number(t2 - t1) / N, total: Number(t2 - t0) / N };
+}
+
+/** The floor: what V8 charges for the first use of 10,000 fresh classes (and their prototypes) as Map keys. */
+function freshKeyFloor() {
+  const fresh = Array.from({ length: N }, (_, i) => ({ [`Fresh${i}`]: class {} })[`Fresh${i}`]);
+  const a = new Map();
+  const b = new Map();
+  const t0 = process.hrtime.bigint();
+  for (const type of fresh) {
+    a.set(type, impl);
+    b.set(type.prototype, impl);
+  }
+  return Number(process.hrtime.bigint() - t0) / N;
+}
+
+/** 10,000 registrations of 40 op types over 250 backends: op types reused, as plugins do. */
+const reused = classes.slice(0, 40);
+function reusedTypes() {
+  const registry = createRegistry({ callSites: false });
+  const t0 = process.hrtime.bigint();
+  for (let b = 0; b < 250; b++) for (const type of reused) registry.register(`b${b}`, type, impl);
+  for (let b = 0; b < 250; b++) registry.provide(`b${b}`, new Dispatcher({ backend: `b${b}` }));
+  return Number(process.hrtime.bigint() - t0) / N;
+}
+
+export function runRegistrationBench({ rounds = 9 } = {}) {
+  const floor = [];
+  const reuse = [];
+  const results = {};
+  for (const callSites of [true, false])
+    results[callSites ? "with call sites" : "without call sites"] = { register: [], provide: [], total: [] };
+  for (let r = 0; r < rounds; r++) {
+    // Alternate which configuration goes first.
+    for (const callSites of r % 2 ? [false, true] : [true, false]) {
+      const sample = once(callSites);
+      const bucket = results[callSites ? "with call sites" : "without call sites"];
+      for (const key of ["register", "provide", "total"]) bucket[key].push(sample[key]);
+    }
+    floor.push(freshKeyFloor());
+    reuse.push(reusedTypes());
+  }
+  const out = {};
+  for (const [name, bucket] of Object.entries(results)) {
+    out[name] = { register: median(bucket.register), provide: median(bucket.provide), total: median(bucket.total) };
+  }
+
+  // Memory held by the audit log after 100,000 events (register + provide + apply + dispose).
+  let memory;
+  if (typeof globalThis.gc === "function") {
+    const samples = [];
+    for (let r = 0; r < 3; r++) {
+      globalThis.gc();
+      const before = process.memoryUsage().heapUsed;
+      const registry = createRegistry();
+      const table = new Map();
+      registry.provide("numba", table);
+      let events = registry.audit.size;
+      const handles = [];
+      for (let i = 0; events < 100_000; i++) {
+        handles.push(registry.register("numba", classes[i % N], impl));
+        if (handles.length === N) for (const h of handles.splice(0)) h.dispose();
+        events = registry.audit.size;
+      }
+      for (const h of handles) h.dispose();
+      globalThis.gc();
+      samples.push({ bytes: process.memoryUsage().heapUsed - before, events: registry.audit.size, keep: registry });
+    }
+    const bytes = median(samples.map((s) => s.bytes));
+    memory = { bytes, events: samples[0].events, perEvent: bytes / samples[0].events };
+  }
+  return { perRegistrationNs: out, freshKeyFloorNs: median(floor), reusedTypesNs: median(reuse), memory };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = runRegistrationBench();
+  console.log(JSON.stringify(result, null, 2));
+}
