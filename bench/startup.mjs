@@ -1,0 +1,54 @@
+// Loader overhead at start-up: each configuration starts the same synthetic app as a fresh node
+// process; configurations are alternated within every round (rotating who goes first), and each
+// figure is the median wall time over the rounds.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { median } from "./lib.mjs";
+
+const repo = fileURLToPath(new URL("..", import.meta.url));
+
+export function configurations(app) {
+  const include = JSON.stringify(app.watched.map((f) => pathToFileURL(f).href));
+  return {
+    "plain node": { args: [app.main], env: {} },
+    "do-nothing hook": { args: ["--import", join(repo, "bench/passthrough.mjs"), app.main], env: {} },
+    "dispatch-hook loader": { args: ["--import", join(repo, "loader.mjs"), app.main], env: {} },
+    "(our modules + do-nothing hook)": { args: ["--import", join(repo, "bench/modules-only.mjs"), app.main], env: {} },
+    "import-in-the-middle": { args: ["--import", join(repo, "bench/iitm.mjs"), app.main], env: { BENCH_IITM_INCLUDE: include } },
+  };
+}
+
+function time(binary, app, config) {
+  const start = process.hrtime.bigint();
+  const result = spawnSync(binary, config.args, {
+    cwd: app.root,
+    env: { ...process.env, NODE_OPTIONS: "", ...config.env },
+    encoding: "utf8",
+  });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (result.status !== 0) throw new Error(`${config.args.join(" ")} failed:\n${result.stderr}`);
+  return ms;
+}
+
+export function runStartupBench(binary, app, { rounds = 15 } = {}) {
+  const configs = configurations(app);
+  const names = Object.keys(configs);
+  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  for (const name of names) time(binary, app, configs[name]); // warm the file cache
+  for (let r = 0; r < rounds; r++) {
+    const order = names.map((_, i) => names[(i + r) % names.length]);
+    for (const name of order) samples[name].push(time(binary, app, configs[name]));
+  }
+  const medians = Object.fromEntries(names.map((n) => [n, median(samples[n])]));
+  return { medians, floor: medians["do-nothing hook"], plain: medians["plain node"] };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { makeApps } = await import("./make-apps.mjs");
+  const apps = makeApps();
+  for (const [kind, app] of Object.entries(apps)) {
+    const result = runStartupBench(process.execPath, app, { rounds: Number(process.env.ROUNDS ?? 9) });
+    console.log(kind, JSON.stringify(result));
+  }
+}
