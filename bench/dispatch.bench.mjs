@@ -18,7 +18,7 @@ for (let h = 0; h < 4; h++) {
   const Deep = { [`Deep${h}`]: class extends Leaf {} }[`Deep${h}`];
   classes.push(Base, Mid, Leaf, Deep);
 }
-const impls = classes.map((_, i) => (x) => i);
+const impls = classes.map((_, i) => () => i);
 const instances = Array.from({ length: 1024 }, (_, i) => new classes[(i * 7) % 16]());
 
 // Floor: every class registered directly, one Map lookup by constructor.
@@ -35,10 +35,10 @@ const dispatcher = new Dispatcher({ name: "bench" });
 classes.forEach((c, i) => {
   if (i % 4 === 0 || i % 4 === 2) dispatcher.register(c, impls[i]);
 });
-const mm = multi(...[...classes].reverse().map((c, i) => method(c, chainImpls[i])));
+const mm = multi(...chain.map((c, i) => method(c, chainImpls[i])));
 const t = typed.create();
-for (const [i, c] of classes.entries()) t.addType({ name: c.name, test: (x) => x instanceof c });
-const typedFn = t("bench", Object.fromEntries([...classes].reverse().map((c, i) => [c.name, chainImpls[i]])));
+for (const c of classes) t.addType({ name: c.name, test: (x) => x instanceof c });
+const typedFn = t("bench", Object.fromEntries(chain.map((c, i) => [c.name, chainImpls[i]])));
 
 let sink = 0;
 const contenders = {

@@ -3,22 +3,13 @@ import { describe, expect, it } from "vitest";
 import { channels, type DispatchMissMessage } from "../../src/hooks/channel.js";
 import { type Class, Dispatcher, isDispatcher } from "../../src/registry/dispatcher.js";
 import { DispatchHookError } from "../../src/registry/errors.js";
+import { thrown } from "../helpers.js";
 
 class Op {}
 class Elemwise extends Op {}
 class Add extends Elemwise {}
 class Mul extends Elemwise {}
 class Pool extends Op {}
-
-function thrown(fn: () => unknown): DispatchHookError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DispatchHookError);
-    return error as DispatchHookError;
-  }
-  throw new Error("expected a throw");
-}
 
 describe("Dispatcher.resolve", () => {
   it("picks the nearest registered ancestor, for values and for classes", () => {

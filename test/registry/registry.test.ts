@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type Class, Dispatcher } from "../../src/registry/dispatcher.js";
-import { DispatchHookError } from "../../src/registry/errors.js";
 import { createRegistry, type Registry } from "../../src/registry/registry.js";
+import { thrown } from "../helpers.js";
 
 class Op {}
 class PoolLayer extends Op {}
@@ -9,16 +9,6 @@ class Im2Col extends Op {}
 class Col2Im extends Op {}
 
 const impl = (name: string) => Object.defineProperty(() => name, "name", { value: name });
-
-function thrown(fn: () => unknown): DispatchHookError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(DispatchHookError);
-    return error as DispatchHookError;
-  }
-  throw new Error("expected a throw");
-}
 
 /** What a registry holds, as comparable data: the report without event numbers. */
 function state(registry: Registry) {
