@@ -30,6 +30,25 @@ await build({
   bundle: false,
   logLevel: "warning",
 });
+// The shipped entry points, each bundled into one file: every module a process loads at start-up
+// costs time, and the loader runs at the start of every process. The per-file build above is what
+// unit tests import; the integration tests run these bundles through the package's exports map.
+await build({
+  entryPoints: {
+    index: join(src, "index.ts"),
+    hooks: join(src, "hooks/index.ts"),
+    "node-hooks": join(src, "hooks/node-hooks.ts"),
+    "audit-mode": join(src, "hooks/audit-mode.ts"),
+    cli: join(src, "cli/bin.ts"),
+  },
+  outdir: join(root, "dist/bundle"),
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  bundle: true,
+  logLevel: "warning",
+});
 if (!process.argv.includes("--no-types")) {
   execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], {
     stdio: "inherit",

@@ -36,10 +36,12 @@ describe("the public API", () => {
     expect(pkg.files).toEqual(["dist", "loader.mjs"]);
     // Only the loader runs on import; everything else is free of side effects.
     expect(pkg.sideEffects).toEqual(["./loader.mjs"]);
-    expect(pkg.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/index.js" });
+    // The shipped entry points are single-file bundles (start-up cost); types come from tsc.
+    expect(pkg.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/bundle/index.js" });
     expect(pkg.exports["./package.json"]).toBe("./package.json");
     expect(pkg.exports["./loader.mjs"]).toBe("./loader.mjs");
-    expect(pkg.exports["./hooks"]).toEqual({ types: "./dist/hooks/index.d.ts", default: "./dist/hooks/index.js" });
+    expect(pkg.exports["./hooks"]).toEqual({ types: "./dist/hooks/index.d.ts", default: "./dist/bundle/hooks.js" });
+    expect(pkg.bin).toEqual({ "dispatch-hook": "./dist/bundle/cli.js" });
     expect(pkg.dependencies ?? {}).toEqual({});
   });
 });

@@ -1,5 +1,5 @@
 import { writeFileSync, writeSync } from "node:fs";
-import { isMainThread } from "node:worker_threads";
+import { createRequire } from "node:module";
 import type { Registry } from "../registry/registry.js";
 
 /** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, unset is silent. */
@@ -43,6 +43,9 @@ export interface AuditFile {
 /** Arranges the exit-time audit. Only loader.mjs calls it, and it adds nothing when both are off. */
 export function auditAtExit(registry: Registry, options: AuditAtExitOptions): void {
   const { mode, file } = options;
+  if (mode === "off" && (file === undefined || file === "")) return;
+  // Loaded only when auditing: worker_threads costs start-up time.
+  const { isMainThread } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
   // Workers share the file and the stderr of their process; the main thread speaks for it.
   if (mode === "off" && (file === undefined || file === "" || !isMainThread)) return;
   process.on("exit", (code) => {

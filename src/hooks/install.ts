@@ -1,6 +1,6 @@
 import module, { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
-import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
+import type { MessagePort } from "node:worker_threads";
 import type { Registry } from "../registry/registry.js";
 import {
   channels,
@@ -56,7 +56,9 @@ export interface Installation extends Disposable {
   dispose(): void;
 }
 
+// Unique per installation even across two bundles (or copies) of this module in one process.
 let installations = 0;
+const instance = Math.random().toString(36).slice(2, 10);
 const installOptionKeys = new Set(["root", "backends", "plugins", "registry", "discover", "configFile", "mode", "warnings"]);
 
 /**
@@ -120,7 +122,8 @@ export function install(options: InstallOptions = {}): Installation {
 
   const mode = options.mode ?? hookMode();
   let deregister: (() => void) | undefined;
-  let port: MessageChannel["port1"] | undefined;
+  let port: MessagePort | undefined;
+  let receive: ((port: MessagePort) => { message: unknown } | undefined) | undefined;
   const id = ++installations;
   if (mode === "registerHooks") {
     const api = module as unknown as { registerHooks?: (hooks: object) => { deregister(): void } };
@@ -129,19 +132,22 @@ export function install(options: InstallOptions = {}): Installation {
     const handle = api.registerHooks({ load: createSyncLoad(matcher, onReport) });
     deregister = () => handle.deregister();
   } else if (mode === "register") {
-    const { port1, port2 } = new MessageChannel();
+    // Loaded only here: worker_threads costs start-up time that the registerHooks path never needs.
+    const threads = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+    receive = threads.receiveMessageOnPort;
+    const { port1, port2 } = new threads.MessageChannel();
     port = port1;
     port1.on("message", onReport);
     port1.unref();
     const data: HooksData = { rules: config.rules, plugins: config.plugins, port: port2 };
     // A query per installation gives each its own instance of the hooks module, and so its own state.
-    const hooksUrl = new URL(`./node-hooks.js?installation=${id}`, import.meta.url);
+    const hooksUrl = new URL(`./node-hooks.js?installation=${instance}-${id}`, import.meta.url);
     module.register(hooksUrl.href, { data, transferList: [port2] });
   }
 
   const drain = () => {
-    if (port === undefined) return;
-    for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) onReport(m.message as HookReport);
+    if (port === undefined || receive === undefined) return;
+    for (let m = receive(port); m !== undefined; m = receive(port)) onReport(m.message as HookReport);
   };
 
   const findings = (): LoaderFinding[] => {

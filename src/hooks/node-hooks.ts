@@ -7,7 +7,6 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { TextDecoder } from "node:util";
 import type { MessagePort } from "node:worker_threads";
 import type { PluginDeclaration, WatchRule } from "./config.js";
 import { instrument, type ModuleFormat } from "./instrument.js";
@@ -40,9 +39,6 @@ function formatOf(format: string | null | undefined): ModuleFormat | undefined {
   return undefined;
 }
 
-// From node:util, not the global: touching the lazy global getter would replace it on globalThis.
-const decoder = new TextDecoder();
-
 /**
  * Instruments one loaded module, or returns it unchanged. Never throws: a loader must not take
  * down the app, so a failure is reported and the original result is returned.
@@ -54,7 +50,14 @@ export function transform(url: string, result: LoadResult, plan: ModulePlan, rep
     let source = result.source;
     // Node 20 hands CommonJS to its own loader with no source; read it to instrument it.
     if (source === null || source === undefined) source = readFileSync(fileURLToPath(url));
-    const text = typeof source === "string" ? source : decoder.decode(source as ArrayBuffer);
+    // Buffer, not TextDecoder: the global TextDecoder is a lazy getter that replaces itself on
+    // globalThis when first touched, and node:util costs milliseconds to load at start-up.
+    const text =
+      typeof source === "string"
+        ? source
+        : ArrayBuffer.isView(source)
+          ? Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8")
+          : Buffer.from(source as ArrayBuffer).toString("utf8");
     const out = instrument(text, url, format, plan);
     report({ type: "instrumented", url, backend: plan.backend, format });
     return { ...result, source: out };
