@@ -69,13 +69,14 @@ function makeApp(format) {
         : `exports.${b}Funcify = ${table};\nexports.value = exports.${b}Funcify;\n`,
     );
   }
-  // The plugin: a registration module per backend (ES modules; they import dispatch-hook).
+  // The plugin: a registration module per backend (ES modules that import dispatch-hook).
   const plugin = join(root, "node_modules/plugin");
   write(
     join(plugin, "package.json"),
     JSON.stringify({
       name: "plugin",
       type: "module",
+      exports: { "./dispatch/*": "./dispatch/*" },
       dispatchHook: { registrations: Object.fromEntries(backends.map((b) => [b, `./dispatch/${b}.js`])) },
     }),
   );
@@ -86,7 +87,11 @@ function makeApp(format) {
     );
   }
   const mainFile = esm ? "main.mjs" : "main.cjs";
-  const mainLines = [...packages.map((p, i) => imp(p, `p${i}`)), imp("framework", "fw")];
+  // The app loads the plugin's registrations itself, in every configuration, so that all of them do
+  // the same work; under the dispatch-hook loader they are also the declared registration modules
+  // (already loaded, so nothing loads twice) and land in the tables.
+  const registrations = backends.map((b) => (esm ? `import "plugin/dispatch/${b}.js";` : `require("plugin/dispatch/${b}.js");`));
+  const mainLines = [...registrations, ...packages.map((p, i) => imp(p, `p${i}`)), imp("framework", "fw")];
   mainLines.push(esm ? "globalThis.__sum = p0;" : "globalThis.__sum = p0;");
   write(join(root, mainFile), `${mainLines.join("\n")}\n`);
   return {
