@@ -38,7 +38,6 @@ await build({
     index: join(src, "index.ts"),
     hooks: join(src, "hooks/index.ts"),
     "node-hooks": join(src, "hooks/node-hooks.ts"),
-    "audit-mode": join(src, "hooks/audit-mode.ts"),
     cli: join(src, "cli/bin.ts"),
   },
   outdir: join(root, "dist/bundle"),

@@ -413,11 +413,18 @@ export function discover(options: DiscoverOptions = {}): HookConfig {
     const file = join(dir, "package.json");
     collector.files.push(file);
     const json = readJson(file);
-    const label = `package.json "dispatchHook" of ${fallbackName ?? dir.split(sep).pop() ?? dir}`;
-    const source: Source = { file, label, packageName: fallbackName, dir: realDir(dir), lookup };
+    // Built only for a package with something to say: realpath is a system call, and most
+    // dependencies declare nothing.
+    const source = (name: string | undefined): Source => ({
+      file,
+      label: `package.json "dispatchHook" of ${name ?? dir.split(sep).pop() ?? dir}`,
+      packageName: name,
+      dir: realDir(dir),
+      lookup,
+    });
     if (!json.ok) {
       collector.problem(
-        source,
+        source(fallbackName),
         "ERR_DISPATCH_CONFIG_JSON",
         "",
         `package.json is not valid JSON: ${json.error}`,
@@ -427,8 +434,7 @@ export function discover(options: DiscoverOptions = {}): HookConfig {
     }
     if (!isRecord(json.value)) return undefined;
     const name = typeof json.value.name === "string" ? json.value.name : fallbackName;
-    const named: Source = { ...source, packageName: name, label: `package.json "dispatchHook" of ${name ?? dir}` };
-    if (json.value.dispatchHook !== undefined) collector.field(named, json.value.dispatchHook);
+    if (json.value.dispatchHook !== undefined) collector.field(source(name), json.value.dispatchHook);
     return json.value;
   };
 

@@ -26,6 +26,15 @@ function subpathPattern(subpath: string): string {
   return escapeRegExp(encoded).replaceAll("\\{backend\\}", "([^/?#]+)");
 }
 
+/** The longest literal run of a subpath (as it appears in a URL), around any `{backend}`. */
+function needle(subpath: string): string {
+  const encoded = subpath
+    .split("/")
+    .map((segment) => encodeURIComponent(segment).replaceAll("%7Bbackend%7D", "{backend}"))
+    .join("/");
+  return encoded.split("{backend}").reduce((a, b) => (b.length > a.length ? b : a), "");
+}
+
 /**
  * Maps a module URL to its plan, or to undefined. Almost every module a process loads is not
  * watched, so that answer costs one test of one precompiled expression: no file-system access and
@@ -33,6 +42,8 @@ function subpathPattern(subpath: string): string {
  */
 export class Matcher {
   readonly #any: RegExp;
+  /** A literal piece of every rule's path: a plain substring search rules out almost every URL before any regex runs. */
+  readonly #needles: readonly string[];
   readonly #rules: readonly CompiledRule[];
   readonly #registrations: ReadonlyMap<string, readonly string[]>;
 
@@ -46,6 +57,7 @@ export class Matcher {
       return { rule, pattern: new RegExp(source) };
     });
     this.#any = new RegExp(this.#rules.map((r) => `(?:${r.pattern.source})`).join("|") || "(?!)");
+    this.#needles = [...new Set(rules.map((rule) => needle(rule.subpath)))];
     const registrations = new Map<string, string[]>();
     for (const plugin of plugins) {
       for (const [backend, url] of Object.entries(plugin.registrations)) {
@@ -59,11 +71,12 @@ export class Matcher {
 
   /** Whether any rule could match; cheap enough for every module load. */
   watches(url: string): boolean {
-    return this.#any.test(url);
+    for (const n of this.#needles) if (url.includes(n)) return this.#any.test(url);
+    return false;
   }
 
   match(url: string): ModulePlan | undefined {
-    if (!this.#any.test(url)) return undefined;
+    if (!this.watches(url)) return undefined;
     for (const { rule, pattern } of this.#rules) {
       const found = pattern.exec(url);
       if (found === null) continue;
