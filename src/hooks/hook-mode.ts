@@ -20,7 +20,8 @@ function atLeast(version: [number, number, number], minor: number, patch: number
  * - `registerHooks` (in-thread, sees `require()`) where it is safe: on Node 22.15 to 22.22.2 even a
  *   pass-through registerHooks hook breaks `require(esm)` from a CommonJS main; fixed in 22.22.3
  *   and 24.11.1. Node 23 is out of support and gets `register`.
- * - `register` (off-thread) from Node 20.6, where registerHooks is missing or unsafe.
+ * - `register` (off-thread) from Node 20.16 (the first with process.getBuiltinModule, which the
+ *   loader uses to keep start-up cheap), where registerHooks is missing or unsafe.
  * - Node 26 deprecates `register` (DEP0205): where registerHooks is safe we never call it.
  */
 export function hookMode(version: string = process.versions.node): HookMode {
@@ -30,6 +31,7 @@ export function hookMode(version: string = process.versions.node): HookMode {
   if (major === 24) return atLeast(v, 11, 1) ? "registerHooks" : "register";
   if (major === 22) return atLeast(v, 22, 3) ? "registerHooks" : "register";
   if (major === 23 || major === 21) return "register";
-  if (major === 20) return atLeast(v, 6, 0) ? "register" : "none";
+  // process.getBuiltinModule (20.16) keeps start-up cheap; module.register itself came in 20.6.
+  if (major === 20) return atLeast(v, 16, 0) ? "register" : "none";
   return "none";
 }

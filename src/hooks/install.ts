@@ -1,5 +1,3 @@
-import module, { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
 import type { MessagePort } from "node:worker_threads";
 import type { Registry } from "../registry/registry.js";
 import {
@@ -14,6 +12,11 @@ import { type BackendDeclaration, type ConfigProblem, type DispatchHookField, di
 import { type HookMode, hookMode } from "./hook-mode.js";
 import { Matcher } from "./matcher.js";
 import { createSyncLoad, type HookReport, type HooksData } from "./node-hooks.js";
+
+// process.getBuiltinModule, not `import`: building the ES module facade of a builtin costs
+// start-up time (node:fs alone about 3 ms), and the loader runs at the start of every process.
+const module = process.getBuiltinModule("node:module");
+const { pathToFileURL } = process.getBuiltinModule("node:url");
 
 export interface PluginOptions {
   readonly name?: string;
@@ -133,7 +136,7 @@ export function install(options: InstallOptions = {}): Installation {
     deregister = () => handle.deregister();
   } else if (mode === "register") {
     // Loaded only here: worker_threads costs start-up time that the registerHooks path never needs.
-    const threads = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+    const threads = process.getBuiltinModule("node:worker_threads");
     receive = threads.receiveMessageOnPort;
     const { port1, port2 } = new threads.MessageChannel();
     port = port1;
@@ -165,7 +168,7 @@ export function install(options: InstallOptions = {}): Installation {
     }
     // Node 20's off-thread hooks never see require(). Say so for every watched module that
     // require() loaded, instead of staying silent.
-    const cache = createRequire(import.meta.url).cache;
+    const cache = module.createRequire(import.meta.url).cache;
     for (const filename of Object.keys(cache)) {
       const url = pathToFileURL(filename).href;
       if (seen.has(url) || instrumented.has(url)) continue;

@@ -5,7 +5,9 @@ import { hookMode } from "../../src/hooks/hook-mode.js";
 const table: Array<[string, string]> = [
   ["18.20.0", "none"],
   ["20.5.1", "none"],
-  ["20.6.0", "register"],
+  ["20.6.0", "none"],
+  ["20.15.1", "none"],
+  ["20.16.0", "register"],
   ["20.20.2", "register"],
   ["21.7.0", "register"],
   // registerHooks exists from 22.15, but a pass-through hook breaks require(esm) until 22.22.3.
