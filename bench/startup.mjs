@@ -15,6 +15,7 @@ export function configurations(app) {
     "do-nothing hook": { args: ["--import", join(repo, "bench/passthrough.mjs"), app.main], env: {} },
     "dispatch-hook loader": { args: ["--import", join(repo, "loader.mjs"), app.main], env: {} },
     "(our modules + do-nothing hook)": { args: ["--import", join(repo, "bench/modules-only.mjs"), app.main], env: {} },
+    "(loader with no config)": { args: ["--import", join(repo, "bench/loader-no-config.mjs"), app.main], env: {} },
     "import-in-the-middle": { args: ["--import", join(repo, "bench/iitm.mjs"), app.main], env: { BENCH_IITM_INCLUDE: include } },
   };
 }
