@@ -49,10 +49,17 @@ function resolveRule(rule: WatchRule): Array<{ backend: string; file: string; ex
 }
 
 /** Everything doctor knows, as data: what it prints, and what a test asserts. */
-export function diagnose(config: HookConfig): { backends: Map<string, string[]>; lines: string[]; problems: Finding[] } {
+interface PluginReport {
+  readonly name: string;
+  readonly declaredIn: string;
+  readonly registrations: ReadonlyArray<{ readonly backend: string; readonly file: string; readonly exists: boolean }>;
+  readonly expects: ReadonlyArray<{ readonly backend: string; readonly ops: readonly string[] }>;
+}
+
+export function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugins: PluginReport[]; problems: Finding[] } {
   const problems: Finding[] = config.problems.map((p) => ({ message: p.message, fix: p.fix }));
   const backends = new Map<string, string[]>();
-  const lines: string[] = [];
+  const plugins: PluginReport[] = [];
   for (const rule of config.rules) {
     const files = resolveRule(rule);
     const label = rule.backend ?? `{backend} in ${rule.subpath}`;
@@ -81,26 +88,31 @@ export function diagnose(config: HookConfig): { backends: Map<string, string[]>;
     }
   }
   for (const plugin of config.plugins) {
-    lines.push(`plugin ${plugin.name} (${plugin.declaredIn})`);
-    for (const [backend, url] of Object.entries(plugin.registrations)) {
+    const registrations = Object.entries(plugin.registrations).map(([backend, url]) => {
       const file = fileURLToPath(url);
-      const known = backends.has(backend) || config.rules.some((r) => r.backend === backend);
-      lines.push(`  ${backend}: registers from ${file}${existsSync(file) ? "" : " (missing)"}`);
-      if (!existsSync(file)) {
+      return { backend, file, exists: existsSync(file) };
+    });
+    plugins.push({
+      name: plugin.name,
+      declaredIn: plugin.declaredIn,
+      registrations,
+      expects: Object.entries(plugin.expects).map(([backend, ops]) => ({ backend, ops })),
+    });
+    for (const { backend, file, exists } of registrations) {
+      if (!exists) {
         problems.push({
           message: `${plugin.name}: the registration module for ${backend}, ${file}, does not exist`,
           fix: `Correct "registrations.${backend}" in ${plugin.declaredIn}.`,
         });
       }
-      if (!known) {
+      if (!backends.has(backend) && !config.rules.some((r) => r.backend === backend)) {
         problems.push({
           message: `${plugin.name} registers for backend ${backend}, but no framework or app declares a ${backend} backend, so its registration module never loads`,
-          fix: `Declare the backend (dispatchHook.backends) in the framework's or the app's package.json, or check the backend's name.`,
+          fix: "Declare the backend (dispatchHook.backends) in the framework's or the app's package.json, or check the backend's name.",
         });
       }
     }
     for (const [backend, ops] of Object.entries(plugin.expects)) {
-      lines.push(`  ${backend}: expects ${ops.join(", ")}`);
       if (plugin.registrations[backend] === undefined) {
         problems.push({
           message: `${plugin.name} expects ${ops.join(", ")} on ${backend} but declares no registration module for it`,
@@ -109,7 +121,7 @@ export function diagnose(config: HookConfig): { backends: Map<string, string[]>;
       }
     }
   }
-  return { backends, lines, problems };
+  return { backends, plugins, problems };
 }
 
 export function doctorCommand(args: readonly string[], io: Io): number {
@@ -123,7 +135,7 @@ export function doctorCommand(args: readonly string[], io: Io): number {
   }
   const style = createStyle({ isTTY: io.isTTY }, io.env);
   const config = discover({ root: io.cwd, configFile: io.env.DISPATCH_HOOK_CONFIG || undefined });
-  const { backends, lines, problems } = diagnose(config);
+  const { backends, plugins, problems } = diagnose(config);
   const rel = (file: string) => {
     const r = relative(io.cwd, file);
     return r.length < file.length ? r : file;
@@ -135,8 +147,12 @@ export function doctorCommand(args: readonly string[], io: Io): number {
   for (const [backend, files] of [...backends].sort(([a], [b]) => a.localeCompare(b)))
     out.push(`  ${backend.padEnd(10)} ${files.map(rel).join(", ")}`);
   out.push("", style.bold("plugins"));
-  if (lines.length === 0) out.push("  (none found)");
-  out.push(...lines.map((line) => `  ${line.replace(/\/[^\s,()]+/g, (path) => (path.startsWith("/") ? rel(path) : path))}`));
+  if (plugins.length === 0) out.push("  (none found)");
+  for (const plugin of plugins) {
+    out.push(`  plugin ${plugin.name} (${rel(plugin.declaredIn)})`);
+    for (const r of plugin.registrations) out.push(`    ${r.backend}: registers from ${rel(r.file)}${r.exists ? "" : " (missing)"}`);
+    for (const e of plugin.expects) out.push(`    ${e.backend}: expects ${e.ops.join(", ")}`);
+  }
   out.push("");
   if (problems.length === 0) {
     out.push(style.green("no problems found"));

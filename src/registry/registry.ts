@@ -73,6 +73,8 @@ class Registration implements RegistrationHandle {
   state: HandleState = "pending";
   /** The tables it is in now; most registrations reach one table, so an array, shared while empty. */
   tables: readonly Table[] = noTables;
+  /** @internal Its `requested` audit event, which knows the call site. */
+  requested: RequestedEvent | undefined;
   readonly #onDispose: (registration: Registration) => void;
 
   constructor(
@@ -294,7 +296,8 @@ export class Registry {
     }
     const site = this.#callSites ? captureCallSite(caller) : undefined;
     const registration = this.#create(backend, opType, impl, options?.override === true);
-    this.audit.record(new RequestedEvent(registration, site));
+    registration.requested = new RequestedEvent(registration, site);
+    this.audit.record(registration.requested);
     this.#activate(registration, "immediate");
     return registration;
   }
@@ -518,8 +521,14 @@ export class Registry {
     this.#drain(state);
   }
 
+  /** The live registrations of a backend, oldest first. */
   #liveIn(state: Backend): Registration[] {
-    return [...state.owners.values()].sort((a, b) => a.id - b.id);
+    const live = [...state.owners.values()];
+    // The map is in registration order unless an heir or a restored registration came back later.
+    for (let i = 1; i < live.length; i++) {
+      if ((live[i] as Registration).id < (live[i - 1] as Registration).id) return live.sort((a, b) => a.id - b.id);
+    }
+    return live;
   }
 
   /**
@@ -746,10 +755,8 @@ export class Registry {
   }
 
   #siteOf(registration: Registration): string {
-    const event = this.audit
-      .events()
-      .find((e): e is Extract<AuditEvent, { kind: "requested" }> => e.kind === "requested" && e.id === registration.id);
-    return event === undefined || event.site === "unknown" ? "" : `, from ${event.site}`;
+    const site = registration.requested?.site;
+    return site === undefined || site === "unknown" ? "" : `, from ${site}`;
   }
 }
 
