@@ -27,5 +27,6 @@ export default defineConfig({
     pool: "threads",
     server: { deps: { external: [/\/dist\//] } },
     testTimeout: 30_000,
+    reporters: ["default", "./scripts/summary-reporter.mjs"],
   },
 });
