@@ -8,10 +8,11 @@ import {
   type TableProvidedMessage,
   type TableQueryMessage,
 } from "../hooks/channel.js";
-import { type AuditEvent, AuditLog, type AuditReport, type Mechanism, summarizeError, type VerifyOptions } from "./audit-log.js";
-import { type CallSite, captureCallSite, formatCallSite } from "./call-site.js";
+import { AuditLog, type AuditReport, type Mechanism, summarizeError, type VerifyOptions } from "./audit-log.js";
+import { captureCallSite, formatCallSite } from "./call-site.js";
 import { type Class, type Impl, isClass } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
+import { noTables, Registration, type RegistrationHandle, RequestedEvent, type Table, type TableHandle } from "./registration.js";
 import { adapterFor, checkAdapter, type TableAdapter } from "./table-adapter.js";
 
 export interface RegisterOptions {
@@ -38,93 +39,12 @@ export interface RegistryOptions {
   readonly callSites?: boolean;
 }
 
-/** Like the audit's states; "refused" here means a table already held an implementation it did not replace. */
-export type HandleState = "pending" | "applied" | "failed" | "refused" | "disposed" | "superseded";
-
-/** What register() returns. Disposing it undoes the registration wherever it landed. */
-export interface RegistrationHandle extends Disposable {
-  readonly id: number;
-  readonly backend: string;
-  readonly opType: Class;
-  readonly state: HandleState;
-  dispose(): void;
-}
-
-/** What provide() returns. Disposing it takes the registry's entries back out of the table. */
-export interface TableHandle extends Disposable {
-  readonly id: number;
-  readonly backend: string;
-  dispose(): void;
-}
+export type { HandleState, RegistrationHandle, TableHandle } from "./registration.js";
 
 /** An opaque record of a registry's state, for restore(). */
 export interface RegistrySnapshot {
   readonly live: ReadonlySet<number>;
   readonly sealed: ReadonlySet<string>;
-}
-
-const noTables: readonly Table[] = Object.freeze([]);
-
-/**
- * One registration, and the handle its caller holds: a single object, so that registering costs
- * one allocation for both.
- */
-class Registration implements RegistrationHandle {
-  state: HandleState = "pending";
-  /** The tables it is in now; most registrations reach one table, so an array, shared while empty. */
-  tables: readonly Table[] = noTables;
-  /** @internal Its `requested` audit event, which knows the call site. */
-  requested: RequestedEvent | undefined;
-  readonly #onDispose: (registration: Registration) => void;
-
-  constructor(
-    readonly id: number,
-    readonly backend: string,
-    readonly opType: Class,
-    /** @internal */ readonly op: string,
-    /** @internal */ readonly impl: Impl,
-    /** @internal */ readonly override: boolean,
-    onDispose: (registration: Registration) => void,
-  ) {
-    this.#onDispose = onDispose;
-  }
-
-  dispose(): void {
-    this.#onDispose(this);
-  }
-
-  [Symbol.dispose](): void {
-    this.#onDispose(this);
-  }
-
-  /** @internal */
-  inTable(table: Table | undefined): boolean {
-    return table !== undefined && this.tables.includes(table);
-  }
-
-  /** @internal */
-  addTable(table: Table): void {
-    this.tables = this.tables === noTables ? [table] : [...this.tables, table];
-  }
-
-  /** @internal */
-  removeTable(table: Table): boolean {
-    if (!this.tables.includes(table)) return false;
-    this.tables = this.tables.filter((t) => t !== table);
-    return true;
-  }
-}
-
-interface Table {
-  readonly id: number;
-  readonly backend: string;
-  readonly table: object;
-  readonly adapter: TableAdapter;
-  readonly module: string | undefined;
-  readonly mechanism: "hook" | "native";
-  /** What the table held for an op type before the registry first wrote it. */
-  readonly originals: Map<Class, Impl | undefined>;
-  readonly handle: TableHandle;
 }
 
 interface Job {
@@ -762,39 +682,6 @@ export class Registry {
 
 function describeTables(tables: readonly Table[]): string {
   return tables.map((t) => t.module ?? `table #${t.id}`).join(", ");
-}
-
-/**
- * The `requested` event. A class rather than a literal: registering is the hot path, and the call
- * site is formatted only when someone reads it (formatting a stack costs microseconds).
- */
-class RequestedEvent {
-  readonly kind = "requested" as const;
-  seq = 0;
-  readonly id: number;
-  readonly backend: string;
-  readonly op: string;
-  #capture: CallSite | undefined;
-  #site: string | undefined;
-
-  constructor(registration: Registration, capture: CallSite | undefined) {
-    this.id = registration.id;
-    this.backend = registration.backend;
-    this.op = registration.op;
-    this.#capture = capture;
-  }
-
-  get site(): string {
-    if (this.#site === undefined) {
-      this.#site = formatCallSite(this.#capture);
-      this.#capture = undefined;
-    }
-    return this.#site;
-  }
-
-  toJSON(): Extract<AuditEvent, { kind: "requested" }> {
-    return { kind: this.kind, seq: this.seq, id: this.id, backend: this.backend, op: this.op, site: this.site };
-  }
 }
 
 /** Creates an isolated registry. */
