@@ -8,7 +8,7 @@ import {
   type TableNotice,
   type TableQueryMessage,
 } from "./channel.js";
-import { type BackendDeclaration, type ConfigProblem, type DispatchHookField, discover, type HookConfig } from "./config.js";
+import { type BackendDeclaration, type DispatchHookField, discover, type HookConfig } from "./config.js";
 import { type HookMode, hookMode } from "./hook-mode.js";
 import { Matcher } from "./matcher.js";
 import { createSyncLoad, type HookReport, type HooksData } from "./node-hooks.js";
@@ -48,8 +48,8 @@ export interface InstallOptions {
 /** One installation of the hooks. Everything it knows is its own; dispose() removes what it can. */
 export interface Installation extends Disposable {
   readonly mode: HookMode;
+  /** What was read; `config.problems` lists what was wrong with it. */
   readonly config: HookConfig;
-  readonly problems: readonly ConfigProblem[];
   /** Module instances that signalled, in order. */
   signalled(): readonly TableNotice[];
   /** Module URLs the hooks instrumented (drained from the hooks thread on Node 20). */
@@ -217,7 +217,6 @@ export function install(options: InstallOptions = {}): Installation {
   return {
     mode,
     config,
-    problems: config.problems,
     signalled: () => signalled.slice(),
     instrumented: () => {
       drain();

@@ -4,19 +4,13 @@ import { noTables, Registration, RequestedEvent, type Table } from "../../src/re
 
 class PoolLayer {}
 const table = (id: number) => ({ id }) as unknown as Table;
+const make = (id: number, backend: string, onDispose: (r: Registration) => void = () => {}) =>
+  new Registration(id, backend, PoolLayer, "PoolLayer", () => 0, false, onDispose);
 
 describe("Registration", () => {
   it("is its own handle: dispose and Symbol.dispose call back into the registry", () => {
     const disposed: Registration[] = [];
-    const registration = new Registration(
-      3,
-      "numba",
-      PoolLayer,
-      "PoolLayer",
-      () => 0,
-      false,
-      (r) => disposed.push(r),
-    );
+    const registration = make(3, "numba", (r) => disposed.push(r));
     expect(registration).toMatchObject({ id: 3, backend: "numba", opType: PoolLayer, state: "pending" });
     registration.dispose();
     registration[Symbol.dispose]();
@@ -24,24 +18,8 @@ describe("Registration", () => {
   });
 
   it("tracks its tables, sharing one empty array until it reaches one", () => {
-    const a = new Registration(
-      0,
-      "numba",
-      PoolLayer,
-      "PoolLayer",
-      () => 0,
-      false,
-      () => {},
-    );
-    const b = new Registration(
-      1,
-      "numba",
-      PoolLayer,
-      "PoolLayer",
-      () => 0,
-      false,
-      () => {},
-    );
+    const a = make(0, "numba");
+    const b = make(1, "numba");
     expect(a.tables).toBe(noTables);
     expect(b.tables).toBe(noTables);
     const first = table(0);
@@ -64,15 +42,7 @@ describe("RequestedEvent", () => {
   }
 
   it("formats its call site once, when first read, and serialises with it", () => {
-    const registration = new Registration(
-      7,
-      "jax",
-      PoolLayer,
-      "PoolLayer",
-      () => 0,
-      false,
-      () => {},
-    );
+    const registration = make(7, "jax");
     const event = new RequestedEvent(registration, callerOfRegister());
     expect(event).toMatchObject({ kind: "requested", id: 7, backend: "jax", op: "PoolLayer", seq: 0 });
     const site = event.site;
