@@ -33,21 +33,21 @@ await build({
 // The shipped entry points, each bundled into one file: every module a process loads at start-up
 // costs time, and the loader runs at the start of every process. The per-file build above is what
 // unit tests import; the integration tests run these bundles through the package's exports map.
+const bundle = { outdir: join(root, "dist/bundle"), platform: "node", target: "node20", sourcemap: true, bundle: true, logLevel: "warning" };
 await build({
+  ...bundle,
   entryPoints: {
     index: join(src, "index.ts"),
     hooks: join(src, "hooks/index.ts"),
-    "node-hooks": join(src, "hooks/node-hooks.ts"),
+    "hooks-thread": join(src, "hooks/hooks-thread.ts"),
+    runtime: join(src, "runtime/index.ts"),
     cli: join(src, "cli/bin.ts"),
   },
-  outdir: join(root, "dist/bundle"),
   format: "esm",
-  platform: "node",
-  target: "node20",
-  sourcemap: true,
-  bundle: true,
-  logLevel: "warning",
 });
+// The runtime again as CommonJS, for the epilogue of CommonJS dispatch modules (and Jest's CommonJS
+// mode). It keeps no state, so the two copies of it never disagree.
+await build({ ...bundle, entryPoints: { runtime: join(src, "runtime/index.ts") }, format: "cjs", outExtension: { ".js": ".cjs" } });
 if (!process.argv.includes("--no-types")) {
   execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], {
     stdio: "inherit",

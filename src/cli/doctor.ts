@@ -1,19 +1,21 @@
 import { existsSync, readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { discover, type HookConfig, type WatchRule } from "../hooks/config.js";
+import { discover, type HookConfig, type WatchRule } from "../hooks/discovery.js";
 import type { Io } from "./io.js";
 import { createStyle } from "./style.js";
 
-export const doctorHelp = `Usage: dispatch-hook doctor
+export const doctorHelp = `Usage: dispatch-hook doctor [directory]
 
-Reads the dispatch-hook configuration of the project in the current directory (its package.json,
-those of its direct dependencies, and DISPATCH_HOOK_CONFIG) and prints:
+Reads the dispatch-hook configuration of the project in the directory (default: the current one):
+its package.json, every package.json in its dependency tree (frameworks and plugins wherever they
+sit), and DISPATCH_HOOK_CONFIG. Prints:
+  - the files it read;
   - the backends declared, and the module files they resolve to;
   - the plugins and their registration modules, and the op types they expect;
   - every problem, each with its fix.
 
-Exit code: 1 if there is a problem, otherwise 0.
+Exit code: 1 if there is a problem or no configuration at all, otherwise 0.
 `;
 
 interface Finding {
@@ -129,19 +131,29 @@ export function doctorCommand(args: readonly string[], io: Io): number {
     io.out(doctorHelp);
     return 0;
   }
-  if (args.length > 0) {
-    io.err(`dispatch-hook doctor: unknown argument ${args[0]}\n\n${doctorHelp}`);
+  const flags = args.filter((arg) => arg.startsWith("-"));
+  if (flags.length > 0 || args.length > 1) {
+    io.err(`dispatch-hook doctor: unknown argument ${flags[0] ?? args[1]}\n\n${doctorHelp}`);
     return 2;
   }
   const style = createStyle({ isTTY: io.isTTY }, io.env);
-  const config = discover({ root: io.cwd, configFile: io.env.DISPATCH_HOOK_CONFIG || undefined });
+  const root = resolve(io.cwd, args[0] ?? ".");
+  const config = discover({ root, transitive: true, configFile: io.env.DISPATCH_HOOK_CONFIG || undefined });
   const { backends, plugins, problems } = diagnose(config);
+  if (config.rules.length === 0) {
+    problems.push({
+      message: `no backend declaration was found: ${config.root} and its dependency tree declare nothing, so the loader would watch nothing`,
+      fix: 'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or run doctor from the app\'s directory.',
+    });
+  }
   const rel = (file: string) => {
     const r = relative(io.cwd, file);
     return r.length < file.length ? r : file;
   };
   const out: string[] = [style.bold("dispatch-hook doctor"), ""];
-  out.push(`read ${config.files.length} file(s): ${config.files.map(rel).join(", ") || "(none)"}`, "");
+  out.push(`started from ${rel(config.root) || "."}; read ${config.files.length} file(s):`);
+  for (const file of config.files) out.push(`  ${rel(file)}`);
+  out.push("");
   out.push(style.bold("backends"));
   if (backends.size === 0) out.push("  (none declared)");
   for (const [backend, files] of [...backends].sort(([a], [b]) => a.localeCompare(b)))

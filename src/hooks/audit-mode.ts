@@ -1,8 +1,12 @@
-import type { Registry } from "../registry/registry.js";
-
-// process.getBuiltinModule, not `import`: building the ES module facade of a builtin costs
-// start-up time (node:fs alone about 3 ms), and the loader runs at the start of every process.
-const { writeFileSync, writeSync } = process.getBuiltinModule("node:fs");
+/**
+ * The exit audit (DISPATCH_HOOK_AUDIT): one per thread, speaking for every registry of every copy
+ * of dispatch-hook in it, and for the loaders (see registry/thread-audit.ts).
+ */
+import { fs, workerThreads } from "../builtins.js";
+import { channels } from "../channel.js";
+import type { AuditReport } from "../registry/audit-events.js";
+import { formatReport } from "../registry/audit-format.js";
+import { threadAudit } from "../registry/thread-audit.js";
 
 /** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, unset is silent. */
 export type AuditMode = "strict" | "report" | "off";
@@ -18,46 +22,50 @@ export function parseAuditMode(value: string | undefined): AuditMode {
 
 /**
  * What the audit says at exit: the table (to stderr) in report mode, or when strict mode finds a
- * problem; and in strict mode a non-zero exit code. Returns the text it printed, for tests.
+ * problem; and in strict mode a non-zero exit code.
  */
-export function auditVerdict(registry: Registry, mode: AuditMode): { text: string; fail: boolean } {
+export function auditVerdict(report: AuditReport, mode: AuditMode): { text: string; fail: boolean } {
   if (mode === "off") return { text: "", fail: false };
-  const report = registry.verify();
   const fail = mode === "strict" && !report.ok;
-  const text = mode === "report" || fail ? `dispatch-hook audit (${mode}):\n${registry.audit.format()}\n` : "";
+  const text = mode === "report" || fail ? `dispatch-hook audit (${mode}):\n${formatReport(report)}\n` : "";
   return { text, fail };
 }
 
 export interface AuditAtExitOptions {
   readonly mode: AuditMode;
-  /** DISPATCH_HOOK_AUDIT_FILE: write the report and the events as JSON here (the CLI reads it). */
+  /** DISPATCH_HOOK_AUDIT_FILE: write the report as JSON here (the command line reads it). */
   readonly file?: string | undefined;
 }
 
 /** The machine-readable audit the `dispatch-hook audit` command reads. */
 export interface AuditFile {
-  readonly version: 1;
+  readonly version: 2;
   readonly node: string;
-  readonly report: ReturnType<Registry["verify"]>;
-  readonly events: ReturnType<Registry["audit"]["events"]>;
+  readonly report: AuditReport;
 }
 
-/** Arranges the exit-time audit. Only loader.mjs calls it, and it adds nothing when both are off. */
-export function auditAtExit(registry: Registry, options: AuditAtExitOptions): void {
-  const { mode, file } = options;
-  if (mode === "off" && (file === undefined || file === "")) return;
-  // Loaded only when auditing: worker_threads costs start-up time.
-  const { isMainThread } = process.getBuiltinModule("node:worker_threads");
-  // Workers share the file and the stderr of their process; the main thread speaks for it.
-  if (mode === "off" && (file === undefined || file === "" || !isMainThread)) return;
+/**
+ * Arranges the thread's exit audit. Only the first caller in a thread does (a second loader, of
+ * another copy, finds it claimed), and it adds nothing when both mode and file are off.
+ */
+export function auditAtExit(options: AuditAtExitOptions): void {
+  const { mode } = options;
+  const file = options.file === "" ? undefined : options.file;
+  if (mode === "off" && file === undefined) return;
+  if (channels.auditExit.hasSubscribers) return;
+  const { isMainThread } = workerThreads();
+  // Workers share the file and the stderr of their process; the main thread writes the file.
+  if (mode === "off" && !isMainThread) return;
+  // Subscribed only to claim the thread's exit audit; nothing is ever published on it.
+  channels.auditExit.subscribe(() => {});
   process.on("exit", (code) => {
-    if (file !== undefined && file !== "" && isMainThread) {
-      const audit: AuditFile = { version: 1, node: process.versions.node, report: registry.verify(), events: registry.audit.events() };
-      writeFileSync(file, JSON.stringify(audit));
+    const report = threadAudit();
+    if (file !== undefined && isMainThread) {
+      fs.writeFileSync(file, JSON.stringify({ version: 2, node: process.versions.node, report } satisfies AuditFile));
     }
-    const { text, fail } = auditVerdict(registry, mode);
+    const { text, fail } = auditVerdict(report, mode);
     // Synchronous: the process is exiting.
-    if (text !== "") writeSync(2, text);
+    if (text !== "") fs.writeSync(2, text);
     if (fail && code === 0) process.exitCode = 1;
   });
 }

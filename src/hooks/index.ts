@@ -1,8 +1,8 @@
-/** dispatch-hook/hooks: the loader side, for test harnesses, apps that configure in code, and bundlers. */
+/** dispatch-hook/hooks: the loader side, for test harnesses, apps that configure in code, and host adapters. */
 export type { AuditAtExitOptions, AuditFile, AuditMode } from "./audit-mode.js";
 export { auditAtExit, parseAuditMode } from "./audit-mode.js";
-export type { LoaderFinding, ModuleEvaluatedMessage, TableNotice } from "./channel.js";
-export { channelNames } from "./channel.js";
+export type { LoaderFinding, ModuleEvaluatedMessage, ModuleInfo, TableNotice } from "../channel.js";
+export { channelNames } from "../channel.js";
 export type {
   BackendDeclaration,
   ConfigProblem,
@@ -11,13 +11,15 @@ export type {
   HookConfig,
   PluginDeclaration,
   WatchRule,
-} from "./config.js";
-export { discover } from "./config.js";
+} from "./discovery.js";
+export { Discovery, discover } from "./discovery.js";
+export type { FacadeInput, FacadeRegistration } from "./facade.js";
+export { facadeSource, markerSource } from "./facade.js";
 export type { HookMode } from "./hook-mode.js";
 export { hookMode } from "./hook-mode.js";
 export type { Installation, InstallOptions, PluginOptions } from "./install.js";
 export { install } from "./install.js";
-export type { ModuleFormat } from "./instrument.js";
+export type { EpilogueInput } from "./instrument.js";
 export { instrument } from "./instrument.js";
-export type { ModulePlan } from "./matcher.js";
+export type { ModulePlan, PlannedRegistration } from "./matcher.js";
 export { Matcher } from "./matcher.js";

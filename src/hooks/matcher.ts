@@ -1,11 +1,18 @@
-import type { PluginDeclaration, WatchRule } from "./config.js";
+import type { PluginDeclaration, WatchRule } from "./config-field.js";
 
-/** What to do with one watched module instance. Plain data: it is the input of instrument(). */
+/** A plugin's registration module for one backend. */
+export interface PlannedRegistration {
+  readonly plugin: string;
+  /** File URL of the registration module. */
+  readonly url: string;
+}
+
+/** What to do with one watched module instance. Plain data: it is the input of the transforms. */
 export interface ModulePlan {
   readonly backend: string;
   readonly exportName: string;
-  /** File URLs of the registration modules to load with this backend, in declaration order. */
-  readonly registrations: readonly string[];
+  /** The registration modules to load right after this backend's module, in declaration order. */
+  readonly registrations: readonly PlannedRegistration[];
 }
 
 interface CompiledRule {
@@ -45,7 +52,7 @@ export class Matcher {
   /** A literal piece of every rule's path: a plain substring search rules out almost every URL before any regex runs. */
   readonly #needles: readonly string[];
   readonly #rules: readonly CompiledRule[];
-  readonly #registrations: ReadonlyMap<string, readonly string[]>;
+  readonly #registrations: ReadonlyMap<string, readonly PlannedRegistration[]>;
 
   constructor(rules: readonly WatchRule[], plugins: readonly PluginDeclaration[] = []) {
     this.#rules = rules.map((rule) => {
@@ -58,11 +65,11 @@ export class Matcher {
     });
     this.#any = new RegExp(this.#rules.map((r) => `(?:${r.pattern.source})`).join("|") || "(?!)");
     this.#needles = [...new Set(rules.map((rule) => needle(rule.subpath)))];
-    const registrations = new Map<string, string[]>();
+    const registrations = new Map<string, PlannedRegistration[]>();
     for (const plugin of plugins) {
       for (const [backend, url] of Object.entries(plugin.registrations)) {
         const list = registrations.get(backend) ?? [];
-        if (!list.includes(url)) list.push(url);
+        if (!list.some((r) => r.url === url)) list.push({ plugin: plugin.name, url });
         registrations.set(backend, list);
       }
     }

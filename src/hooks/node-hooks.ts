@@ -1,108 +1,186 @@
 /**
- * The module hooks, built by factories so that each installation has its own state. The same
- * transform serves both of Node's hook APIs:
- * - `module.registerHooks` (in-thread, synchronous): `createSyncLoad`;
- * - `module.register` (off-thread, asynchronous): this file is also the hooks module, and its
- *   `initialize` and `load` exports are what Node calls on the hooks thread.
+ * Node's module hooks, built by a factory so that each installation has its own state. One
+ * implementation serves both of Node's hook APIs: `module.registerHooks` (in-thread, synchronous)
+ * and `module.register` (off-thread, asynchronous; see hooks-thread.ts).
+ *
+ * - resolve: learns the package scope of every resolved module (discovery), and sends importers of
+ *   a watched dispatch module to its facade (facade.ts). Never the module itself, nor the facade
+ *   and its markers, which import the original.
+ * - load: generates the facade and its markers; on registerHooks, appends the epilogue to a watched
+ *   CommonJS module (require() never goes through a facade). Nothing else is touched: an unwatched
+ *   module is returned exactly as the next hook gave it.
+ * A hook never throws because of dispatch-hook: a failure is reported, and the module loads as it
+ * would without the loader.
  */
-import type { MessagePort } from "node:worker_threads";
-import type { PluginDeclaration, WatchRule } from "./config.js";
-import { instrument, type ModuleFormat } from "./instrument.js";
+import { fs, url } from "../builtins.js";
+import type { ModuleInfo } from "../channel.js";
+import type { Discovery, HookConfig } from "./discovery.js";
+import { hasDefaultExport } from "./export-names.js";
+import { type FacadeInput, facadeSource, markerSource } from "./facade.js";
+import { instrument } from "./instrument.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
+import { parseVirtual, type VirtualModule, virtualUrl } from "./virtual-modules.js";
 
-// process.getBuiltinModule, not `import`: building the ES module facade of a builtin costs
-// start-up time (node:fs alone about 3 ms), and the loader runs at the start of every process.
-const { readFileSync } = process.getBuiltinModule("node:fs");
-const { fileURLToPath } = process.getBuiltinModule("node:url");
-
-/** What the hooks tell the installation. Crosses the thread boundary on Node 20. */
+/** What the hooks tell their installation. Crosses the thread boundary on Node 20. */
 export type HookReport =
-  | { readonly type: "instrumented"; readonly url: string; readonly backend: string; readonly format: ModuleFormat }
-  | { readonly type: "failed"; readonly url: string; readonly backend: string; readonly message: string };
+  | { readonly type: "facade"; readonly url: string; readonly backend: string }
+  | { readonly type: "instrumented"; readonly url: string; readonly backend: string }
+  | { readonly type: "failed"; readonly url: string; readonly backend: string; readonly message: string }
+  | { readonly type: "config"; readonly config: HookConfig };
 
-/** What `module.register` passes to `initialize` on the hooks thread. */
-export interface HooksData {
-  readonly rules: readonly WatchRule[];
-  readonly plugins: readonly PluginDeclaration[];
-  readonly port: MessagePort;
-}
-
-interface LoadResult {
+export interface LoadResult {
   format?: string | null | undefined;
   source?: string | ArrayBuffer | ArrayBufferView | null | undefined;
   shortCircuit?: boolean | undefined;
 }
-type LoadContext = { format?: string | null | undefined; conditions?: readonly string[]; importAttributes?: Record<string, string> };
-type NextLoadSync = (url: string, context?: LoadContext) => LoadResult;
-type NextLoadAsync = (url: string, context?: LoadContext) => LoadResult | Promise<LoadResult>;
+export interface ResolveResult {
+  url: string;
+  format?: string | null | undefined;
+  shortCircuit?: boolean | undefined;
+}
+type Context = { format?: string | null | undefined; conditions?: readonly string[]; importAttributes?: Record<string, string>; parentURL?: string | undefined };
+type Maybe<T> = T | Promise<T>;
+type NextResolve = (specifier: string, context?: Context) => Maybe<ResolveResult>;
+type NextLoad = (url: string, context?: Context) => Maybe<LoadResult>;
 
-function formatOf(format: string | null | undefined): ModuleFormat | undefined {
-  if (format === "module" || format === "module-typescript") return "module";
-  if (format === "commonjs" || format === "commonjs-typescript") return "commonjs";
-  return undefined;
+export interface HookOptions {
+  readonly discovery: Discovery;
+  readonly mode: "registerHooks" | "register";
+  /** The runtime that generated code imports (a file URL) and that epilogues require (a path). */
+  readonly runtime: { readonly esm: string; readonly cjs: string };
+  readonly report: (message: HookReport) => void;
 }
 
-/**
- * Instruments one loaded module, or returns it unchanged. Never throws: a loader must not take
- * down the app, so a failure is reported and the original result is returned.
- */
-export function transform(url: string, result: LoadResult, plan: ModulePlan, report: (message: HookReport) => void): LoadResult {
-  const format = formatOf(result.format);
-  if (format === undefined) return result;
+function then<T, U>(value: Maybe<T>, next: (value: T) => U): Maybe<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+function text(source: LoadResult["source"]): string {
+  if (typeof source === "string") return source;
+  // Buffer, not TextDecoder: the global TextDecoder is a lazy getter that replaces itself on
+  // globalThis when first touched, and node:util costs milliseconds to load at start-up.
+  if (ArrayBuffer.isView(source)) return Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8");
+  if (source instanceof ArrayBuffer) return Buffer.from(source).toString("utf8");
+  return "";
+}
+
+function isCommonJs(format: string | null | undefined): boolean {
+  return format === "commonjs" || format === "commonjs-typescript";
+}
+
+function missing(href: string): string | undefined {
   try {
-    let source = result.source;
-    // Node 20 hands CommonJS to its own loader with no source; read it to instrument it.
-    if (source === null || source === undefined) source = readFileSync(fileURLToPath(url));
-    // Buffer, not TextDecoder: the global TextDecoder is a lazy getter that replaces itself on
-    // globalThis when first touched, and node:util costs milliseconds to load at start-up.
-    const text =
-      typeof source === "string"
-        ? source
-        : ArrayBuffer.isView(source)
-          ? Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8")
-          : Buffer.from(source as ArrayBuffer).toString("utf8");
-    const out = instrument(text, url, format, plan);
-    report({ type: "instrumented", url, backend: plan.backend, format });
-    return { ...result, source: out };
-  } catch (error) {
-    report({ type: "failed", url, backend: plan.backend, message: error instanceof Error ? error.message : String(error) });
-    return result;
-  }
+    if (fs.existsSync(url.fileURLToPath(href))) return undefined;
+  } catch {}
+  return `Cannot find the registration module ${href}`;
 }
 
-/** A synchronous load hook for `module.registerHooks`. */
-export function createSyncLoad(matcher: Matcher, report: (message: HookReport) => void) {
-  return function load(url: string, context: LoadContext, nextLoad: NextLoadSync): LoadResult {
-    const plan = matcher.match(url);
-    if (plan === undefined) return nextLoad(url, context);
-    return transform(url, nextLoad(url, context), plan, report);
+/** The hook pair of one installation. */
+export function createHooks(options: HookOptions) {
+  const { discovery, mode, runtime, report } = options;
+  let matcher = new Matcher(discovery.config().rules, discovery.config().plugins);
+  let version = discovery.version;
+  let enabled = true;
+  const sync = () => {
+    if (discovery.version === version) return;
+    version = discovery.version;
+    const config = discovery.config();
+    matcher = new Matcher(config.rules, config.plugins);
+    report({ type: "config", config });
   };
-}
 
-/** An asynchronous load hook for `module.register`. */
-export function createAsyncLoad(matcher: Matcher, report: (message: HookReport) => void) {
-  return async function load(url: string, context: LoadContext, nextLoad: NextLoadAsync): Promise<LoadResult> {
-    const plan = matcher.match(url);
-    if (plan === undefined) return nextLoad(url, context);
-    return transform(url, await nextLoad(url, context), plan, report);
-  };
-}
-
-// ---- the hooks-thread entry (module.register). One module instance per installation: install()
-// registers this file under a URL with a unique query, so this state is the installation's own.
-
-let hooksLoad: ReturnType<typeof createAsyncLoad> | undefined;
-
-export function initialize(data: HooksData): void {
-  const port = data.port;
-  hooksLoad = createAsyncLoad(new Matcher(data.rules, data.plugins), (message) => port.postMessage(message));
-  port.on("message", (message: { type?: string }) => {
-    if (message?.type === "disable") hooksLoad = undefined;
+  const input = (module: ModuleInfo, plan: ModulePlan, hasDefault: boolean): FacadeInput => ({
+    module,
+    original: module.url,
+    runtime: runtime.esm,
+    hasDefault,
+    registrations: plan.registrations.map((r) => {
+      const gone = missing(r.url);
+      return { plugin: r.plugin, url: r.url, specifier: r.url, ...(gone === undefined ? {} : { missing: gone }) };
+    }),
+    marker: (kind, index) => virtualUrl(module.url, kind, index, module.format === "commonjs"),
   });
-  port.unref();
-}
 
-export async function load(url: string, context: LoadContext, nextLoad: NextLoadAsync): Promise<LoadResult> {
-  if (hooksLoad === undefined) return nextLoad(url, context);
-  return hooksLoad(url, context, nextLoad);
+  const generate = (v: VirtualModule, context: Context, nextLoad: NextLoad): Maybe<LoadResult> => {
+    const plan = matcher.match(v.original) ?? { backend: "?", exportName: "?", registrations: [] };
+    const module: ModuleInfo = { url: v.original, backend: plan.backend, exportName: plan.exportName, format: v.commonjs ? "commonjs" : "module" };
+    if (v.kind !== "facade") {
+      return { format: "module", shortCircuit: true, source: markerSource(v.kind, v.index, input(module, plan, false)) };
+    }
+    const passthrough = { conditions: context.conditions ?? [], importAttributes: context.importAttributes ?? {} } as Context;
+    return then(nextLoad(v.original, passthrough), (original) => {
+      const commonjs = isCommonJs(original.format);
+      let hasDefault = true;
+      if (!commonjs) {
+        const lexed = hasDefaultExport(text(original.source ?? fs.readFileSync(url.fileURLToPath(v.original))));
+        hasDefault = lexed.hasDefault;
+        if (!lexed.exact) report({ type: "failed", url: v.original, backend: plan.backend, message: "its export names could not be read exactly; the facade guessed whether it has a default export" });
+      }
+      const source = facadeSource(input({ ...module, format: commonjs ? "commonjs" : "module" }, plan, hasDefault));
+      report({ type: "facade", url: v.original, backend: plan.backend });
+      return { format: "module", shortCircuit: true, source };
+    });
+  };
+
+  function resolve(specifier: string, context: Context, nextResolve: NextResolve): Maybe<ResolveResult> {
+    if (!enabled) return nextResolve(specifier, context);
+    if (parseVirtual(specifier) !== undefined) return { url: specifier, format: "module", shortCircuit: true };
+    return then(nextResolve(specifier, context), (result) => {
+      try {
+        const href = result.url;
+        if (!href.startsWith("file:")) return result;
+        if (discovery.learn(href)) sync();
+        if (!matcher.watches(href)) return result;
+        const parent = context.parentURL;
+        // The original itself, for its facade, its markers and its own self-import.
+        if (parent !== undefined && (parent === href || parseVirtual(parent)?.original === href)) return result;
+        const plan = matcher.match(href);
+        if (plan === undefined) return result;
+        return { ...result, url: virtualUrl(href, "facade"), format: "module" };
+      } catch {
+        return result;
+      }
+    });
+  }
+
+  function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
+    if (!enabled) return nextLoad(href, context);
+    const v = parseVirtual(href);
+    if (v !== undefined) {
+      try {
+        return generate(v, context, nextLoad);
+      } catch (error) {
+        report({ type: "failed", url: v.original, backend: "?", message: error instanceof Error ? error.message : String(error) });
+        // The facade cannot be built: stand in for the original unchanged.
+        return { format: "module", shortCircuit: true, source: v.kind === "facade" ? `export * from ${JSON.stringify(v.original)};\n` : "" };
+      }
+    }
+    // Only registerHooks sees require(); on Node 20 returning CommonJS source breaks require(esm)
+    // inside the module, so CommonJS is left alone there (its import() goes through the facade).
+    if (mode !== "registerHooks" || !matcher.watches(href)) return nextLoad(href, context);
+    const plan = matcher.match(href);
+    if (plan === undefined) return nextLoad(href, context);
+    return then(nextLoad(href, context), (result) => {
+      if (!isCommonJs(result.format)) return result;
+      try {
+        const source = result.source ?? fs.readFileSync(url.fileURLToPath(href));
+        const module: ModuleInfo = { url: href, backend: plan.backend, exportName: plan.exportName, format: "commonjs" };
+        const out = instrument(text(source), { module, registrations: plan.registrations, runtime: runtime.cjs });
+        report({ type: "instrumented", url: href, backend: plan.backend });
+        return { ...result, source: out };
+      } catch (error) {
+        report({ type: "failed", url: href, backend: plan.backend, message: error instanceof Error ? error.message : String(error) });
+        return result;
+      }
+    });
+  }
+
+  return {
+    resolve,
+    load,
+    /** The hooks stop changing anything (module.register cannot be undone). */
+    disable() {
+      enabled = false;
+    },
+  };
 }

@@ -1,16 +1,13 @@
-import { channels, type DispatchMissMessage } from "../hooks/channel.js";
+import { channels, type DispatchMissMessage, dispatcherBrand } from "../channel.js";
 import { DispatchHookError, describe } from "./errors.js";
+import { checkOptions } from "./options.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: implementations take whatever the framework passes.
 export type Impl = (...args: any[]) => unknown;
 // biome-ignore lint/suspicious/noExplicitAny: a class of any shape, abstract or not.
 export type Class = abstract new (...args: any[]) => unknown;
 
-/**
- * Marks Dispatcher instances across copies of this package: a table built by the framework's copy
- * must be recognised by the plugin's copy, where `instanceof` would fail.
- */
-export const dispatcherBrand: unique symbol = Symbol.for("dispatch-hook.dispatcher");
+export { dispatcherBrand };
 
 export interface DispatcherOptions<F extends Impl> {
   /** Shown in errors. Defaults to the backend, or "dispatcher". */
@@ -21,7 +18,6 @@ export interface DispatcherOptions<F extends Impl> {
   readonly fallback?: F;
 }
 
-const optionKeys = new Set(["name", "backend", "fallback"]);
 const plainHasInstance = Function.prototype[Symbol.hasInstance];
 // Bounds the cache for programs that mint classes at run time; a cleared cache only costs a walk.
 const cacheLimit = 4096;
@@ -62,17 +58,7 @@ export class Dispatcher<F extends Impl = Impl> {
   readonly #view: ReadonlyMap<Class, F>;
 
   constructor(options: DispatcherOptions<F> = {}) {
-    if (typeof options !== "object" || options === null) {
-      throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `Dispatcher options must be an object, got ${describe(options)}.`);
-    }
-    for (const key of Object.keys(options)) {
-      if (!optionKeys.has(key)) {
-        throw new DispatchHookError(
-          "ERR_DISPATCH_INVALID_OPTION",
-          `Unknown Dispatcher option ${JSON.stringify(key)}; known options are name, backend and fallback.`,
-        );
-      }
-    }
+    checkOptions(options, { name: "string", backend: "string", fallback: "function" }, "new Dispatcher()");
     if (options.fallback !== undefined && typeof options.fallback !== "function") {
       throw new DispatchHookError(
         "ERR_DISPATCH_INVALID_IMPL",
@@ -216,16 +202,13 @@ export class Dispatcher<F extends Impl = Impl> {
     }
     const received =
       valueOrType === null || valueOrType === undefined ? String(valueOrType) : `${isType ? "the class" : "an instance of"} ${names[0]}`;
-    const hints: string[] = [];
+    const hints: string[] = [...this.#twins(chain)];
+    const context: string[] = [];
     if (channels.dispatchMiss.hasSubscribers) {
-      channels.dispatchMiss.publish({
-        version: 1,
-        table: this,
-        name: this.name,
-        backend: this.backend,
-        chain,
-        hints,
-      } satisfies DispatchMissMessage);
+      channels.dispatchMiss.publish({ version: 1, table: this, name: this.name, backend: this.backend, chain, hints, context } satisfies DispatchMissMessage);
+    }
+    if (!channels.loaderStatus.hasSubscribers) {
+      context.push("No dispatch-hook loader is installed in this thread (node --import dispatch-hook/loader.mjs), so no declared registration module was loaded for this backend.");
     }
     const lines = [
       `No implementation in dispatch table ${JSON.stringify(this.name)} for ${received}.`,
@@ -234,11 +217,24 @@ export class Dispatcher<F extends Impl = Impl> {
       ...hints.map((hint) => `  ${hint}`),
     ];
     if (hints.length === 0) {
+      lines.push(...context.map((line) => `  ${line}`));
       lines.push(`  To fix: register an implementation for ${names[0] ?? "this type"} (or an ancestor) in this table.`);
     }
     return new DispatchHookError("ERR_DISPATCH_NO_IMPL", lines.join("\n"), {
-      details: { table: this.name, backend: this.backend, received: names[0], chain, hints },
+      details: { table: this.name, backend: this.backend, received: names[0], chain, hints, context },
     });
+  }
+
+  /** Entries for another class with the name of a class in the chain: two copies of one class. */
+  *#twins(chain: readonly Function[]): Iterable<string> {
+    const inChain = new Set(chain);
+    for (const type of chain) {
+      if (!type.name) continue;
+      for (const key of this.#entries.keys()) {
+        if (key.name !== type.name || inChain.has(key)) continue;
+        yield `This table has an implementation for another class named ${type.name}: the ${type.name} that reached it is a second copy of that class (two copies of the module that defines it are loaded, for example one inlined by a bundler or test runner and one loaded by Node). Make the plugin and the framework import the same module instance.`;
+      }
+    }
   }
 
   #registeredNames(): string {

@@ -1,13 +1,14 @@
 /**
- * Every error dispatch-hook throws, in one table. Each has a stable `code`; tests and users branch on
- * the code, never on the message. Messages say what happened and what to do next.
+ * Every error dispatch-hook throws and every warning it emits, in one table. Each has a stable
+ * `code`; tests and users branch on the code, never on the message. Messages say what happened and
+ * what to do next.
  */
 
 export const errorCodes = {
   ERR_DISPATCH_NO_IMPL: "no implementation found for a dispatched type",
   ERR_DISPATCH_AMBIGUOUS: "two abstract types match and neither is more specific",
   ERR_DISPATCH_INCOMPLETE: "the audit found registrations that did not land",
-  ERR_DISPATCH_INVALID_BACKEND: "a backend name is not a non-empty string",
+  ERR_DISPATCH_INVALID_BACKEND: "a backend name is not a non-empty plain string",
   ERR_DISPATCH_RESERVED_NAME: "a name would collide with Object.prototype",
   ERR_DISPATCH_INVALID_OP_TYPE: "an op type is not a class",
   ERR_DISPATCH_INVALID_IMPL: "an implementation is not a function",
@@ -17,9 +18,29 @@ export const errorCodes = {
   ERR_DISPATCH_TABLE_SHAPE: "a provided table has no shape the registry can apply to",
   ERR_DISPATCH_REGISTRY_DISPOSED: "the registry was disposed",
   ERR_DISPATCH_INVALID_SNAPSHOT: "a snapshot from another registry was passed to restore()",
+  ERR_DISPATCH_HOOK_UNAVAILABLE: "the requested Node hook API does not exist on this Node version",
+  ERR_DISPATCH_INVALID_SOURCE: "a transform was given something other than source text",
+  ERR_DISPATCH_REGISTRATION_MODULE: "a plugin's registration module could not be loaded or did not finish",
+  ERR_DISPATCH_NO_BACKEND: "a dispatchable was called with inputs no backend accepts",
+  ERR_DISPATCH_BACKEND_ORDER: "backend priorities contradict each other",
+  ERR_DISPATCH_LAZY_IMPL: "a lazily named implementation could not be loaded",
+  ERR_DISPATCH_REFERENCE_MISMATCH: "a backend disagrees with the reference implementation",
+  ERR_DISPATCH_CONFIG_INVALID: "a dispatchHook field has an unknown key or a value of the wrong type",
+  ERR_DISPATCH_CONFIG_PATH: "a path in a dispatchHook field leaves its package",
+  ERR_DISPATCH_CONFIG_JSON: "a package.json or config file is not valid JSON",
+  ERR_DISPATCH_CONFIG_DUPLICATE: "a backend is declared twice with different modules",
+} as const;
+
+/** Warnings, emitted with process.emitWarning and these codes. */
+export const warningCodes = {
+  DISPATCH_HOOK_INSTRUMENT_FAILED: "a watched module could not be instrumented; it loaded unchanged",
+  DISPATCH_HOOK_AUDIT_MODE: "DISPATCH_HOOK_AUDIT holds an unknown mode",
+  DISPATCH_HOOK_ENV_INVALID: "a backend-selection environment variable holds an invalid value",
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;
+export type ConfigErrorCode = Extract<ErrorCode, `ERR_DISPATCH_CONFIG_${string}`>;
+export type WarningCode = keyof typeof warningCodes;
 
 export class DispatchHookError extends Error {
   readonly code: ErrorCode;
@@ -40,10 +61,12 @@ export class DispatchHookError extends Error {
 
 /** Short, safe description of any value for error messages. */
 export function describe(value: unknown): string {
+  if (value === undefined) return "undefined";
+  if (value === null) return "null";
   if (typeof value === "function") return value.name ? `function ${value.name}` : "anonymous function";
   if (typeof value === "string") return JSON.stringify(value);
-  if (value === null) return "null";
   if (typeof value === "object") {
+    if (Array.isArray(value)) return "an array";
     const proto: unknown = Object.getPrototypeOf(value);
     if (proto === null) return "object with null prototype";
     const ctor = (proto as { constructor?: unknown }).constructor;

@@ -1,4 +1,4 @@
-import type { AuditEvent } from "./audit-log.js";
+import type { AuditEvent, Origin } from "./audit-events.js";
 import { type CallSite, formatCallSite } from "./call-site.js";
 import type { Class, Impl } from "./dispatcher.js";
 import type { TableAdapter } from "./table-adapter.js";
@@ -47,6 +47,8 @@ export class Registration implements RegistrationHandle {
   tables: readonly Table[] = noTables;
   /** @internal Its `requested` audit event, which knows the call site. */
   requested: RequestedEvent | undefined;
+  /** @internal Set when a plugin's registration module made it while its backend loaded. */
+  origin: Origin | undefined;
   readonly #onDispose: (registration: Registration) => void;
 
   constructor(
@@ -97,6 +99,8 @@ export class RequestedEvent {
   readonly id: number;
   readonly backend: string;
   readonly op: string;
+  readonly origin: Origin | undefined;
+  readonly override: boolean;
   #capture: CallSite | undefined;
   #site: string | undefined;
 
@@ -104,6 +108,8 @@ export class RequestedEvent {
     this.id = registration.id;
     this.backend = registration.backend;
     this.op = registration.op;
+    this.origin = registration.origin;
+    this.override = registration.override;
     this.#capture = capture;
   }
 
@@ -116,6 +122,8 @@ export class RequestedEvent {
   }
 
   toJSON(): Extract<AuditEvent, { kind: "requested" }> {
-    return { kind: this.kind, seq: this.seq, id: this.id, backend: this.backend, op: this.op, site: this.site };
+    const event = { kind: this.kind, seq: this.seq, id: this.id, backend: this.backend, op: this.op, site: this.site };
+    if (this.origin === undefined && !this.override) return event;
+    return { ...event, ...(this.origin === undefined ? {} : { origin: this.origin }), ...(this.override ? { override: true } : {}) };
   }
 }

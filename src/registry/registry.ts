@@ -1,19 +1,36 @@
-import type { Channel } from "node:diagnostics_channel";
+/**
+ * The registry: it holds a plugin's registrations until a backend's table exists, applies them
+ * through the table's own API, and records every step in its audit log. Per-backend bookkeeping is
+ * in backend-state.ts, subscriptions in table-feed.ts, miss explanations in miss-explainer.ts and
+ * the audit in audit-*.ts; this file keeps the public methods and the rules that join them.
+ */
+import { url } from "../builtins.js";
 import {
+  type AuditCollectMessage,
   channels,
   type DispatchMissMessage,
-  type LoaderStatusMessage,
   type ModuleEvaluatedMessage,
+  summarizeError,
+  type TableAppliedMessage,
   type TableNotice,
   type TableProvidedMessage,
-  type TableQueryMessage,
-} from "../hooks/channel.js";
-import { AuditLog, type AuditReport, type Mechanism, summarizeError, type VerifyOptions } from "./audit-log.js";
+} from "../channel.js";
+import { noticeTable } from "../table-entries.js";
+import type { AuditEvent, AuditReport, Mechanism, Origin, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
+import { fold } from "./audit-fold.js";
+import { type AuditLog, createAuditLog } from "./audit-log.js";
+import { buildReport } from "./audit-report.js";
+import { BackendState } from "./backend-state.js";
 import { captureCallSite, formatCallSite } from "./call-site.js";
 import { type Class, type Impl, isClass } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
+import { MissExplainer } from "./miss-explainer.js";
+import { checkBackend } from "./names.js";
+import { checkOptions } from "./options.js";
 import { noTables, Registration, type RegistrationHandle, RequestedEvent, type Table, type TableHandle } from "./registration.js";
 import { adapterFor, checkAdapter, type TableAdapter } from "./table-adapter.js";
+import { TableFeed } from "./table-feed.js";
+import { currentWindow, gatherFacts, tableNotices } from "./thread-facts.js";
 
 export interface RegisterOptions {
   /** Replace an existing implementation of the op type on this backend. */
@@ -37,6 +54,8 @@ export interface DeclareOptions {
 export interface RegistryOptions {
   /** Record the caller's file:line for each registration (default true). */
   readonly callSites?: boolean;
+  /** How the registry is named in a thread-wide audit (default "#n"). */
+  readonly name?: string;
 }
 
 export type { HandleState, RegistrationHandle, TableHandle } from "./registration.js";
@@ -47,127 +66,77 @@ export interface RegistrySnapshot {
   readonly sealed: ReadonlySet<string>;
 }
 
-interface Job {
-  readonly registration: Registration;
-  readonly table: Table;
-  readonly mechanism: Mechanism;
-}
-
-interface Backend {
-  readonly name: string;
-  readonly tables: Table[];
-  /** The live registration per op type; superseded ones wait below it. */
-  readonly owners: Map<Class, Registration>;
-  readonly superseded: Map<Class, Registration[]>;
-  sealed: boolean;
-  adapter: TableAdapter | undefined;
-  readonly queue: Job[];
-  draining: boolean;
-}
-
-const reservedNames = new Set(["__proto__", "constructor", "prototype"]);
-const registerOptionKeys = new Set(["override"]);
-const provideMetaKeys = new Set(["module", "via", "adapter"]);
-const registryOptionKeys = new Set(["callSites"]);
 const snapshots = new WeakMap<RegistrySnapshot, Registry>();
-
-function checkKeys(value: unknown, allowed: ReadonlySet<string>, where: string): void {
-  if (value === undefined) return;
-  if (typeof value !== "object" || value === null) {
-    throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `${where}: options must be an object, got ${describe(value)}.`);
+/** Registration states that have not landed: a registry holding any is kept alive. */
+const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
+// Names for the thread-wide audit only; the copy's directory tells copies apart there.
+let created = 0;
+const copy = (() => {
+  try {
+    return url.fileURLToPath(new URL("../..", import.meta.url));
+  } catch {
+    return "?";
   }
-  for (const key of Object.keys(value)) {
-    if (!allowed.has(key)) {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_OPTION",
-        `${where}: unknown option ${JSON.stringify(key)}; known options are ${[...allowed].join(", ")}.`,
-      );
-    }
-  }
-}
-
-function checkBackend(backend: unknown, where: string): asserts backend is string {
-  if (typeof backend !== "string" || backend.length === 0) {
-    throw new DispatchHookError(
-      "ERR_DISPATCH_INVALID_BACKEND",
-      `${where}: the backend must be a non-empty string, got ${describe(backend)}.`,
-    );
-  }
-  if (reservedNames.has(backend)) {
-    throw new DispatchHookError(
-      "ERR_DISPATCH_RESERVED_NAME",
-      `${where}: ${JSON.stringify(backend)} cannot be a backend name, because it names a property of every object. Choose another name.`,
-    );
-  }
-}
+})();
 
 function opName(type: Class): string {
   return type.name || "(anonymous class)";
 }
 
-/**
- * Holds a plugin's registrations until a backend's table exists, then applies them through the
- * table's own API, and records every step in an audit log.
- */
 export class Registry {
-  readonly audit = new AuditLog();
-  readonly #backends = new Map<string, Backend>();
+  readonly audit: AuditLog;
+  readonly #record: (event: Unsequenced<AuditEvent>) => void;
+  readonly #backends = new Map<string, BackendState>();
   /** Every registration ever accepted, indexed by id (ids are sequential). */
   readonly #registrations: Registration[] = [];
   readonly #callSites: boolean;
-  readonly #findings = new Set<string>();
+  readonly #name: string;
+  readonly #feed: TableFeed<Registry>;
+  readonly #misses = new MissExplainer();
+  /** Tables withdrawn with their handle: announcements of them are not accepted again. */
+  readonly #withdrawn = new WeakSet<object>();
   readonly #disposeHandle = (registration: Registration) => {
     if (registration.state !== "disposed" && !this.#disposed) this.#dispose(registration, "handle");
   };
   #nextId = 0;
   #nextTable = 0;
   #disposed = false;
-  #listening = false;
-  readonly #listeners: ReadonlyArray<readonly [Channel, (message: unknown) => void]>;
+  /** Registrations not landed, plus problems and expectations recorded: while > 0 the registry is held. */
+  #unsettled = 0;
+  #sticky = 0;
 
   constructor(options: RegistryOptions = {}) {
-    checkKeys(options, registryOptionKeys, "createRegistry()");
-    if (options.callSites !== undefined && typeof options.callSites !== "boolean") {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_OPTION",
-        `createRegistry(): "callSites" must be a boolean, got ${describe(options.callSites)}.`,
-      );
-    }
+    checkOptions(options, { callSites: "boolean", name: "string" }, "createRegistry()");
     this.#callSites = options.callSites ?? true;
-    // Weak listeners: a registry that was never disposed can still be collected. A listener never
-    // throws: it runs inside the publishing dispatch module, which must not fail because of us.
-    const self = new WeakRef(this);
-    const weak = (channel: (typeof channels)[keyof typeof channels], handle: (registry: Registry, message: unknown) => void) => {
-      const listener = (message: unknown) => {
-        const registry = self.deref();
-        if (registry === undefined) {
-          channel.unsubscribe(listener);
-          return;
-        }
-        try {
-          handle(registry, message);
-        } catch {
-          // Each handler records its own failures in the audit log.
-        }
-      };
-      return [channel, listener] as const;
+    this.#name = options.name ?? `#${++created}`;
+    const { log, record } = createAuditLog((events, verifyOptions) => this.#report(events, verifyOptions));
+    this.audit = log;
+    this.#record = (event) => {
+      record(event);
+      if (event.kind === "refused" || event.kind === "identity" || event.kind === "unseen-table" || event.kind === "stuck" || event.kind === "rejected") {
+        this.#sticky++;
+        this.#hold();
+      }
     };
-    this.#listeners = [
-      weak(channels.dispatchMiss, (registry, message) => registry.#explainMiss(message as DispatchMissMessage)),
-      weak(channels.moduleEvaluated, (registry, message) => {
+    this.#feed = new TableFeed<Registry>(this, {
+      evaluated: (registry, message) => {
         const m = message as ModuleEvaluatedMessage;
         registry.#accept({ via: "hook", backend: m.backend, module: m.url, namespace: m.namespace, exportName: m.exportName });
-      }),
-      weak(channels.tableProvided, (registry, message) => {
+      },
+      provided: (registry, message) => {
         const m = message as TableProvidedMessage;
         registry.#accept({ via: "native", backend: m.backend, module: m.module, table: m.table });
-      }),
-    ];
+      },
+      miss: (registry, message) => registry.#explainMiss(message as DispatchMissMessage),
+      collect: (registry, message) => {
+        (message as AuditCollectMessage).registries.push({ name: registry.#name, copy, events: registry.audit.events() });
+      },
+    });
   }
 
   /**
    * Registers `impl` for `opType` on `backend`. If the backend's table exists it is applied now;
-   * otherwise it waits for provide(). Returns a handle that undoes it.
+   * otherwise it waits for the table. Returns a handle that undoes it.
    */
   register(backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
     return this.registerFrom(this.register, backend, opType, impl, options);
@@ -189,36 +158,39 @@ export class Registry {
         `register(${JSON.stringify(backend)}, ${opName(opType)}, …): the implementation must be a function, got ${describe(impl)}.`,
       );
     }
-    checkKeys(options, registerOptionKeys, `register(${JSON.stringify(backend)}, ${opName(opType)}, …)`);
-    if (options?.override !== undefined && typeof options.override !== "boolean") {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_OPTION",
-        `register(): "override" must be a boolean, got ${describe(options.override)}.`,
-      );
-    }
+    checkOptions(options, { override: "boolean" }, `register(${JSON.stringify(backend)}, ${opName(opType)}, …)`);
+    const override = options?.override === true;
+    const window = currentWindow();
+    const origin: Origin | undefined = window === undefined ? undefined : { plugin: window.plugin, module: window.module };
     const state = this.#backends.get(backend);
     const owner = state?.owners.get(opType);
-    if (owner !== undefined && owner.impl === impl) return owner;
-    if (state?.sealed)
-      this.#refuse(
+    const site = this.#callSites ? captureCallSite(caller) : undefined;
+    if (state?.sealed) {
+      return this.#refuse(
         "ERR_DISPATCH_SEALED",
-        backend,
-        opType,
+        { backend, opType, impl, override, origin, site },
         `The ${backend} backend is sealed; ${opName(opType)} cannot be registered. The framework sealed it; register before it does.`,
       );
-    if (owner !== undefined && options?.override !== true) {
-      this.#refuse(
-        "ERR_DISPATCH_CONFLICT",
-        backend,
-        opType,
-        `${opName(opType)} already has an implementation on ${backend} (registration #${owner.id}). Pass { override: true } to replace it, or dispose the other registration first.`,
-      );
     }
-    const site = this.#callSites ? captureCallSite(caller) : undefined;
-    const registration = this.#create(backend, opType, impl, options?.override === true);
-    registration.requested = new RequestedEvent(registration, site);
-    this.audit.record(registration.requested);
-    this.#activate(registration, "immediate");
+    if (owner !== undefined) {
+      // The same implementation again: its own handle, waiting behind the first, so that disposing
+      // one leaves the other in place.
+      if (owner.impl === impl) return this.#wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the same implementation");
+      // An app's explicit override wins over a plugin's declarative registration, whichever comes first.
+      if (origin !== undefined && owner.origin === undefined && owner.override) {
+        return this.#wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the app's explicit override wins");
+      }
+      if (!override) {
+        return this.#refuse(
+          "ERR_DISPATCH_CONFLICT",
+          { backend, opType, impl, override, origin, site },
+          `${opName(opType)} already has an implementation on ${backend} (registration #${owner.id}${owner.origin === undefined ? "" : `, ${owner.origin.plugin}'s`}). Pass { override: true } to replace it, or dispose the other registration first.`,
+        );
+      }
+    }
+    const registration = this.#accepted(backend, opType, impl, override, origin, site);
+    // A plugin's registration module runs because the loader loaded it with its backend: "hook".
+    this.#activate(registration, origin === undefined ? "immediate" : "hook");
     return registration;
   }
 
@@ -230,20 +202,14 @@ export class Registry {
   provide(backend: string, table: unknown, meta?: ProvideMeta): TableHandle {
     this.#checkOpen("provide()");
     checkBackend(backend, "provide()");
-    checkKeys(meta, provideMetaKeys, `provide(${JSON.stringify(backend)}, …)`);
-    if (meta?.module !== undefined && typeof meta.module !== "string") {
-      throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `provide(): "module" must be a string, got ${describe(meta.module)}.`);
-    }
-    if (meta?.via !== undefined && meta.via !== "hook" && meta.via !== "native") {
-      throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `provide(): "via" must be "hook" or "native", got ${describe(meta.via)}.`);
-    }
+    checkOptions(meta, { module: "string", via: ["hook", "native"], adapter: "object" }, `provide(${JSON.stringify(backend)}, …)`);
     const custom = meta?.adapter === undefined ? undefined : checkAdapter(meta.adapter, `provide(${JSON.stringify(backend)}, …)`);
-    const existing = this.#backends.get(backend);
-    const adapter = adapterFor(table, backend, custom ?? existing?.adapter);
+    const adapter = adapterFor(table, backend, custom ?? this.#backends.get(backend)?.adapter);
+    this.#feed.join();
     const state = this.#backend(backend);
     const known = state.tables.find((t) => t.table === table);
     if (known !== undefined) return known.handle;
-
+    this.#withdrawn.delete(table as object);
     const id = this.#nextTable++;
     const entry: Table = {
       id,
@@ -253,24 +219,12 @@ export class Registry {
       module: meta?.module,
       mechanism: meta?.via ?? "native",
       originals: new Map(),
-      handle: {
-        id,
-        backend,
-        dispose: () => this.#withdraw(entry),
-        [Symbol.dispose]: () => this.#withdraw(entry),
-      },
+      handle: { id, backend, dispose: () => this.#withdraw(entry), [Symbol.dispose]: () => this.#withdraw(entry) },
     };
     state.tables.push(entry);
-    this.audit.record({
-      kind: "provided",
-      backend,
-      table: id,
-      tableKind: adapter.kind ?? "custom",
-      module: entry.module,
-      mechanism: entry.mechanism,
-    });
-    for (const registration of this.#liveIn(state)) state.queue.push({ registration, table: entry, mechanism: entry.mechanism });
-    this.#drain(state);
+    this.#record({ kind: "provided", backend, table: id, tableKind: adapter.kind ?? "custom", module: entry.module, mechanism: entry.mechanism });
+    for (const registration of state.live()) state.enqueue(registration, entry, entry.mechanism);
+    state.drain(this.#apply);
     return entry.handle;
   }
 
@@ -278,8 +232,8 @@ export class Registry {
   declare(backend: string, options: DeclareOptions): void {
     this.#checkOpen("declare()");
     checkBackend(backend, "declare()");
-    checkKeys(options, new Set(["adapter"]), `declare(${JSON.stringify(backend)}, …)`);
-    const adapter = options.adapter === undefined ? undefined : checkAdapter(options.adapter, `declare(${JSON.stringify(backend)}, …)`);
+    checkOptions(options, { adapter: "object" }, `declare(${JSON.stringify(backend)}, …)`);
+    const adapter = options?.adapter === undefined ? undefined : checkAdapter(options.adapter, `declare(${JSON.stringify(backend)}, …)`);
     this.#backend(backend).adapter = adapter;
   }
 
@@ -288,15 +242,15 @@ export class Registry {
     this.#checkOpen("expect()");
     checkBackend(backend, "expect()");
     if (!Array.isArray(ops) || ops.some((op) => typeof op !== "string" || op.length === 0)) {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_OPTION",
-        `expect(${JSON.stringify(backend)}, …): the op names must be an array of non-empty strings.`,
-      );
+      throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `expect(${JSON.stringify(backend)}, …): the op names must be an array of non-empty strings.`);
     }
     if (source !== undefined && typeof source !== "string") {
       throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `expect(): "source" must be a string, got ${describe(source)}.`);
     }
-    this.audit.record({ kind: "expected", backend, ops: [...ops], source: source ?? formatCallSite(captureCallSite(this.expect)) });
+    this.#feed.join();
+    this.#record({ kind: "expected", backend, ops: [...ops], source: source ?? formatCallSite(captureCallSite(this.expect)) });
+    this.#sticky++;
+    this.#hold();
   }
 
   /** After this, registrations for `backend` are refused with ERR_DISPATCH_SEALED. */
@@ -306,7 +260,7 @@ export class Registry {
     const state = this.#backend(backend);
     if (state.sealed) return;
     state.sealed = true;
-    this.audit.record({ kind: "sealed", backend, sealed: true });
+    this.#record({ kind: "sealed", backend, sealed: true });
   }
 
   isSealed(backend: string): boolean {
@@ -315,35 +269,27 @@ export class Registry {
 
   /** Registrations for `backend` (all backends if omitted) that are still waiting for a table. */
   pending(backend?: string): RegistrationHandle[] {
-    const out: RegistrationHandle[] = [];
-    for (const registration of this.#registrations) {
-      if (registration.state === "pending" && (backend === undefined || registration.backend === backend)) out.push(registration);
-    }
-    return out;
+    return this.#registrations.filter((r) => r.state === "pending" && (backend === undefined || r.backend === backend));
   }
 
   /**
-   * The audit report: every registration with its state, and the problems. It first asks any
-   * installed loader what it could not see (a module loaded by require() on Node 20, say).
+   * The audit report: every registration with its state, and the problems. It includes what the
+   * thread's loaders know (a module they could not see, say), and, for the registry a loader feeds,
+   * the plugins' expectations and registration modules. Same as registry.audit.verify().
    */
   verify(options?: VerifyOptions): AuditReport {
-    this.#collectLoaderFindings();
     return this.audit.verify(options);
   }
 
   /** Throws ERR_DISPATCH_INCOMPLETE listing every problem, if there is one. */
   assertComplete(options?: VerifyOptions): void {
-    this.#collectLoaderFindings();
     this.audit.assertComplete(options);
   }
 
   /** Records which registrations are live and which backends are sealed. */
   snapshot(): RegistrySnapshot {
     this.#checkOpen("snapshot()");
-    const live = new Set<number>();
-    for (const registration of this.#registrations) {
-      if (registration.state !== "disposed") live.add(registration.id);
-    }
+    const live = new Set(this.#registrations.filter((r) => r.state !== "disposed").map((r) => r.id));
     const sealed = new Set([...this.#backends.values()].filter((b) => b.sealed).map((b) => b.name));
     const snapshot: RegistrySnapshot = Object.freeze({ live, sealed });
     snapshots.set(snapshot, this);
@@ -359,8 +305,7 @@ export class Registry {
     if (snapshots.get(snapshot) !== this) {
       throw new DispatchHookError("ERR_DISPATCH_INVALID_SNAPSHOT", "restore() needs a snapshot taken from this registry with snapshot().");
     }
-    const newest = this.#registrations.slice().reverse();
-    for (const registration of newest) {
+    for (const registration of this.#registrations.slice().reverse()) {
       if (!snapshot.live.has(registration.id) && registration.state !== "disposed") this.#dispose(registration, "restore");
     }
     for (const registration of this.#registrations) {
@@ -370,19 +315,19 @@ export class Registry {
       const sealed = snapshot.sealed.has(state.name);
       if (state.sealed !== sealed) {
         state.sealed = sealed;
-        this.audit.record({ kind: "sealed", backend: state.name, sealed });
+        this.#record({ kind: "sealed", backend: state.name, sealed });
       }
     }
   }
 
-  /** Undoes every registration, stops listening, and refuses further calls. The audit log stays readable. */
+  /** Undoes every registration, leaves the thread's audit, and refuses further calls. The audit log stays readable. */
   dispose(): void {
     if (this.#disposed) return;
     for (const registration of this.#registrations.slice().reverse()) {
       if (registration.state !== "disposed") this.#dispose(registration, "registry");
     }
     this.#disposed = true;
-    this.#listen(false);
+    this.#feed.leave();
   }
 
   [Symbol.dispose](): void {
@@ -393,30 +338,77 @@ export class Registry {
 
   #checkOpen(where: string): void {
     if (this.#disposed) {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_REGISTRY_DISPOSED",
-        `${where}: this registry was disposed. Create a new one with createRegistry().`,
-      );
+      throw new DispatchHookError("ERR_DISPATCH_REGISTRY_DISPOSED", `${where}: this registry was disposed. Create a new one with createRegistry().`);
     }
   }
 
-  #refuse(code: "ERR_DISPATCH_SEALED" | "ERR_DISPATCH_CONFLICT", backend: string, opType: Class, message: string): never {
-    this.audit.record({ kind: "refused", id: undefined, backend, op: opName(opType), code, message, table: undefined });
-    throw new DispatchHookError(code, message, { details: { backend, op: opName(opType) } });
+  #report(events: readonly AuditEvent[], options: VerifyOptions): AuditReport {
+    const own = [...this.#backends.values()].flatMap((b) => b.tables.map((t) => ({ backend: t.backend, module: t.module, table: t.table })));
+    const facts = gatherFacts(own);
+    const connected = facts.loaders.some((loader) => loader.registry === this);
+    return buildReport([{ fold: fold(events) }], facts, { connected, focus: options.backends });
   }
 
-  #backend(name: string): Backend {
+  #hold(): void {
+    this.#feed.hold(!this.#disposed && this.#unsettled + this.#sticky > 0);
+  }
+
+  #setState(registration: Registration, next: RegistrationState): void {
+    const before = unsettledStates.has(registration.state);
+    registration.state = next;
+    const after = unsettledStates.has(next);
+    if (before !== after) {
+      this.#unsettled += after ? 1 : -1;
+      this.#hold();
+    }
+  }
+
+  #backend(name: string): BackendState {
     let state = this.#backends.get(name);
     if (state === undefined) {
-      state = { name, tables: [], owners: new Map(), superseded: new Map(), sealed: false, adapter: undefined, queue: [], draining: false };
+      state = new BackendState(name);
       this.#backends.set(name, state);
     }
     return state;
   }
 
-  #create(backend: string, opType: Class, impl: Impl, override: boolean): Registration {
+  /** A new registration, recorded as requested (state pending; not yet the owner of anything). */
+  #accepted(backend: string, opType: Class, impl: Impl, override: boolean, origin: Origin | undefined, site: ReturnType<typeof captureCallSite> | undefined): Registration {
     const registration = new Registration(this.#nextId++, backend, opType, opName(opType), impl, override, this.#disposeHandle);
+    registration.origin = origin;
     this.#registrations.push(registration);
+    registration.requested = new RequestedEvent(registration, site);
+    this.#feed.join();
+    this.#record(registration.requested);
+    this.#unsettled++;
+    this.#hold();
+    return registration;
+  }
+
+  /** A refusal: thrown at the caller, or, for a plugin's declarative registration, recorded and returned. */
+  #refuse(
+    code: "ERR_DISPATCH_SEALED" | "ERR_DISPATCH_CONFLICT",
+    what: { backend: string; opType: Class; impl: Impl; override: boolean; origin: Origin | undefined; site: ReturnType<typeof captureCallSite> | undefined },
+    message: string,
+  ): Registration {
+    const { backend, opType, origin } = what;
+    if (origin === undefined) {
+      this.#feed.join();
+      this.#record({ kind: "refused", id: undefined, backend, op: opName(opType), code, message, table: undefined });
+      throw new DispatchHookError(code, message, { details: { backend, op: opName(opType) } });
+    }
+    // Thrown here, it would take the framework's backend down with the plugin.
+    const registration = this.#accepted(backend, opType, what.impl, what.override, origin, what.site);
+    this.#setState(registration, "refused");
+    this.#record({ kind: "refused", id: registration.id, backend, op: registration.op, code, message, table: undefined, origin });
+    return registration;
+  }
+
+  /** Puts an accepted registration behind the current owner of its op type. */
+  #wait(registration: Registration, owner: Registration, note: string): Registration {
+    this.#setState(registration, "superseded");
+    this.#backend(registration.backend).wait(registration, true);
+    this.#record({ kind: "superseded", id: registration.id, backend: registration.backend, op: registration.op, by: owner.id, note });
     return registration;
   }
 
@@ -424,56 +416,22 @@ export class Registry {
   #activate(registration: Registration, mechanism: Mechanism): void {
     // Learn of tables that already exist first, so that a registration made after its table
     // appeared is applied (and audited) as immediate.
-    this.#listen(true);
+    this.#listen();
     const state = this.#backend(registration.backend);
     const previous = state.owners.get(registration.opType);
     if (previous !== undefined) {
       // Only reachable with override: the previous owner steps aside until this one is disposed.
-      previous.state = "superseded";
+      this.#setState(previous, "superseded");
       previous.tables = noTables;
-      const waiting = state.superseded.get(registration.opType) ?? [];
-      waiting.push(previous);
-      state.superseded.set(registration.opType, waiting);
-      this.audit.record({ kind: "superseded", id: previous.id, backend: previous.backend, op: previous.op, by: registration.id });
+      state.wait(previous);
+      this.#record({ kind: "superseded", id: previous.id, backend: previous.backend, op: previous.op, by: registration.id });
     }
     state.owners.set(registration.opType, registration);
-    for (const table of state.tables) state.queue.push({ registration, table, mechanism });
-    this.#drain(state);
+    state.enqueueEverywhere(registration, mechanism);
+    state.drain(this.#apply);
   }
 
-  /** The live registrations of a backend, oldest first. */
-  #liveIn(state: Backend): Registration[] {
-    const live = [...state.owners.values()];
-    // The map is in registration order unless an heir or a restored registration came back later.
-    for (let i = 1; i < live.length; i++) {
-      if ((live[i] as Registration).id < (live[i - 1] as Registration).id) return live.sort((a, b) => a.id - b.id);
-    }
-    return live;
-  }
-
-  /**
-   * Applies queued work for one backend. A registration made while this runs (from inside an
-   * impl's registration, say) is queued behind the current job rather than applied in place, so
-   * each (registration, table) pair is applied exactly once and in order.
-   */
-  #drain(state: Backend): void {
-    if (state.draining) return;
-    state.draining = true;
-    try {
-      for (let i = 0; i < state.queue.length; i++) {
-        const job = state.queue[i] as Job;
-        const { registration, table } = job;
-        if (state.owners.get(registration.opType) !== registration || registration.inTable(table)) continue;
-        if (!state.tables.includes(table)) continue;
-        this.#apply(registration, table, job.mechanism);
-      }
-    } finally {
-      state.queue.length = 0;
-      state.draining = false;
-    }
-  }
-
-  #apply(registration: Registration, table: Table, mechanism: Mechanism): void {
+  readonly #apply = (registration: Registration, table: Table, mechanism: Mechanism): void => {
     const { backend, op, opType, id } = registration;
     try {
       if (!table.originals.has(opType)) {
@@ -482,61 +440,61 @@ export class Registry {
           const message =
             `${op} already has an implementation in the ${backend} table${table.module ? ` of ${table.module}` : ""} that this registry did not put there. ` +
             "Pass { override: true } to replace it.";
-          if (registration.state !== "failed") registration.state = "refused";
-          this.audit.record({ kind: "refused", id, backend, op, code: "ERR_DISPATCH_CONFLICT", message, table: table.id });
+          if (registration.state !== "failed") this.#setState(registration, "refused");
+          this.#record({ kind: "refused", id, backend, op, code: "ERR_DISPATCH_CONFLICT", message, table: table.id, origin: registration.origin });
           return;
         }
         table.originals.set(opType, original);
       }
       table.adapter.set(table.table, opType, registration.impl);
     } catch (error) {
-      registration.state = "failed";
-      this.audit.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
+      this.#setState(registration, "failed");
+      this.#record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
       return;
     }
     registration.addTable(table);
-    if (registration.state === "pending") registration.state = "applied";
-    // seq is set by the log; creating it here keeps every applied event one shape.
-    this.audit.record({ kind: "applied", seq: 0, id, backend, op, table: table.id, module: table.module, mechanism });
-  }
+    if (registration.state === "pending") this.#setState(registration, "applied");
+    this.#record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
+    if (channels.tableApplied.hasSubscribers) channels.tableApplied.publish({ version: 1, table: table.table, opType } satisfies TableAppliedMessage);
+  };
 
   #dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {
     const state = this.#backend(registration.backend);
     const { opType } = registration;
     const wasOwner = state.owners.get(opType) === registration;
-    const waiting = state.superseded.get(opType) ?? [];
-    const index = waiting.indexOf(registration);
-    if (index >= 0) waiting.splice(index, 1);
-    registration.state = "disposed";
-    this.audit.record({ kind: "disposed", id: registration.id, backend: registration.backend, op: registration.op, reason });
+    state.unwait(registration);
+    this.#setState(registration, "disposed");
+    this.#record({ kind: "disposed", id: registration.id, backend: registration.backend, op: registration.op, reason });
     if (!wasOwner) return;
     state.owners.delete(opType);
-    const heir = waiting.pop();
+    const heir = state.heir(opType);
     const tables = registration.tables;
     registration.tables = noTables;
     if (heir !== undefined) {
       // The registration this one replaced comes back, everywhere this one was.
-      heir.state = "pending";
+      this.#setState(heir, "pending");
       state.owners.set(opType, heir);
-      this.audit.record({ kind: "restored", id: heir.id, backend: heir.backend, op: heir.op });
-      for (const table of state.tables) state.queue.push({ registration: heir, table, mechanism: "immediate" });
-      this.#drain(state);
+      this.#record({ kind: "restored", id: heir.id, backend: heir.backend, op: heir.op });
+      state.enqueueEverywhere(heir, "immediate");
+      state.drain(this.#apply);
       return;
     }
-    for (const table of tables) this.#putBack(table, opType);
-    // A registry with nothing live waits for nothing, so it stops listening.
-    if (![...this.#backends.values()].some((b) => b.owners.size > 0)) this.#listen(false);
+    for (const table of tables) this.#putBack(table, registration);
+    if (![...this.#backends.values()].some((b) => b.owners.size > 0)) this.#feed.listen(false);
   }
 
-  /** Restores what a table held for `opType` before the registry wrote it. */
-  #putBack(table: Table, opType: Class): void {
+  /** Restores what a table held for the op type before the registry wrote it. */
+  #putBack(table: Table, registration: Registration): void {
+    const { opType } = registration;
     const original = table.originals.get(opType);
     table.originals.delete(opType);
     try {
       if (original !== undefined) table.adapter.set(table.table, opType, original);
       else if (table.adapter.delete !== undefined) table.adapter.delete(table.table, opType);
-    } catch {
-      // The table refused to give the entry back; the audit still says the registration is disposed.
+    } catch (error) {
+      // The table refused to give the entry back: the implementation is still in it. Say so.
+      const { id, backend, op } = registration;
+      this.#record({ kind: "stuck", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
     }
   }
 
@@ -545,61 +503,46 @@ export class Registry {
     const owner = state.owners.get(registration.opType);
     if (owner !== undefined && !registration.override) {
       // Something took the op type since; the restored registration waits behind it.
-      registration.state = "superseded";
-      const waiting = state.superseded.get(registration.opType) ?? [];
-      waiting.unshift(registration);
-      state.superseded.set(registration.opType, waiting);
-      this.audit.record({ kind: "superseded", id: registration.id, backend: registration.backend, op: registration.op, by: owner.id });
+      this.#wait(registration, owner, "restored behind the registration that took its place");
       return;
     }
-    registration.state = "pending";
-    this.audit.record({ kind: "restored", id: registration.id, backend: registration.backend, op: registration.op });
+    this.#setState(registration, "pending");
+    this.#record({ kind: "restored", id: registration.id, backend: registration.backend, op: registration.op });
     this.#activate(registration, "immediate");
   }
 
   #withdraw(table: Table): void {
     const state = this.#backends.get(table.backend);
-    if (state === undefined) return;
-    const index = state.tables.indexOf(table);
-    if (index < 0) return;
+    const index = state?.tables.indexOf(table) ?? -1;
+    if (state === undefined || index < 0) return;
     state.tables.splice(index, 1);
+    this.#withdrawn.add(table.table);
     for (const registration of state.owners.values()) {
       if (registration.removeTable(table)) {
-        this.#putBack(table, registration.opType);
-        if (registration.tables.length === 0 && registration.state === "applied") registration.state = "pending";
+        this.#putBack(table, registration);
+        if (registration.tables.length === 0 && registration.state === "applied") this.#setState(registration, "pending");
       }
     }
-    this.audit.record({ kind: "withdrawn", backend: table.backend, table: table.id });
+    this.#record({ kind: "withdrawn", backend: table.backend, table: table.id });
   }
 
-  /**
-   * A registry listens while it has a live registration: it waits for a backend, or for another
-   * instance of one. When it starts, it asks who remembers tables that appeared before.
-   */
-  #listen(on: boolean): void {
-    if (on === this.#listening) return;
-    this.#listening = on;
-    for (const [channel, listener] of this.#listeners) {
-      if (on) channel.subscribe(listener);
-      else channel.unsubscribe(listener);
-    }
-    if (on && channels.tableQuery.hasSubscribers) {
-      const query: TableQueryMessage = { version: 1, answers: [] };
-      channels.tableQuery.publish(query);
-      for (const notice of query.answers) this.#accept(notice);
-    }
+  /** Listens for tables while the registry has live registrations; on starting, learns those that exist. */
+  #listen(): void {
+    if (!this.#feed.listen(true)) return;
+    for (const notice of tableNotices()) this.#accept(notice);
   }
 
-  /** A table announced by a loader signal or a native provide() elsewhere in the process. */
+  /** A table announced by a loader signal or a native provide() elsewhere in the thread. */
   #accept(notice: TableNotice): void {
     let table: unknown;
     try {
-      table = notice.via === "hook" ? (notice.namespace as Record<string, unknown>)[notice.exportName] : notice.table;
+      table = noticeTable(notice);
+      if (typeof table === "object" && table !== null && this.#withdrawn.has(table)) return;
       this.provide(notice.backend, table, { via: notice.via, ...(notice.module === undefined ? {} : { module: notice.module }) });
     } catch (error) {
       const what = notice.via === "hook" ? `its export ${JSON.stringify(notice.exportName)}` : "the table it provided";
       const reason = error instanceof Error ? error.message : String(error);
-      this.audit.record({
+      this.#record({
         kind: "rejected",
         backend: String(notice.backend),
         module: notice.module,
@@ -608,80 +551,9 @@ export class Registry {
     }
   }
 
-  /** Adds to a Dispatcher's miss error what this registry knows about the missed op type. */
   #explainMiss(message: DispatchMissMessage): void {
-    const before = message.hints.length;
-    this.#explainMissedType(message);
-    if (message.hints.length === before || message.backend === undefined) return;
-    // Name everything else still waiting on this backend: one miss is rarely alone.
-    const waiting = this.pending(message.backend).map((handle) => `${handle.opType.name || "(anonymous)"} (#${handle.id})`);
-    if (waiting.length > 1) message.hints.push(`${waiting.length} registrations are pending on ${message.backend}: ${waiting.join(", ")}.`);
+    this.#misses.explain(message, { registrations: this.#registrations, backend: (name) => this.#backend(name), record: this.#record });
   }
-
-  #explainMissedType(message: DispatchMissMessage): void {
-    const chain = new Set(message.chain);
-    const ours = [...this.#backends.values()].some((b) => b.tables.some((t) => t.table === message.table));
-    for (const registration of this.#registrations) {
-      if (!chain.has(registration.opType)) continue;
-      if (message.backend !== undefined && message.backend !== registration.backend && !ours) continue;
-      const state = this.#backend(registration.backend);
-      const where = `${registration.op} on ${registration.backend} (registration #${registration.id}${this.#siteOf(registration)})`;
-      if (registration.state === "pending") message.hints.push(`${where} is pending: ${this.#whyPending(state, message.table)}`);
-      else if (registration.state === "failed") message.hints.push(`${where} failed to apply; see the audit log (registry.verify()).`);
-      else if (registration.state === "applied" && !registration.inTable(state.tables.find((t) => t.table === message.table))) {
-        message.hints.push(
-          `${where} was applied to ${describeTables(state.tables)}, but not to this table, which the registry was never given.`,
-        );
-      }
-    }
-  }
-
-  #loaderStatus(): LoaderStatusMessage {
-    const status: LoaderStatusMessage = { version: 1, installations: [] };
-    if (channels.loaderStatus.hasSubscribers) channels.loaderStatus.publish(status);
-    return status;
-  }
-
-  #collectLoaderFindings(): void {
-    for (const installation of this.#loaderStatus().installations) {
-      for (const finding of installation.findings ?? []) {
-        const key = `${finding.problem} ${finding.module}`;
-        if (this.#findings.has(key)) continue;
-        this.#findings.add(key);
-        this.audit.record({
-          kind: "loader",
-          backend: finding.backend,
-          module: finding.module,
-          problem: finding.problem,
-          message: finding.message,
-        });
-      }
-    }
-  }
-
-  #whyPending(state: Backend, table: object): string {
-    if (state.tables.length > 0) {
-      return state.tables.some((t) => t.table === table)
-        ? "this table was provided, but applying to it did not succeed."
-        : `the ${state.name} table this registry was given (${describeTables(state.tables)}) is another module instance than the one that missed.`;
-    }
-    const status = this.#loaderStatus();
-    const finding = status.installations.flatMap((i) => i.findings ?? []).find((f) => f.backend === state.name);
-    if (finding !== undefined) return finding.message;
-    if (status.installations.length === 0) {
-      return `no ${state.name} table was ever provided, and the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().`;
-    }
-    return `no ${state.name} table was ever provided: the loader is installed, but no module declared for ${state.name} signalled that it finished loading. Check the backend's declaration (npx dispatch-hook doctor).`;
-  }
-
-  #siteOf(registration: Registration): string {
-    const site = registration.requested?.site;
-    return site === undefined || site === "unknown" ? "" : `, from ${site}`;
-  }
-}
-
-function describeTables(tables: readonly Table[]): string {
-  return tables.map((t) => t.module ?? `table #${t.id}`).join(", ");
 }
 
 /** Creates an isolated registry. */

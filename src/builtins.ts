@@ -1,0 +1,17 @@
+/**
+ * The Node builtins dispatch-hook uses, read in one place.
+ *
+ * process.getBuiltinModule, not `import`: building the ES module facade of a builtin costs start-up
+ * time (node:fs alone about 3 ms on Node 24), and the loader runs at the start of every process.
+ * Needs Node >= 20.16 (see notes/node-versions.md).
+ */
+export const diagnosticsChannel = process.getBuiltinModule("node:diagnostics_channel");
+export const fs = process.getBuiltinModule("node:fs");
+export const path = process.getBuiltinModule("node:path");
+export const url = process.getBuiltinModule("node:url");
+export const nodeModule = process.getBuiltinModule("node:module");
+
+/** Loaded only where needed: worker_threads costs start-up time that most paths never need. */
+export function workerThreads(): typeof import("node:worker_threads") {
+  return process.getBuiltinModule("node:worker_threads");
+}

@@ -1,0 +1,207 @@
+/**
+ * The wire contract: the diagnostics channels through which the parts of dispatch-hook meet, and
+ * their payloads. The registry, the loader, the generated code's runtime and every installed copy of
+ * the package (of any version) meet only here. A payload only ever gains optional fields, and its
+ * `version` changes when a field changes meaning. Every channel is named `dispatch-hook:area:event`.
+ *
+ * The design rule: every fact lives with the object it is about (a registration with its registry, a
+ * table with its notice, a plugin module's load with its window, the loader's config with its
+ * installation), and answers thread-wide queries here. Nothing is kept in module-level state, so a
+ * second copy of the package sees everything the first one knows.
+ */
+import { diagnosticsChannel } from "./builtins.js";
+
+/** Marks Dispatcher instances across copies of the package, where `instanceof` would fail. */
+export const dispatcherBrand: unique symbol = Symbol.for("dispatch-hook.dispatcher");
+
+export interface ErrorSummary {
+  readonly name: string;
+  readonly message: string;
+  readonly code: string | undefined;
+}
+
+export function summarizeError(error: unknown): ErrorSummary {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { name: error.name, message: error.message, code: typeof code === "string" ? code : undefined };
+  }
+  return { name: "non-error", message: String(error), code: undefined };
+}
+
+/** What a loader signal says about one evaluated dispatch module instance. */
+export interface ModuleInfo {
+  /** The exact URL of the module instance (query and hash included). */
+  readonly url: string;
+  readonly backend: string;
+  /** The name of the export that holds the backend's dispatch table. */
+  readonly exportName: string;
+  readonly format: "module" | "commonjs";
+}
+
+/** Published when a watched dispatch module has finished evaluating. */
+export interface ModuleEvaluatedMessage extends ModuleInfo {
+  readonly version: 1;
+  /** The module namespace (ESM) or `module.exports` (CommonJS). */
+  readonly namespace: unknown;
+}
+
+/** Published by a framework's native `provide(backend, table)`. */
+export interface TableProvidedMessage {
+  readonly version: 1;
+  readonly backend: string;
+  readonly table: unknown;
+  readonly module: string | undefined;
+}
+
+/** A table that exists in this thread, as its notice remembers it. */
+export type TableNotice =
+  | { readonly via: "hook"; readonly backend: string; readonly module: string; readonly namespace: unknown; readonly exportName: string }
+  | { readonly via: "native"; readonly backend: string; readonly module: string | undefined; readonly table: unknown };
+
+/** Published to learn of every table in the thread; each notice pushes itself into `answers`. */
+export interface TableQueryMessage {
+  readonly version: 1;
+  readonly answers: TableNotice[];
+}
+
+/** Published by a registry after it wrote an entry into a table (only while someone listens). */
+export interface TableAppliedMessage {
+  readonly version: 1;
+  readonly table: object;
+  readonly opType: Function;
+}
+
+/** Published by a Dispatcher before it throws a miss, so registries and loaders can say why. */
+export interface DispatchMissMessage {
+  readonly version: 1;
+  readonly table: object;
+  readonly name: string;
+  readonly backend: string | undefined;
+  /** The received type and its ancestors, nearest first. */
+  readonly chain: readonly Function[];
+  /** Registries append one line each about registrations for the missed type. */
+  readonly hints: string[];
+  /** Loaders append what they know about the backend (added in the same version: optional). */
+  readonly context?: string[];
+}
+
+/** Something a loader installation could not see or do. */
+export interface LoaderFinding {
+  readonly backend: string;
+  readonly module: string;
+  readonly problem: "unsignalled" | "instrument-failed" | "left-alone";
+  readonly message: string;
+}
+
+/** A plugin as a loader knows it from a `dispatchHook` declaration. */
+export interface PluginStatus {
+  readonly name: string;
+  readonly declaredIn: string;
+  /** Backend → file URL of the registration module. */
+  readonly registrations: Readonly<Record<string, string>>;
+  readonly expects: Readonly<Record<string, readonly string[]>>;
+}
+
+/** One installation's answer to a loader status query. */
+export interface InstallationStatus {
+  readonly mode: string;
+  /** Named backends, and `{backend}` for a pattern. */
+  readonly backends: readonly string[];
+  readonly findings?: readonly LoaderFinding[];
+  /** The registry the installation was connected to (same thread, so the object itself). */
+  readonly registry?: object;
+  /** Every package.json or config file it read. */
+  readonly files?: readonly string[];
+  /** Where discovery started: the entry point's package, or the working directory. */
+  readonly root?: string;
+  /** One line per declaration: "numba (tensorlab: ./link/numba/dispatch/basic.js)". */
+  readonly declarations?: readonly string[];
+  readonly plugins?: readonly PluginStatus[];
+}
+
+/** Published by whoever wants to know what loaders are installed in this thread. */
+export interface LoaderStatusMessage {
+  readonly version: 1;
+  readonly installations: InstallationStatus[];
+}
+
+/**
+ * A registration window: the evaluation of one plugin's registration module for one dispatch module
+ * instance. Registrations made inside it are declarative (the plugin's, not the app's).
+ */
+export interface WindowInfo {
+  /** Unique per dispatch module instance and registration module. */
+  readonly id: string;
+  /** The dispatch module instance whose backend loaded. */
+  readonly url: string;
+  readonly backend: string;
+  readonly plugin: string;
+  /** The registration module's URL. */
+  readonly module: string;
+}
+
+/** An entry a registration module wrote into the table directly, not through a registry. */
+export interface OutsideWrite {
+  readonly op: string;
+  readonly opType: Function;
+  /** True when it replaced an entry that was there before the module ran. */
+  readonly replaced: boolean;
+}
+
+export type WindowState = "open" | "done" | "missing" | "failed";
+
+/** What a window knows; windows answer queries about themselves for as long as their table lives. */
+export interface WindowFact {
+  readonly info: WindowInfo;
+  readonly state: WindowState;
+  readonly outside: readonly OutsideWrite[];
+  readonly error: ErrorSummary | undefined;
+}
+
+export interface WindowQueryMessage {
+  readonly version: 1;
+  readonly windows: WindowFact[];
+}
+
+/** Published by an audit that speaks for the whole thread; every registry of every copy answers. */
+export interface AuditCollectMessage {
+  readonly version: 1;
+  readonly registries: Array<{
+    /** "default" or "#n", and the directory of the copy of dispatch-hook it belongs to. */
+    readonly name: string;
+    readonly copy: string;
+    /** Its audit events, as plain data. */
+    readonly events: readonly unknown[];
+  }>;
+}
+
+export const channelNames = {
+  moduleEvaluated: "dispatch-hook:module:evaluated",
+  tableProvided: "dispatch-hook:table:provided",
+  tableQuery: "dispatch-hook:table:query",
+  tableApplied: "dispatch-hook:table:applied",
+  dispatchMiss: "dispatch-hook:dispatcher:miss",
+  loaderStatus: "dispatch-hook:loader:status",
+  windowQuery: "dispatch-hook:registrations:query",
+  auditCollect: "dispatch-hook:audit:collect",
+  /** Never published: the one exit audit of a thread subscribes to claim it, so a second loader does not print a second. */
+  auditExit: "dispatch-hook:audit:exit",
+} as const;
+
+export const channels = {
+  moduleEvaluated: diagnosticsChannel.channel(channelNames.moduleEvaluated),
+  tableProvided: diagnosticsChannel.channel(channelNames.tableProvided),
+  tableQuery: diagnosticsChannel.channel(channelNames.tableQuery),
+  tableApplied: diagnosticsChannel.channel(channelNames.tableApplied),
+  dispatchMiss: diagnosticsChannel.channel(channelNames.dispatchMiss),
+  loaderStatus: diagnosticsChannel.channel(channelNames.loaderStatus),
+  windowQuery: diagnosticsChannel.channel(channelNames.windowQuery),
+  auditCollect: diagnosticsChannel.channel(channelNames.auditCollect),
+  auditExit: diagnosticsChannel.channel(channelNames.auditExit),
+};
+
+/** Asks every subscriber of a query channel; returns the message they filled. */
+export function ask<M extends { readonly version: 1 }>(channel: (typeof channels)[keyof typeof channels], message: M): M {
+  if (channel.hasSubscribers) channel.publish(message);
+  return message;
+}

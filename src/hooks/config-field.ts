@@ -1,0 +1,247 @@
+/**
+ * The `dispatchHook` field of a package.json (or of the DISPATCH_HOOK_CONFIG file, or given in
+ * code), and its validation. Bad parts are reported as problems that name the file and the key, and
+ * skipped; the good parts still count: a loader must never take down the app.
+ */
+import { path, url } from "../builtins.js";
+import type { ConfigErrorCode } from "../registry/errors.js";
+import { backendNameProblem } from "../registry/names.js";
+import { suggest } from "../registry/options.js";
+
+/** One backend declaration, as written in `dispatchHook.backends`. */
+export interface BackendDeclaration {
+  /** Package-relative path of the dispatch module; may contain `{backend}`. */
+  readonly module: string;
+  /** The export that holds the table; may contain `{backend}`. */
+  readonly export: string;
+  /** Whose files `module` names, when it is another package than the declaring one. */
+  readonly package?: string;
+}
+
+export interface DispatchHookField {
+  /** Backend name → declaration. The key "*" with `{backend}` in `module` matches any backend. */
+  readonly backends?: Readonly<Record<string, BackendDeclaration>>;
+  /** Backend → package-relative registration module, loaded exactly when that backend loads. */
+  readonly registrations?: Readonly<Record<string, string>>;
+  /** Backend → op type names that must land. */
+  readonly expects?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** A resolved rule: which module URLs are a backend's dispatch module. Plain data, so it crosses threads. */
+export interface WatchRule {
+  /** The file that declared it. */
+  readonly declaredIn: string;
+  /** The package whose files are watched; every copy of it in any node_modules matches. */
+  readonly packageName: string | undefined;
+  /** Directories of known copies, as file URLs ending in "/" (workspaces and symlinks included). */
+  readonly roots: readonly string[];
+  /** Package-relative path, without "./", possibly with `{backend}`. */
+  readonly subpath: string;
+  /** Set for a named backend; undefined when the backend comes from `{backend}` in the path. */
+  readonly backend: string | undefined;
+  readonly exportName: string;
+}
+
+export interface PluginDeclaration {
+  readonly name: string;
+  readonly declaredIn: string;
+  /** Backend → file URL of the registration module. */
+  readonly registrations: Readonly<Record<string, string>>;
+  readonly expects: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface ConfigProblem {
+  readonly code: ConfigErrorCode;
+  readonly file: string;
+  readonly key: string;
+  readonly message: string;
+  readonly fix: string;
+}
+
+/** Where one field came from, and how to resolve what it names. */
+export interface FieldSource {
+  /** The package.json (or config file) path. */
+  readonly file: string;
+  /** How the file is named in messages: `package.json "dispatchHook" of ml-ops`. */
+  readonly label: string;
+  readonly packageName: string | undefined;
+  /** The directory paths resolve against, as the real path. */
+  readonly dir: string;
+  /** Finds the directory of a package named with `package`. */
+  readonly lookup: (name: string) => string | undefined;
+}
+
+const fieldKeys = ["backends", "registrations", "expects"] as const;
+const backendKeys = ["module", "export", "package"] as const;
+const nameSegment = /^(?:@[a-z0-9._~-]+\/)?[a-z0-9._~-]+$/i;
+
+export function isPackageName(name: string): boolean {
+  return nameSegment.test(name);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A package-relative path that stays inside its package, normalised without "./"; or a reason. */
+function packagePath(value: string): { ok: true; path: string } | { ok: false; reason: string } {
+  if (value.length === 0) return { ok: false, reason: "is empty" };
+  if (path.isAbsolute(value) || /^[a-z]:[\\/]/i.test(value) || value.startsWith("\\") || /^[a-z][a-z0-9+.-]*:/i.test(value)) {
+    return { ok: false, reason: "is absolute; it must be relative to the package, like ./dispatch/numba.js" };
+  }
+  const normal = path.posix.normalize(value.replaceAll("\\", "/"));
+  if (normal === ".." || normal.startsWith("../")) return { ok: false, reason: "leaves the package; it must point inside it" };
+  if (value.includes("\0")) return { ok: false, reason: "contains a NUL character" };
+  return { ok: true, path: normal.replace(/^\.\//, "") };
+}
+
+/** Collects rules, plugins and problems from any number of fields. */
+export class FieldReader {
+  readonly rules: WatchRule[] = [];
+  readonly plugins: PluginDeclaration[] = [];
+  readonly problems: ConfigProblem[] = [];
+
+  problem(source: FieldSource, code: ConfigErrorCode, key: string, message: string, fix: string): void {
+    this.problems.push({ code, file: source.file, key, message: `${message} (in ${source.label}, ${source.file})`, fix });
+  }
+
+  #unknownKey(source: FieldSource, key: string, where: string, known: readonly string[]): void {
+    const hint = suggest(key, known);
+    this.problem(
+      source,
+      "ERR_DISPATCH_CONFIG_INVALID",
+      where === "" ? key : `${where}.${key}`,
+      `Invalid option in ${source.label}: ${JSON.stringify(key)}${hint === undefined ? "" : ` (did you mean ${JSON.stringify(hint)}?)`}`,
+      hint === undefined ? `Remove ${JSON.stringify(key)}; known keys are ${known.join(", ")}.` : `Rename it to ${JSON.stringify(hint)}.`,
+    );
+  }
+
+  #backendName(source: FieldSource, key: string, name: string): boolean {
+    const problem = backendNameProblem(name);
+    if (problem === undefined) return true;
+    this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", key, `${JSON.stringify(name)} is not a usable backend name: ${problem.reason}`, "Use a plain name such as numba.");
+    return false;
+  }
+
+  #record(source: FieldSource, key: string, value: unknown, example: string): value is Record<string, unknown> {
+    if (isRecord(value)) return true;
+    this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", key, `"${key}" in ${source.label} must be an object`, `Write "${key}": ${example}.`);
+    return false;
+  }
+
+  /** Reads one `dispatchHook` field. */
+  field(source: FieldSource, field: unknown): void {
+    if (!isRecord(field)) {
+      this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", "dispatchHook", `${source.label} must be an object`, 'Write "dispatchHook": { "backends": { … } }.');
+      return;
+    }
+    for (const key of Object.keys(field)) if (!(fieldKeys as readonly string[]).includes(key)) this.#unknownKey(source, key, "", fieldKeys);
+    if (field.backends !== undefined) this.#backends(source, field.backends);
+    const registrations: Record<string, string> = Object.create(null);
+    const expects: Record<string, readonly string[]> = Object.create(null);
+    if (field.registrations !== undefined && this.#record(source, "registrations", field.registrations, '{ "numba": "./dispatch/numba.js" }')) {
+      for (const [backend, value] of Object.entries(field.registrations)) {
+        const key = `registrations.${backend}`;
+        if (!this.#backendName(source, key, backend)) continue;
+        if (typeof value !== "string") {
+          this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", key, `"${key}" must be a path string`, 'Write a package-relative path such as "./dispatch/numba.js".');
+          continue;
+        }
+        const resolved = packagePath(value);
+        if (!resolved.ok) {
+          this.problem(source, "ERR_DISPATCH_CONFIG_PATH", key, `"${key}" ${JSON.stringify(value)} ${resolved.reason}`, "Use a path inside the package, starting with ./");
+          continue;
+        }
+        registrations[backend] = url.pathToFileURL(path.join(source.dir, resolved.path)).href;
+      }
+    }
+    if (field.expects !== undefined && this.#record(source, "expects", field.expects, '{ "numba": ["PoolLayer"] }')) {
+      for (const [backend, ops] of Object.entries(field.expects)) {
+        const key = `expects.${backend}`;
+        if (!this.#backendName(source, key, backend)) continue;
+        if (!Array.isArray(ops) || ops.some((op) => typeof op !== "string" || op.length === 0)) {
+          this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", key, `"${key}" must be an array of op type names`, 'Write "expects": { "numba": ["PoolLayer", "Im2Col"] }.');
+          continue;
+        }
+        expects[backend] = [...ops];
+      }
+    }
+    if (Object.keys(registrations).length > 0 || Object.keys(expects).length > 0) {
+      this.plugins.push({ name: source.packageName ?? source.file, declaredIn: source.file, registrations, expects });
+    }
+  }
+
+  #backends(source: FieldSource, backends: unknown): void {
+    if (!this.#record(source, "backends", backends, '{ "numba": { "module": "./link/numba/dispatch/basic.js", "export": "numbaFuncify" } }')) return;
+    for (const [backend, declaration] of Object.entries(backends)) {
+      const key = `backends.${backend}`;
+      if (backend !== "*" && !this.#backendName(source, key, backend)) continue;
+      if (!isRecord(declaration)) {
+        this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", key, `"${key}" must be an object with "module" and "export"`, `Write "${backend}": { "module": "./…", "export": "…" }.`);
+        continue;
+      }
+      let bad = false;
+      for (const k of Object.keys(declaration)) {
+        if ((backendKeys as readonly string[]).includes(k)) continue;
+        this.#unknownKey(source, k, key, backendKeys);
+        bad = true;
+      }
+      const { module, export: exportName, package: packageName } = declaration;
+      for (const [name, value] of [
+        ["module", module],
+        ["export", exportName],
+      ] as const) {
+        if (typeof value === "string" && value.length > 0) continue;
+        this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", `${key}.${name}`, `"${key}.${name}" must be a non-empty string`, `Add "${name}" to the declaration.`);
+        bad = true;
+      }
+      if (packageName !== undefined && (typeof packageName !== "string" || !isPackageName(packageName))) {
+        this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", `${key}.package`, `"${key}.package" must be a package name`, 'Write a package name such as "tensorlab".');
+        bad = true;
+      }
+      if (bad) continue;
+      const resolved = packagePath(module as string);
+      if (!resolved.ok) {
+        this.problem(source, "ERR_DISPATCH_CONFIG_PATH", `${key}.module`, `"${key}.module" ${JSON.stringify(module)} ${resolved.reason}`, "Use a path inside the package, starting with ./");
+        continue;
+      }
+      if (backend === "*" && !resolved.path.includes("{backend}")) {
+        this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", `${key}.module`, `"backends.*" needs {backend} in its module path`, 'Write "module": "./link/{backend}/dispatch/basic.js".');
+        continue;
+      }
+      this.#rule(source, key, backend, resolved.path, exportName as string, packageName as string | undefined);
+    }
+  }
+
+  #rule(source: FieldSource, key: string, backend: string, subpathPattern: string, exportName: string, packageName: string | undefined): void {
+    const owner = packageName ?? source.packageName;
+    const dir = packageName === undefined ? source.dir : source.lookup(packageName);
+    const subpath = backend === "*" ? subpathPattern : subpathPattern.replaceAll("{backend}", backend);
+    const rule: WatchRule = {
+      declaredIn: source.file,
+      packageName: owner,
+      roots: dir === undefined ? [] : [url.pathToFileURL(dir).href.replace(/\/?$/, "/")],
+      subpath,
+      backend: backend === "*" ? undefined : backend,
+      exportName: backend === "*" ? exportName : exportName.replaceAll("{backend}", backend),
+    };
+    const same = (other: WatchRule) => other.subpath === rule.subpath && other.packageName === rule.packageName && other.backend === rule.backend;
+    const existing = this.rules.find(same);
+    if (existing !== undefined) {
+      // The same declaration read again (a second copy of the package): one rule, both roots.
+      for (const root of rule.roots) if (!existing.roots.includes(root)) (existing.roots as string[]).push(root);
+      return;
+    }
+    const clash = this.rules.find((other) => other.backend !== undefined && other.backend === rule.backend);
+    if (clash !== undefined) {
+      this.problem(
+        source,
+        "ERR_DISPATCH_CONFIG_DUPLICATE",
+        key,
+        `backend ${JSON.stringify(backend)} is declared twice with different modules: ${clash.packageName ?? "?"}/${clash.subpath} (in ${clash.declaredIn}) and ${owner ?? "?"}/${subpath}. Both are watched`,
+        "Keep one declaration, or give the backends different names.",
+      );
+    }
+    this.rules.push(rule);
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * Finding the declarations, independent of the working directory and without scanning
+ * node_modules. Three sources, all feeding one FieldReader:
+ * - the program's own package: the package scope of the entry point (process.argv[1]), wherever
+ *   node was started; its direct dependencies too (the working directory only when there is no
+ *   entry point, as in `node -e`);
+ * - package scopes as modules load: the first time the hooks resolve a module of a package, its
+ *   package.json is read (Node reads it anyway), and when a package depends on a framework (a
+ *   package that declares backends) or on dispatch-hook, its direct dependencies are read too. That
+ *   finds a plugin that sits next to the framework anywhere in the tree (app → toolkit →
+ *   framework + plugin) before its backend loads, even if nothing has imported the plugin yet;
+ * - DISPATCH_HOOK_CONFIG and declarations given in code.
+ * The cost follows what the program loads, not what is installed.
+ */
+import { fs, path, url } from "../builtins.js";
+import { type ConfigProblem, type DispatchHookField, FieldReader, type FieldSource, isPackageName, type PluginDeclaration, type WatchRule } from "./config-field.js";
+import { dependencyNames, findPackageDir, findPackageRoot, type PackageJson, readJson, realDir } from "./package-scope.js";
+
+export type { BackendDeclaration, ConfigProblem, DispatchHookField, PluginDeclaration, WatchRule } from "./config-field.js";
+
+export interface HookConfig {
+  readonly rules: readonly WatchRule[];
+  readonly plugins: readonly PluginDeclaration[];
+  readonly problems: readonly ConfigProblem[];
+  /** Every package.json (or config file) that was read. */
+  readonly files: readonly string[];
+  /** Where discovery started. */
+  readonly root: string;
+}
+
+export interface DiscoverOptions {
+  /** The app's directory. Default: the package of the entry point, else the working directory. */
+  readonly root?: string;
+  /** The program's entry point (default process.argv[1]); its package is the app's. */
+  readonly entry?: string | undefined;
+  /** A JSON file holding a `dispatchHook` field (DISPATCH_HOOK_CONFIG). */
+  readonly configFile?: string | undefined;
+  /** Declarations given in code; paths resolve against `dir` (default `root`). */
+  readonly inline?: ReadonlyArray<{ readonly field: DispatchHookField; readonly dir?: string; readonly name?: string }>;
+  /** Read package.json files (default true). */
+  readonly packages?: boolean;
+  /** Follow the whole dependency tree from the root, eagerly (for `dispatch-hook doctor`). */
+  readonly transitive?: boolean;
+}
+
+interface Known {
+  readonly dir: string;
+  readonly name: string | undefined;
+  readonly deps: readonly string[];
+  depsRead: boolean;
+}
+
+/** Where discovery starts: the package of the entry point, else the working directory's. */
+export function appRoot(options: { readonly root?: string | undefined; readonly entry?: string | undefined }): string {
+  if (options.root !== undefined) return findPackageRoot(options.root) ?? path.resolve(options.root);
+  const entry = options.entry;
+  if (entry !== undefined && entry !== "" && path.isAbsolute(entry)) {
+    const found = findPackageRoot(path.dirname(realDir(entry)));
+    if (found !== undefined) return found;
+  }
+  return findPackageRoot(process.cwd()) ?? process.cwd();
+}
+
+export class Discovery {
+  readonly root: string;
+  readonly #reader = new FieldReader();
+  readonly #files: string[] = [];
+  readonly #packages: boolean;
+  /** Directory (as a URL prefix) → its package directory, or null outside any package. */
+  readonly #scopes = new Map<string, string | null>();
+  /** Package directory → what was read there. */
+  readonly #known = new Map<string, Known>();
+  /** Names of packages that declare backends, and dispatch-hook itself. */
+  readonly #frameworks = new Set<string>(["dispatch-hook"]);
+  #version = 0;
+
+  constructor(options: DiscoverOptions = {}) {
+    this.root = appRoot({ root: options.root, entry: options.entry ?? process.argv[1] });
+    this.#packages = options.packages !== false;
+    if (this.#packages && fs.existsSync(path.join(this.root, "package.json")) && this.#read(this.root, true) !== undefined) {
+      const app = this.#known.get(this.root);
+      if (app !== undefined) this.#readDeps(app);
+    }
+    if (options.transitive === true) this.#walk();
+    if (options.configFile !== undefined) this.#configFile(options.configFile);
+    for (const { field, dir, name } of options.inline ?? []) {
+      const label = name === undefined ? "install() options" : `install() options for ${name}`;
+      this.#reader.field({ file: "install() options", label, packageName: name, dir: realDir(path.resolve(this.root, dir ?? ".")), lookup: this.#lookup(this.root) }, field);
+      this.#version++;
+    }
+  }
+
+  /** Changes whenever a rule or a plugin is added. */
+  get version(): number {
+    return this.#version;
+  }
+
+  config(): HookConfig {
+    return { rules: this.#reader.rules, plugins: this.#reader.plugins, problems: this.#reader.problems, files: this.#files, root: this.root };
+  }
+
+  /**
+   * Learns the package scope of a module about to load (a file: URL). Cheap when the scope is
+   * known: one map lookup per directory. Returns whether new declarations appeared.
+   */
+  learn(href: string): boolean {
+    if (!this.#packages || !href.startsWith("file:")) return false;
+    const cut = href.search(/[?#]/);
+    const clean = cut < 0 ? href : href.slice(0, cut);
+    const dirUrl = clean.slice(0, clean.lastIndexOf("/") + 1);
+    const cached = this.#scopes.get(dirUrl);
+    if (cached !== undefined) return false;
+    const before = this.version;
+    let pkg: string | null = null;
+    try {
+      pkg = this.#scopeOf(url.fileURLToPath(dirUrl)) ?? null;
+    } catch {}
+    this.#scopes.set(dirUrl, pkg);
+    if (pkg !== null && !this.#known.has(pkg)) {
+      const known = this.#read(pkg, false);
+      if (known !== undefined && known.deps.some((dep) => this.#frameworks.has(dep))) this.#readDeps(known);
+    }
+    return this.version !== before;
+  }
+
+  /** The package directory of a directory: the nearest package.json that names a package or declares something. */
+  #scopeOf(dir: string): string | undefined {
+    for (let current = dir; ; current = path.dirname(current)) {
+      const root = findPackageRoot(current);
+      if (root === undefined) return undefined;
+      if (this.#known.has(root)) return root;
+      const json = readJson(path.join(root, "package.json"));
+      if (!json.ok) return root;
+      const value = json.value as PackageJson;
+      if (typeof value === "object" && value !== null && (value.name !== undefined || value.dispatchHook !== undefined || value.dependencies !== undefined)) return root;
+      if (path.dirname(root) === root) return undefined;
+      current = root;
+    }
+  }
+
+  #lookup(from: string): (name: string) => string | undefined {
+    return (name) => {
+      const dir = findPackageDir(from, name);
+      return dir === undefined ? undefined : realDir(dir);
+    };
+  }
+
+  /** Reads one package.json; remembers the package and feeds its dispatchHook field, if any. */
+  #read(dir: string, isApp: boolean): Known | undefined {
+    const existing = this.#known.get(dir);
+    if (existing !== undefined) return existing;
+    const file = path.join(dir, "package.json");
+    this.#files.push(file);
+    const json = readJson(file);
+    const fallback = isApp ? undefined : dir.split(path.sep).pop();
+    // Built only for a package with something to say: realpath is a system call, and most
+    // packages declare nothing.
+    const source = (name: string | undefined): FieldSource => ({
+      file,
+      label: `package.json "dispatchHook" of ${name ?? dir.split(path.sep).pop() ?? dir}`,
+      packageName: name,
+      dir: realDir(dir),
+      lookup: this.#lookup(dir),
+    });
+    if (!json.ok) {
+      this.#reader.problem(source(fallback), "ERR_DISPATCH_CONFIG_JSON", "", `package.json is not valid JSON: ${json.error}`, "Fix the JSON syntax; this package's declarations are ignored until then.");
+      return undefined;
+    }
+    if (typeof json.value !== "object" || json.value === null) return undefined;
+    const value = json.value as PackageJson;
+    const name = typeof value.name === "string" ? value.name : fallback;
+    const known: Known = { dir, name, deps: dependencyNames(value, isApp).filter(isPackageName), depsRead: false };
+    this.#known.set(dir, known);
+    if (value.dispatchHook !== undefined) {
+      const rulesBefore = this.#reader.rules.length;
+      this.#reader.field(source(name), value.dispatchHook);
+      if (this.#reader.rules.length > rulesBefore && name !== undefined && !this.#frameworks.has(name)) {
+        this.#frameworks.add(name);
+        // A framework just appeared: the packages that depend on it may have plugins beside it.
+        for (const other of this.#known.values()) if (other.deps.includes(name)) this.#readDeps(other);
+      }
+      this.#version++;
+    }
+    return known;
+  }
+
+  #readDeps(known: Known): void {
+    if (known.depsRead) return;
+    known.depsRead = true;
+    for (const name of known.deps) {
+      const dir = findPackageDir(known.dir, name);
+      if (dir !== undefined) this.#read(dir, false);
+    }
+  }
+
+  /** The whole dependency tree, breadth first (doctor only: it reads every package.json in it). */
+  #walk(): void {
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const known of [...this.#known.values()]) {
+        if (known.depsRead) continue;
+        this.#readDeps(known);
+        changed = true;
+      }
+    }
+  }
+
+  #configFile(configFile: string): void {
+    const file = path.resolve(this.root, configFile);
+    this.#files.push(file);
+    const source: FieldSource = { file, label: "DISPATCH_HOOK_CONFIG", packageName: undefined, dir: realDir(path.dirname(file)), lookup: this.#lookup(this.root) };
+    const json = readJson(file);
+    if (json.ok) this.#reader.field(source, json.value);
+    else this.#reader.problem(source, "ERR_DISPATCH_CONFIG_JSON", "", `the DISPATCH_HOOK_CONFIG file cannot be read as JSON: ${json.error}`, "Point DISPATCH_HOOK_CONFIG at a JSON file holding a dispatchHook field.");
+    this.#version++;
+  }
+}
+
+/** Reads the configuration once (see Discovery). Problems are collected, not thrown. */
+export function discover(options: DiscoverOptions = {}): HookConfig {
+  return new Discovery(options).config();
+}

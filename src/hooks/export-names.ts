@@ -1,0 +1,33 @@
+/**
+ * Whether an ES module has a default export: the one thing a facade must know about the module
+ * it stands for (`export *` re-exports every other name by itself, so nothing else is enumerated
+ * and the module's export shape cannot drift). es-module-lexer answers it; it is loaded only when
+ * the first facade is built, so a process that loads no dispatch module never pays for it.
+ */
+import { nodeModule } from "../builtins.js";
+
+interface Lexer {
+  initSync(): void;
+  parse(source: string): readonly [unknown, ReadonlyArray<{ readonly n: string | undefined }>];
+}
+
+let lexer: Lexer | undefined;
+
+function load(): Lexer {
+  if (lexer === undefined) {
+    const loaded = nodeModule.createRequire(import.meta.url)("es-module-lexer") as Lexer;
+    loaded.initSync();
+    lexer = loaded;
+  }
+  return lexer;
+}
+
+/** `true`/`false` from the lexer; when the source cannot be lexed, a conservative textual guess and `exact: false`. */
+export function hasDefaultExport(source: string): { hasDefault: boolean; exact: boolean } {
+  try {
+    const [, exports] = load().parse(source);
+    return { hasDefault: exports.some((e) => e.n === "default"), exact: true };
+  } catch {
+    return { hasDefault: /\bexport\s+default\b|\bas\s+default\b/.test(source), exact: false };
+  }
+}

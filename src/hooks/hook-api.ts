@@ -1,0 +1,69 @@
+/**
+ * Attaching the hooks with the API the Node version supports (see hook-mode.ts): registerHooks
+ * in-thread, or module.register with a hooks thread that reports back through a port.
+ */
+import type { MessagePort } from "node:worker_threads";
+import { fs, nodeModule, url as urls, workerThreads } from "../builtins.js";
+import { DispatchHookError } from "../registry/errors.js";
+import type { DiscoverOptions, Discovery } from "./discovery.js";
+import type { HookMode } from "./hook-mode.js";
+import type { HooksData } from "./hooks-thread.js";
+import { createHooks, type HookReport } from "./node-hooks.js";
+
+export interface AttachedHooks {
+  /** Delivers reports still in flight from the hooks thread (none in-thread). */
+  drain(): void;
+  detach(): void;
+}
+
+// Unique per installation even across two bundles (or copies) of this module in one process.
+let attached = 0;
+const instance = Math.random().toString(36).slice(2, 10);
+
+/** Where the runtime that generated code imports lives: beside this bundle, or in dist/bundle for the per-file build. */
+export function runtimeLocation(): { esm: string; cjs: string } {
+  for (const dir of ["./", "../bundle/"]) {
+    const esm = new URL(`${dir}runtime.js`, import.meta.url);
+    if (fs.existsSync(esm)) return { esm: esm.href, cjs: urls.fileURLToPath(new URL(`${dir}runtime.cjs`, import.meta.url)) };
+  }
+  return { esm: new URL("./runtime.js", import.meta.url).href, cjs: urls.fileURLToPath(new URL("./runtime.cjs", import.meta.url)) };
+}
+
+export function attachHooks(
+  mode: Exclude<HookMode, "none">,
+  discovery: Discovery,
+  discoverOptions: DiscoverOptions,
+  onReport: (report: HookReport) => void,
+): AttachedHooks {
+  const runtime = runtimeLocation();
+  if (mode === "registerHooks") {
+    const api = nodeModule as unknown as { registerHooks?: (hooks: object) => { deregister(): void } };
+    if (typeof api.registerHooks !== "function") {
+      throw new DispatchHookError("ERR_DISPATCH_HOOK_UNAVAILABLE", `install(): module.registerHooks does not exist on Node ${process.versions.node}. Use mode "register", or leave mode unset.`);
+    }
+    const hooks = createHooks({ discovery, mode, runtime, report: onReport });
+    const handle = api.registerHooks({ resolve: hooks.resolve, load: hooks.load });
+    return { drain() {}, detach: () => handle.deregister() };
+  }
+  if (typeof nodeModule.register !== "function") {
+    throw new DispatchHookError("ERR_DISPATCH_HOOK_UNAVAILABLE", `install(): module.register does not exist on Node ${process.versions.node}.`);
+  }
+  const threads = workerThreads();
+  const { port1, port2 } = new threads.MessageChannel();
+  port1.on("message", onReport);
+  port1.unref();
+  const data: HooksData = { discover: discoverOptions, runtime, port: port2 as MessagePort };
+  // A query per installation gives each its own instance of the hooks module, and so its own state.
+  const url = new URL(`./hooks-thread.js?installation=${instance}-${++attached}`, import.meta.url);
+  nodeModule.register(url.href, { data, transferList: [port2] });
+  return {
+    drain() {
+      for (let m = threads.receiveMessageOnPort(port1); m !== undefined; m = threads.receiveMessageOnPort(port1)) onReport(m.message as HookReport);
+    },
+    detach() {
+      // module.register cannot be undone; the hooks on the other thread stop changing anything.
+      port1.postMessage({ type: "disable" });
+      port1.close();
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The hooks-thread entry for `module.register` (Node 20, and 22/24 before their registerHooks
+ * fixes). Node calls `initialize`, `resolve` and `load` on its hooks thread. install() registers
+ * this file under a URL with a query unique to the installation, so each installation gets its own
+ * module instance and its own state here.
+ */
+import type { MessagePort } from "node:worker_threads";
+import { type DiscoverOptions, Discovery } from "./discovery.js";
+import { createHooks, type LoadResult, type ResolveResult } from "./node-hooks.js";
+
+/** What install() passes to `initialize`. Plain data, plus the port back to the installation. */
+export interface HooksData {
+  readonly discover: DiscoverOptions;
+  readonly runtime: { readonly esm: string; readonly cjs: string };
+  readonly port: MessagePort;
+}
+
+type Next<T> = (value: string, context?: object) => T | Promise<T>;
+let hooks: ReturnType<typeof createHooks> | undefined;
+
+export function initialize(data: HooksData): void {
+  const { port } = data;
+  hooks = createHooks({ discovery: new Discovery(data.discover), mode: "register", runtime: data.runtime, report: (message) => port.postMessage(message) });
+  port.on("message", (message: { type?: string }) => {
+    if (message?.type === "disable") hooks?.disable();
+  });
+  port.unref();
+}
+
+export async function resolve(specifier: string, context: object, nextResolve: Next<ResolveResult>): Promise<ResolveResult> {
+  return hooks === undefined ? nextResolve(specifier, context) : hooks.resolve(specifier, context, nextResolve);
+}
+
+export async function load(url: string, context: object, nextLoad: Next<LoadResult>): Promise<LoadResult> {
+  return hooks === undefined ? nextLoad(url, context) : hooks.load(url, context, nextLoad);
+}

@@ -1,0 +1,58 @@
+/**
+ * Package scopes on disk: the nearest package.json above a file, and a dependency's directory as
+ * Node would find it (node_modules from the package upwards, which also covers workspaces and
+ * pnpm's store). Reads nothing else.
+ */
+import { fs, path } from "../builtins.js";
+
+export interface PackageJson {
+  readonly name?: unknown;
+  readonly dispatchHook?: unknown;
+  readonly dependencies?: unknown;
+  readonly devDependencies?: unknown;
+  readonly optionalDependencies?: unknown;
+  readonly peerDependencies?: unknown;
+}
+
+export function readJson(file: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(fs.readFileSync(file, "utf8")) };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+export function realDir(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
+}
+
+/** Finds `node_modules/<name>` from `start` upwards, as Node would. */
+export function findPackageDir(start: string, name: string): string | undefined {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, "node_modules", name);
+    if (fs.existsSync(path.join(candidate, "package.json"))) return candidate;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The nearest directory at or above `start` that has a package.json. */
+export function findPackageRoot(start: string): string | undefined {
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The names a package depends on at run time (and, for the app itself, in development too). */
+export function dependencyNames(json: PackageJson, withDev: boolean): string[] {
+  const out = new Set<string>();
+  const groups = [json.dependencies, json.optionalDependencies, json.peerDependencies, withDev ? json.devDependencies : undefined];
+  for (const group of groups) {
+    if (typeof group === "object" && group !== null && !Array.isArray(group)) for (const name of Object.keys(group)) out.add(name);
+  }
+  return [...out];
+}

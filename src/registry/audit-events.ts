@@ -1,0 +1,151 @@
+/** The audit log's events and the report folded from them. All plain data: `JSON.stringify` gives them whole. */
+import type { ErrorSummary } from "../channel.js";
+
+export type { ErrorSummary } from "../channel.js";
+
+/** How an application reached its table. */
+export type Mechanism =
+  /** The registration waited, and a loader hook signalled the dispatch module. */
+  | "hook"
+  /** The registration waited, and the framework called provide() itself. */
+  | "native"
+  /** The table already existed when the registration was made. */
+  | "immediate";
+
+export type RegistrationState = "pending" | "applied" | "failed" | "disposed" | "superseded" | "refused";
+
+/** Where a declarative registration came from: a plugin's registration module, while its backend loaded. */
+export interface Origin {
+  readonly plugin: string;
+  readonly module: string;
+}
+
+type Event<K extends string, F> = { readonly kind: K; readonly seq: number } & F;
+type Reg = { readonly id: number; readonly backend: string; readonly op: string };
+
+/** One step in a registration's (or a table's) life. */
+export type AuditEvent =
+  | Event<"requested", Reg & { readonly site: string; readonly origin?: Origin | undefined; readonly override?: boolean }>
+  | Event<"applied", Reg & { readonly table: number; readonly module: string | undefined; readonly mechanism: Mechanism }>
+  | Event<"failed", Reg & { readonly table: number; readonly module: string | undefined; readonly error: ErrorSummary }>
+  | Event<"disposed", Reg & { readonly reason: "handle" | "restore" | "registry" }>
+  /** A disposal the table did not accept: the implementation is still in it. */
+  | Event<"stuck", Reg & { readonly table: number; readonly module: string | undefined; readonly error: ErrorSummary }>
+  | Event<"restored", Reg>
+  | Event<"superseded", Reg & { readonly by: number; readonly note?: string }>
+  | Event<
+      "refused",
+      {
+        /** Set when an accepted registration was refused (by a table, or as a plugin's losing registration). */
+        readonly id: number | undefined;
+        readonly backend: string;
+        readonly op: string;
+        readonly code: string;
+        readonly message: string;
+        readonly table: number | undefined;
+        readonly origin?: Origin | undefined;
+      }
+    >
+  /** A dispatch received a class that has the name of an applied registration's class, but is another class. */
+  | Event<"identity", Reg & { readonly message: string }>
+  /** A dispatch missed on a table of this backend that the registry was never given. */
+  | Event<"unseen-table", { readonly backend: string; readonly op: string; readonly message: string }>
+  | Event<
+      "provided",
+      {
+        readonly backend: string;
+        readonly table: number;
+        readonly tableKind: string;
+        readonly module: string | undefined;
+        readonly mechanism: Exclude<Mechanism, "immediate">;
+      }
+    >
+  /** A table was announced, but it is not a table the registry can use. */
+  | Event<"rejected", { readonly backend: string; readonly module: string | undefined; readonly message: string }>
+  | Event<"withdrawn", { readonly backend: string; readonly table: number }>
+  | Event<"expected", { readonly backend: string; readonly ops: readonly string[]; readonly source: string }>
+  | Event<"sealed", { readonly backend: string; readonly sealed: boolean }>;
+
+export type AuditEventKind = AuditEvent["kind"];
+export type Unsequenced<E> = E extends AuditEvent ? Omit<E, "seq"> & { seq?: number } : never;
+
+export interface RegistrationRecord {
+  readonly id: number;
+  /** Which registry made it, in a report that covers several ("default", "#2", with the copy's path if there are several copies). */
+  readonly registry?: string;
+  readonly backend: string;
+  readonly op: string;
+  readonly state: RegistrationState;
+  readonly site: string;
+  /** Set for a plugin's declarative registration. */
+  readonly origin: Origin | undefined;
+  /** One entry per table it reached (several providers give several). */
+  readonly tables: ReadonlyArray<{
+    readonly table: number;
+    readonly module: string | undefined;
+    readonly outcome: "applied" | "failed" | "refused";
+    readonly mechanism?: Mechanism;
+  }>;
+  readonly error: ErrorSummary | undefined;
+}
+
+/** An entry a plugin's registration module wrote into a table directly, outside any registry. */
+export interface OutsideRecord {
+  readonly backend: string;
+  readonly op: string;
+  readonly plugin: string;
+  readonly module: string;
+  /** The dispatch module instance whose table it wrote. */
+  readonly table: string;
+  readonly replaced: boolean;
+}
+
+/** A plugin's registration module and what became of it. */
+export interface PluginModuleRecord {
+  readonly plugin: string;
+  readonly backend: string;
+  readonly module: string;
+  readonly for: string;
+  readonly state: "loaded" | "missing" | "failed" | "loading";
+  readonly error: ErrorSummary | undefined;
+}
+
+export type ProblemKind = "pending" | "failed" | "conflict" | "missing" | "table" | "loader" | "identity" | "stuck";
+
+export interface Problem {
+  readonly kind: ProblemKind;
+  readonly backend: string;
+  readonly op: string;
+  readonly id: number | undefined;
+  readonly message: string;
+}
+
+export interface BackendRecord {
+  readonly backend: string;
+  /** Tables of this backend that exist in the thread. */
+  readonly tables: number;
+  readonly loaded: boolean;
+  readonly sealed: boolean;
+}
+
+export interface AuditReport {
+  /** No problems. Says nothing about whether anything was checked: see `checked`. */
+  readonly ok: boolean;
+  /** How many things were checked: registrations, and expectations on backends that loaded. */
+  readonly checked: number;
+  readonly registrations: readonly RegistrationRecord[];
+  readonly outside: readonly OutsideRecord[];
+  readonly plugins: readonly PluginModuleRecord[];
+  readonly backends: readonly BackendRecord[];
+  readonly problems: readonly Problem[];
+  /** What the audit saw, for a reader: the loaders, what they watched, what loaded. */
+  readonly notes: readonly string[];
+}
+
+export interface VerifyOptions {
+  /**
+   * Backends the caller is about to use. A registration still pending on one of these is a
+   * problem even if its table was never provided.
+   */
+  readonly backends?: readonly string[];
+}

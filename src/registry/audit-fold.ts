@@ -1,0 +1,144 @@
+/**
+ * Folds one registry's audit events into its registrations and its own problems. Pure: the same
+ * events always give the same fold, whichever copy of the package folds them (the exit audit folds
+ * the events of every registry in the thread).
+ */
+import type { AuditEvent, Origin, Problem, RegistrationState } from "./audit-events.js";
+import type { ErrorSummary, Mechanism } from "./audit-events.js";
+
+export interface MutableRecord {
+  id: number;
+  registry?: string;
+  backend: string;
+  op: string;
+  state: RegistrationState;
+  site: string;
+  origin: Origin | undefined;
+  tables: Array<{ table: number; module: string | undefined; outcome: "applied" | "failed" | "refused"; mechanism?: Mechanism }>;
+  error: ErrorSummary | undefined;
+}
+
+export interface Fold {
+  readonly records: Map<number, MutableRecord>;
+  /** Tables provided to this registry, per backend. */
+  readonly tables: Map<string, Set<number>>;
+  readonly sealed: Map<string, boolean>;
+  /** Backend → op → who expects it. */
+  readonly expected: Map<string, Map<string, string>>;
+  /** Problems that need nothing but the events: failures, conflicts, stuck disposals, identity and table misses. */
+  readonly problems: Problem[];
+}
+
+function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = create();
+    map.set(key, value);
+  }
+  return value;
+}
+
+/** Events from another copy arrive as unknown data; anything without a known kind is skipped. */
+export function fold(events: readonly unknown[]): Fold {
+  const out: Fold = { records: new Map(), tables: new Map(), sealed: new Map(), expected: new Map(), problems: [] };
+  const { records } = out;
+  const stuck: Problem[] = [];
+  for (const raw of events) {
+    if (typeof raw !== "object" || raw === null) continue;
+    const event = raw as AuditEvent;
+    switch (event.kind) {
+      case "requested":
+        records.set(event.id, {
+          id: event.id,
+          backend: event.backend,
+          op: event.op,
+          state: "pending",
+          site: event.site,
+          origin: event.origin,
+          tables: [],
+          error: undefined,
+        });
+        break;
+      case "applied": {
+        const record = records.get(event.id);
+        if (record === undefined) break;
+        record.tables = record.tables.filter((t) => t.table !== event.table);
+        record.tables.push({ table: event.table, module: event.module, outcome: "applied", mechanism: event.mechanism });
+        if (record.state !== "failed" && record.state !== "refused") record.state = "applied";
+        break;
+      }
+      case "failed": {
+        const record = records.get(event.id);
+        if (record === undefined) break;
+        record.tables = record.tables.filter((t) => t.table !== event.table);
+        record.tables.push({ table: event.table, module: event.module, outcome: "failed" });
+        record.state = "failed";
+        record.error = event.error;
+        break;
+      }
+      case "refused": {
+        const record = event.id === undefined ? undefined : records.get(event.id);
+        if (record === undefined) {
+          if (event.code === "ERR_DISPATCH_CONFLICT") {
+            out.problems.push({ kind: "conflict", backend: event.backend, op: event.op, id: undefined, message: event.message });
+          }
+          break;
+        }
+        if (event.table !== undefined) record.tables.push({ table: event.table, module: undefined, outcome: "refused" });
+        if (record.state !== "failed") record.state = "refused";
+        record.error = { name: "DispatchHookError", message: event.message, code: event.code };
+        break;
+      }
+      case "restored": {
+        const record = records.get(event.id);
+        if (record !== undefined) {
+          record.state = "pending";
+          record.error = undefined;
+        }
+        break;
+      }
+      case "disposed":
+      case "superseded": {
+        const record = records.get(event.id);
+        if (record === undefined) break;
+        record.state = event.kind;
+        record.tables = [];
+        break;
+      }
+      case "stuck":
+        stuck.push({
+          kind: "stuck",
+          backend: event.backend,
+          op: event.op,
+          id: event.id,
+          message: `${event.op} on ${event.backend} (registration #${event.id}) was disposed, but the table${event.module ? ` of ${event.module}` : ""} refused to give its entry back (${event.error.message}): the implementation is still in the table.`,
+        });
+        break;
+      case "identity":
+        out.problems.push({ kind: "identity", backend: event.backend, op: event.op, id: event.id, message: event.message });
+        break;
+      case "unseen-table":
+        out.problems.push({ kind: "table", backend: event.backend, op: event.op, id: undefined, message: event.message });
+        break;
+      case "provided":
+        getOrCreate(out.tables, event.backend, () => new Set()).add(event.table);
+        break;
+      case "withdrawn":
+        out.tables.get(event.backend)?.delete(event.table);
+        break;
+      case "rejected":
+        out.problems.push({ kind: "table", backend: event.backend, op: "-", id: undefined, message: event.message });
+        break;
+      case "expected": {
+        const ops = getOrCreate(out.expected, event.backend, () => new Map());
+        for (const op of event.ops) ops.set(op, event.source);
+        break;
+      }
+      case "sealed":
+        out.sealed.set(event.backend, event.sealed);
+        break;
+    }
+  }
+  out.problems.push(...stuck);
+  return out;
+}

@@ -1,0 +1,75 @@
+/**
+ * The audit report for people: an aligned table with one row per registration (and one per entry a
+ * plugin wrote outside the registry), what the audit saw, the problems, and a verdict that says
+ * "ok" only when something was checked and nothing is wrong. Works on report data, so the
+ * command line prints a report it read from a file with the same code.
+ */
+import { path, url } from "../builtins.js";
+import type { AuditReport } from "./audit-events.js";
+
+/** A module URL as people read it: a path relative to the working directory when that is shorter. */
+export function shortModule(href: string, cwd: string = process.cwd()): string {
+  if (!href.startsWith("file:")) return href;
+  try {
+    const file = url.fileURLToPath(href);
+    const rel = path.relative(cwd, file);
+    const query = href.slice(href.search(/[?#]|$/));
+    return `${rel.length < file.length ? rel : file}${query}`;
+  } catch {
+    return href;
+  }
+}
+
+/** The last line of a report: its verdict. */
+export function verdict(report: AuditReport): string {
+  if (!report.ok) return `${report.problems.length} problem(s):`;
+  if (report.checked === 0) {
+    const what = report.notes.find((n) => n.startsWith("no registrations")) ?? "no registrations were made";
+    return `nothing was checked: ${what}`;
+  }
+  return "ok: every registration landed";
+}
+
+/** `verdict` replaces the verdict line (the command line does when the program itself failed). */
+export function formatReport(report: AuditReport, options: { readonly verdict?: string } = {}): string {
+  const several = report.registrations.some((r) => r.registry !== undefined && r.registry !== "default");
+  const header = ["id", ...(several ? ["registry"] : []), "backend", "op", "state", "via", "site", "module"];
+  const rows = report.registrations.map((r) => [
+    String(r.id),
+    ...(several ? [r.registry ?? "default"] : []),
+    r.backend,
+    r.op,
+    r.state,
+    [...new Set(r.tables.map((t) => t.mechanism ?? t.outcome))].join(",") || "-",
+    r.origin === undefined ? r.site : `${r.site} (${r.origin.plugin})`,
+    [...new Set(r.tables.map((t) => (t.module === undefined ? `table #${t.table}` : shortModule(t.module))))].join(", ") || "-",
+  ]);
+  for (const w of report.outside) {
+    rows.push([
+      "-",
+      ...(several ? ["-"] : []),
+      w.backend,
+      w.op,
+      w.replaced ? "replaced" : "applied",
+      "outside",
+      `added by ${shortModule(w.module)}, outside the registry (${w.plugin})`,
+      shortModule(w.table),
+    ]);
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] as number)))
+      .join("  ")
+      .trimEnd();
+  const out = [line(header), ...rows.map(line)];
+  if (rows.length === 0) out.push("(no registrations)");
+  for (const plugin of report.plugins) {
+    if (plugin.state === "loaded") continue;
+    out.push(`plugin ${plugin.plugin}: registration module for ${plugin.backend} ${plugin.state} (${shortModule(plugin.module)})`);
+  }
+  for (const note of report.notes) out.push(`· ${note}`);
+  out.push(options.verdict ?? verdict(report));
+  for (const problem of report.problems) out.push(`  [${problem.kind}] ${problem.message}`);
+  return out.join("\n");
+}

@@ -1,0 +1,266 @@
+/**
+ * Turns folded registries and what the thread knows (its tables, its loaders, its plugins'
+ * registration windows) into one report. Pure. A registry's verify() and the thread's exit audit
+ * both come through here, so they give one answer to one question.
+ */
+import type { InstallationStatus, WindowFact } from "../channel.js";
+import type { AuditReport, BackendRecord, OutsideRecord, PluginModuleRecord, Problem, RegistrationRecord } from "./audit-events.js";
+import type { Fold, MutableRecord } from "./audit-fold.js";
+
+/** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
+export interface TableFact {
+  readonly backend: string;
+  readonly module: string | undefined;
+  readonly names: ReadonlySet<string> | undefined;
+}
+
+export interface ThreadFacts {
+  readonly tables: readonly TableFact[];
+  readonly loaders: readonly InstallationStatus[];
+  readonly windows: readonly WindowFact[];
+}
+
+export interface ReportScope {
+  /**
+   * Whether the loaders' own facts count: their expectations, their plugins' registration modules
+   * and "nothing to watch". True for the exit audit and for the registry a loader feeds; false for
+   * an isolated registry, which answers only for itself.
+   */
+  readonly connected: boolean;
+  readonly focus?: readonly string[] | undefined;
+}
+
+export interface NamedFold {
+  readonly fold: Fold;
+  /** Shown when a report covers several registries. */
+  readonly name?: string;
+}
+
+const live = new Set(["pending", "applied", "failed"]);
+
+function pendingMessage(record: MutableRecord, facts: ThreadFacts, loaded: boolean, unsignalled: string | undefined): string {
+  const at = `${record.op} on ${record.backend} (registered at ${record.site})`;
+  if (unsignalled !== undefined) return `${at} is still pending: ${unsignalled}`;
+  if (loaded) return `${at} is still pending although a ${record.backend} table exists in this thread.`;
+  if (facts.loaders.length === 0) {
+    return `${at} is still pending: no ${record.backend} table was ever provided, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().`;
+  }
+  return `${at} is still pending: no ${record.backend} table was ever provided; the loader is installed, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
+}
+
+function windowRecords(facts: ThreadFacts): { plugins: PluginModuleRecord[]; outside: OutsideRecord[]; problems: Problem[] } {
+  const plugins: PluginModuleRecord[] = [];
+  const outside: OutsideRecord[] = [];
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  for (const { info, state, outside: writes, error } of facts.windows) {
+    if (seen.has(info.id)) continue;
+    seen.add(info.id);
+    const where = `${info.plugin}'s registration module for ${info.backend} (${info.module})`;
+    plugins.push({
+      plugin: info.plugin,
+      backend: info.backend,
+      module: info.module,
+      for: info.url,
+      state: state === "done" ? "loaded" : state === "open" ? "loading" : state,
+      error,
+    });
+    if (state === "missing") {
+      problems.push({ kind: "failed", backend: info.backend, op: "-", id: undefined, message: `${where} could not be loaded: ${error?.message ?? "unknown error"}. The backend loaded without it.` });
+    } else if (state === "failed") {
+      problems.push({
+        kind: "failed",
+        backend: info.backend,
+        op: "-",
+        id: undefined,
+        message:
+          error === undefined
+            ? `${where} did not finish evaluating: it threw (the error reached whoever imported ${info.url}), or it is still waiting at a top-level await.`
+            : `${where} threw: ${error.message}`,
+      });
+    }
+    for (const write of writes) {
+      outside.push({ backend: info.backend, op: write.op, plugin: info.plugin, module: info.module, table: info.url, replaced: write.replaced });
+      if (write.replaced) {
+        problems.push({
+          kind: "conflict",
+          backend: info.backend,
+          op: write.op,
+          id: undefined,
+          message: `${where} replaced the ${info.backend} table's entry for ${write.op} directly, outside the registry. Register through dispatch-hook (register(…, { override: true })) so the replacement is audited and can be undone.`,
+        });
+      }
+    }
+  }
+  return { plugins, outside, problems };
+}
+
+export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, scope: ReportScope): AuditReport {
+  const focus = scope.focus === undefined ? undefined : new Set(scope.focus);
+  const problems: Problem[] = [];
+  const loaded = new Set(facts.tables.map((t) => t.backend));
+  for (const { fold: f } of folds) for (const [backend, ids] of f.tables) if (ids.size > 0) loaded.add(backend);
+  const findings = facts.loaders.flatMap((l) => l.findings ?? []);
+  const unsignalled = new Map<string, string>();
+  for (const finding of findings) if (finding.problem === "unsignalled") unsignalled.set(finding.backend, finding.message);
+
+  const registrations: RegistrationRecord[] = [];
+  const registeredOps = new Map<string, Set<string>>();
+  const ownBackends = new Set<string>();
+  for (const { fold: f, name } of folds) {
+    for (const record of f.records.values()) {
+      registrations.push(name === undefined ? record : { ...record, registry: name });
+      ownBackends.add(record.backend);
+      if (live.has(record.state)) {
+        let ops = registeredOps.get(record.backend);
+        if (ops === undefined) registeredOps.set(record.backend, (ops = new Set()));
+        ops.add(record.op);
+      }
+      if (record.state === "pending") {
+        const isLoaded = loaded.has(record.backend);
+        const why = unsignalled.get(record.backend);
+        if (isLoaded || why !== undefined || focus?.has(record.backend)) {
+          problems.push({ kind: "pending", backend: record.backend, op: record.op, id: record.id, message: pendingMessage(record, facts, isLoaded, why) });
+        }
+      } else if (record.state === "failed") {
+        problems.push({
+          kind: "failed",
+          backend: record.backend,
+          op: record.op,
+          id: record.id,
+          message: `${record.op} on ${record.backend} (registered at ${record.site}) failed to apply: ${record.error?.message ?? "unknown error"}`,
+        });
+      } else if (record.state === "refused" && record.error?.code === "ERR_DISPATCH_CONFLICT") {
+        const from = record.origin === undefined ? "" : ` (a declarative registration of ${record.origin.plugin}, from ${record.origin.module})`;
+        problems.push({ kind: "conflict", backend: record.backend, op: record.op, id: record.id, message: `${record.error.message}${from}` });
+      }
+    }
+    problems.push(...f.problems);
+  }
+
+  // Loader findings: everything a loader could not see is a problem for the thread, and for a
+  // registry with registrations on that backend.
+  for (const finding of findings) {
+    if (!scope.connected && !ownBackends.has(finding.backend)) continue;
+    problems.push({ kind: "loader", backend: finding.backend, op: "-", id: undefined, message: finding.message });
+  }
+  if (scope.connected) {
+    for (const loader of facts.loaders) {
+      if ((loader.declarations ?? []).length > 0) continue;
+      const files = loader.files ?? [];
+      problems.push({
+        kind: "loader",
+        backend: "-",
+        op: "-",
+        id: undefined,
+        message:
+          `the dispatch-hook loader (${loader.mode}) found no backend declaration, so it watches nothing. It started from ${loader.root ?? "?"} and read ${files.length === 0 ? "no file" : files.join(", ")}. ` +
+          'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or check with npx dispatch-hook doctor from the app\'s directory.',
+      });
+    }
+  }
+  const windows = scope.connected ? windowRecords(facts) : { plugins: [], outside: [], problems: [] };
+  problems.push(...windows.problems);
+  const outsideOps = new Map<string, Set<string>>();
+  for (const write of windows.outside) {
+    let ops = outsideOps.get(write.backend);
+    if (ops === undefined) outsideOps.set(write.backend, (ops = new Set()));
+    ops.add(write.op);
+  }
+
+  // Expectations are checked on every backend that loaded, against what its tables hold, what was
+  // registered and what plugins wrote directly; a backend that never loaded is "not loaded".
+  const expected = new Map<string, Map<string, string>>();
+  const expect = (backend: string, op: string, source: string) => {
+    let ops = expected.get(backend);
+    if (ops === undefined) expected.set(backend, (ops = new Map()));
+    if (!ops.has(op)) ops.set(op, source);
+  };
+  for (const { fold: f } of folds) for (const [backend, ops] of f.expected) for (const [op, source] of ops) expect(backend, op, source);
+  if (scope.connected) {
+    for (const loader of facts.loaders) {
+      for (const plugin of loader.plugins ?? []) {
+        for (const [backend, ops] of Object.entries(plugin.expects)) for (const op of ops) expect(backend, op, plugin.declaredIn);
+      }
+    }
+  }
+  let checked = registrations.filter((r) => r.state !== "disposed").length + windows.outside.length;
+  for (const [backend, ops] of expected) {
+    const isLoaded = loaded.has(backend) || unsignalled.has(backend) || focus?.has(backend) === true;
+    if (!isLoaded) continue;
+    const tables = facts.tables.filter((t) => t.backend === backend);
+    for (const [op, source] of ops) {
+      checked++;
+      const held = tables.some((t) => t.names?.has(op) === true);
+      if (held || registeredOps.get(backend)?.has(op) || outsideOps.get(backend)?.has(op)) continue;
+      const why = unsignalled.get(backend);
+      problems.push({
+        kind: "missing",
+        backend,
+        op,
+        id: undefined,
+        message: `${op} on ${backend} was expected (by ${source}) but never registered${why === undefined ? ", and no table of the backend holds it." : `: ${why}`}`,
+      });
+    }
+  }
+
+  const filtered = focus === undefined ? problems : problems.filter((p) => focus.has(p.backend));
+  const backends = backendRecords(folds, facts, loaded);
+  return {
+    ok: filtered.length === 0,
+    checked,
+    registrations,
+    outside: windows.outside,
+    plugins: windows.plugins,
+    backends,
+    problems: filtered,
+    notes: notes(facts, backends, registrations.length, scope),
+  };
+}
+
+function backendRecords(folds: readonly NamedFold[], facts: ThreadFacts, loaded: ReadonlySet<string>): BackendRecord[] {
+  const names = new Set<string>(loaded);
+  const sealed = new Set<string>();
+  for (const { fold: f } of folds) {
+    for (const record of f.records.values()) names.add(record.backend);
+    for (const backend of f.expected.keys()) names.add(backend);
+    for (const [backend, on] of f.sealed) {
+      names.add(backend);
+      if (on) sealed.add(backend);
+    }
+  }
+  for (const loader of facts.loaders) {
+    for (const backend of loader.backends) if (backend !== "{backend}") names.add(backend);
+    for (const plugin of loader.plugins ?? []) for (const backend of [...Object.keys(plugin.registrations), ...Object.keys(plugin.expects)]) names.add(backend);
+  }
+  return [...names].sort().map((backend) => ({
+    backend,
+    tables: facts.tables.filter((t) => t.backend === backend).length,
+    loaded: loaded.has(backend),
+    sealed: sealed.has(backend),
+  }));
+}
+
+function notes(facts: ThreadFacts, backends: readonly BackendRecord[], registrations: number, scope: ReportScope): string[] {
+  const out: string[] = [];
+  if (scope.connected) {
+    for (const loader of facts.loaders) {
+      const declared = loader.declarations ?? [];
+      out.push(
+        `loader (${loader.mode}) read ${loader.files?.length ?? 0} file(s) from ${loader.root ?? "?"}; it watches ${declared.length === 0 ? "nothing" : declared.join("; ")}`,
+      );
+    }
+    if (facts.loaders.length === 0) out.push("no dispatch-hook loader is installed in this thread");
+  }
+  if (backends.length > 0) {
+    out.push(`backends: ${backends.map((b) => `${b.backend} ${b.loaded ? `loaded (${b.tables} table${b.tables === 1 ? "" : "s"})` : "not loaded"}`).join(", ")}`);
+  }
+  if (registrations === 0) {
+    const watched = backends.length;
+    const loadedCount = backends.filter((b) => b.loaded).length;
+    out.push(
+      `no registrations were made${scope.connected && facts.loaders.length > 0 ? `; the loader watched ${watched} named backend${watched === 1 ? "" : "s"}, ${loadedCount === 0 ? "none" : loadedCount} loaded` : ""}`,
+    );
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+/**
+ * What a registry adds to a Dispatcher's miss error: the registrations it holds for the missed type
+ * and why each has not landed in that table, including the case where the class that reached the
+ * table is another copy of the registered class (the same name, another identity). Those two kinds
+ * of miss are also recorded in the audit, once per registration and table.
+ */
+import type { DispatchMissMessage } from "../channel.js";
+import type { AuditEvent, Unsequenced } from "./audit-events.js";
+import type { BackendState } from "./backend-state.js";
+import type { Registration, Table } from "./registration.js";
+import { loaderStatus } from "./thread-facts.js";
+
+export interface MissContext {
+  readonly registrations: readonly Registration[];
+  backend(name: string): BackendState;
+  record(event: Unsequenced<AuditEvent>): void;
+}
+
+function describeTables(tables: readonly Table[]): string {
+  return tables.map((t) => t.module ?? `table #${t.id}`).join(", ");
+}
+
+function siteOf(registration: Registration): string {
+  const site = registration.requested?.site;
+  return site === undefined || site === "unknown" ? "" : `, from ${site}`;
+}
+
+function whyPending(state: BackendState, table: object): string {
+  if (state.tables.length > 0) {
+    return state.tables.some((t) => t.table === table)
+      ? "this table was provided, but applying to it did not succeed."
+      : `the ${state.name} table this registry was given (${describeTables(state.tables)}) is another module instance than the one that missed.`;
+  }
+  const status = loaderStatus();
+  const finding = status.installations.flatMap((i) => i.findings ?? []).find((f) => f.backend === state.name);
+  if (finding !== undefined) return finding.message;
+  if (status.installations.length === 0) {
+    return `no ${state.name} table was ever provided, and the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().`;
+  }
+  return `no ${state.name} table was ever provided: the loader is installed, but no module declared for ${state.name} signalled that it finished loading. Check the backend's declaration (npx dispatch-hook doctor).`;
+}
+
+export class MissExplainer {
+  /** Registration ids already recorded per table, so a hot loop of misses records each once. */
+  readonly #recorded = new WeakMap<object, Set<string>>();
+
+  #once(table: object, key: string): boolean {
+    let keys = this.#recorded.get(table);
+    if (keys === undefined) this.#recorded.set(table, (keys = new Set()));
+    if (keys.has(key)) return false;
+    keys.add(key);
+    return true;
+  }
+
+  explain(message: DispatchMissMessage, context: MissContext): void {
+    const before = message.hints.length;
+    const chain = new Set(message.chain);
+    const names = new Set(message.chain.map((type) => type.name));
+    const ours = (backend: string) => context.backend(backend).tables.some((t) => t.table === message.table);
+    for (const registration of context.registrations) {
+      const { backend, op, id } = registration;
+      if (message.backend !== undefined && message.backend !== backend && !ours(backend)) continue;
+      const where = `${op} on ${backend} (registration #${id}${siteOf(registration)})`;
+      if (!chain.has(registration.opType)) {
+        if (!names.has(op) || (registration.state !== "applied" && registration.state !== "pending")) continue;
+        const text =
+          `${where} was made for another class named ${op}: the ${op} that reached this table is a second copy of that class ` +
+          "(two copies of the module that defines it are loaded, for example one inlined by a bundler or test runner and one loaded by Node). " +
+          "Make the plugin and the framework import the same module instance.";
+        message.hints.push(text);
+        if (registration.state === "applied" && this.#once(message.table, `identity ${id}`)) {
+          context.record({ kind: "identity", id, backend, op, message: `${where} was applied to a class identity that nothing dispatches on: ${text}` });
+        }
+        continue;
+      }
+      const state = context.backend(backend);
+      if (registration.state === "pending") message.hints.push(`${where} is pending: ${whyPending(state, message.table)}`);
+      else if (registration.state === "failed") message.hints.push(`${where} failed to apply; see the audit log (registry.verify()).`);
+      else if (registration.state === "refused") message.hints.push(`${where} was refused; see the audit log (registry.verify()).`);
+      else if (registration.state === "applied" && !registration.inTable(state.tables.find((t) => t.table === message.table))) {
+        const text = `${where} was applied to ${describeTables(state.tables)}, but not to this table, which the registry was never given.`;
+        message.hints.push(text);
+        if (this.#once(message.table, `unseen ${id}`)) context.record({ kind: "unseen-table", backend, op, message: text });
+      }
+    }
+    if (message.hints.length === before || message.backend === undefined) return;
+    // Name everything else still waiting on this backend: one miss is rarely alone.
+    const waiting = context.registrations
+      .filter((r) => r.state === "pending" && r.backend === message.backend)
+      .map((r) => `${r.opType.name || "(anonymous)"} (#${r.id})`);
+    if (waiting.length > 1) message.hints.push(`${waiting.length} registrations are pending on ${message.backend}: ${waiting.join(", ")}.`);
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * One option checker for every API that takes an options object (Registry, Dispatcher, install(),
+ * the adapters): unknown keys are refused with the nearest known key suggested, and each value is
+ * checked against its kind. Config files use the same suggestions.
+ */
+import { DispatchHookError, describe } from "./errors.js";
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const current = row[j] as number;
+      row[j] = Math.min(current + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = current;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/** The nearest known word, if it is near enough to be a typo. */
+export function suggest(word: string, known: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of known) {
+    const d = distance(word.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+}
+
+/** ` (did you mean "x"?)`, or nothing. */
+export function didYouMean(word: string, known: readonly string[]): string {
+  const hint = suggest(word, known);
+  return hint === undefined ? "" : ` (did you mean ${JSON.stringify(hint)}?)`;
+}
+
+/** What a value must be: a kind name, or a list of the literal values allowed. */
+export type OptionKind = "boolean" | "string" | "function" | "object" | "array" | "registry" | readonly string[];
+
+function fits(value: unknown, kind: OptionKind): boolean {
+  if (Array.isArray(kind)) return typeof value === "string" && kind.includes(value);
+  switch (kind) {
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value);
+    case "registry":
+      return typeof value === "object" && value !== null && typeof (value as { register?: unknown }).register === "function";
+    default:
+      return typeof value === kind;
+  }
+}
+
+function kindText(kind: OptionKind): string {
+  if (Array.isArray(kind)) return `one of ${kind.map((k) => JSON.stringify(k)).join(", ")}`;
+  return kind === "array" ? "an array" : kind === "object" || kind === "registry" ? `a${kind === "object" ? "n" : ""} ${kind}` : `a ${kind}`;
+}
+
+/**
+ * Checks an options object where it enters: `where` names the call in messages. `undefined` values
+ * count as absent. Throws ERR_DISPATCH_INVALID_OPTION and changes nothing.
+ */
+export function checkOptions(value: unknown, spec: Readonly<Record<string, OptionKind>>, where: string): void {
+  if (value === undefined) return;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `${where}: options must be an object, got ${describe(value)}.`);
+  }
+  const known = Object.keys(spec);
+  for (const key of Object.keys(value)) {
+    const kind = spec[key];
+    if (kind === undefined || !Object.hasOwn(spec, key)) {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_OPTION",
+        `${where}: unknown option ${JSON.stringify(key)}${didYouMean(key, known)}; known options are ${known.join(", ")}.`,
+      );
+    }
+    const option = (value as Record<string, unknown>)[key];
+    if (option !== undefined && !fits(option, kind)) {
+      const hint = Array.isArray(kind) && typeof option === "string" ? didYouMean(option, kind) : "";
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_OPTION",
+        `${where}: "${key}" must be ${kindText(kind)}, got ${describe(option)}${hint}.`,
+      );
+    }
+  }
+}

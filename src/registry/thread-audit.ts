@@ -1,0 +1,20 @@
+/**
+ * The audit of a whole thread: every registry of every installed copy of dispatch-hook, folded
+ * with one fold, and the thread's facts once. The loader's exit audit and the command line speak
+ * through this; a registry's own verify() answers only for that registry.
+ */
+import { type AuditCollectMessage, ask, channels } from "../channel.js";
+import type { AuditReport, VerifyOptions } from "./audit-events.js";
+import { fold } from "./audit-fold.js";
+import { buildReport, type NamedFold } from "./audit-report.js";
+import { gatherFacts } from "./thread-facts.js";
+
+export function threadAudit(options: VerifyOptions = {}): AuditReport {
+  const { registries } = ask<AuditCollectMessage>(channels.auditCollect, { version: 1, registries: [] });
+  const copies = new Set(registries.map((r) => r.copy));
+  const folds: NamedFold[] = registries.map((r) => ({
+    fold: fold(r.events),
+    name: copies.size > 1 ? `${r.name} (${r.copy})` : r.name,
+  }));
+  return buildReport(folds, gatherFacts(), { connected: true, focus: options.backends });
+}

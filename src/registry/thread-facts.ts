@@ -1,0 +1,61 @@
+/**
+ * What the thread knows, asked through the channels at the moment of asking: the tables that exist
+ * (of every copy of the package), the installed loaders, and the plugins' registration windows.
+ * Nothing is cached, so a fact that stopped being true (a module that has since signalled) is gone.
+ */
+import {
+  ask,
+  channels,
+  type LoaderStatusMessage,
+  type TableNotice,
+  type TableQueryMessage,
+  type WindowInfo,
+  type WindowQueryMessage,
+} from "../channel.js";
+import { listEntries, noticeTable, typeName } from "../table-entries.js";
+import type { TableFact, ThreadFacts } from "./audit-report.js";
+
+export function tableNotices(): TableNotice[] {
+  return ask<TableQueryMessage>(channels.tableQuery, { version: 1, answers: [] }).answers;
+}
+
+export function loaderStatus(): LoaderStatusMessage {
+  return ask<LoaderStatusMessage>(channels.loaderStatus, { version: 1, installations: [] });
+}
+
+function names(table: unknown): ReadonlySet<string> | undefined {
+  const entries = listEntries(table);
+  if (entries === undefined) return undefined;
+  const out = new Set<string>();
+  for (const key of entries.keys()) if (typeof key === "function") out.add(typeName(key));
+  return out;
+}
+
+/** The thread's facts; `own` adds tables a registry was given directly (they were never announced). */
+export function gatherFacts(own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }> = []): ThreadFacts {
+  const seen = new Set<unknown>();
+  const tables: TableFact[] = [];
+  const add = (backend: string, module: string | undefined, table: unknown) => {
+    if (typeof table !== "object" || table === null || seen.has(table)) return;
+    seen.add(table);
+    tables.push({ backend, module, names: names(table) });
+  };
+  for (const notice of tableNotices()) add(notice.backend, notice.module, noticeTable(notice));
+  for (const t of own) add(t.backend, t.module, t.table);
+  return {
+    tables,
+    loaders: loaderStatus().installations,
+    windows: ask<WindowQueryMessage>(channels.windowQuery, { version: 1, windows: [] }).windows,
+  };
+}
+
+/** The innermost registration window open now, if any: a registration made now is its plugin's. */
+export function currentWindow(): WindowInfo | undefined {
+  if (!channels.windowQuery.hasSubscribers) return undefined;
+  const windows = ask<WindowQueryMessage>(channels.windowQuery, { version: 1, windows: [] }).windows;
+  for (let i = windows.length - 1; i >= 0; i--) {
+    const window = windows[i];
+    if (window?.state === "open") return window.info;
+  }
+  return undefined;
+}
