@@ -1,9 +1,10 @@
 import diagnosticsChannel from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
-import { channelNames, channels } from "../../src/hooks/channel.js";
+import { ask, channelNames, channels, type LoaderStatusMessage, summarizeError } from "../src/channel.js";
+import { DispatchHookError } from "../src/registry/errors.js";
 
 describe("channels", () => {
-  it("are named dispatch-hook:area:event and are the process-wide channels of those names", () => {
+  it("are named dispatch-hook:area:event and are the thread-wide channels of those names", () => {
     for (const [key, name] of Object.entries(channelNames)) {
       expect(name).toMatch(/^dispatch-hook:[a-z]+:[a-z]+$/);
       // Another copy of the package that asks for the same name gets the same channel.
@@ -11,12 +12,28 @@ describe("channels", () => {
     }
   });
 
-  it("publish synchronously to subscribers", () => {
-    const seen: unknown[] = [];
-    const listener = (message: unknown) => seen.push(message);
-    diagnosticsChannel.subscribe(channelNames.loaderStatus, listener);
-    channels.loaderStatus.publish({ version: 1, installations: [] });
-    diagnosticsChannel.unsubscribe(channelNames.loaderStatus, listener);
-    expect(seen).toEqual([{ version: 1, installations: [] }]);
+  it("ask() returns the message as its subscribers filled it, and untouched when nobody answers", () => {
+    const alone = ask<LoaderStatusMessage>(channels.loaderStatus, { version: 1, installations: [] });
+    expect(alone.installations).toEqual([]);
+    const answer = (message: unknown) => (message as LoaderStatusMessage).installations.push({ mode: "test", backends: ["numba"] });
+    channels.loaderStatus.subscribe(answer);
+    try {
+      const answered = ask<LoaderStatusMessage>(channels.loaderStatus, { version: 1, installations: [] });
+      expect(answered.installations).toEqual([{ mode: "test", backends: ["numba"] }]);
+    } finally {
+      channels.loaderStatus.unsubscribe(answer);
+    }
+  });
+});
+
+describe("summarizeError", () => {
+  it("keeps name, message and code, and copes with non-errors", () => {
+    expect(summarizeError(new DispatchHookError("ERR_DISPATCH_SEALED", "sealed"))).toEqual({
+      name: "DispatchHookError [ERR_DISPATCH_SEALED]",
+      message: "sealed",
+      code: "ERR_DISPATCH_SEALED",
+    });
+    expect(summarizeError(Object.assign(new Error("x"), { code: 7 }))).toEqual({ name: "Error", message: "x", code: undefined });
+    expect(summarizeError("plain")).toEqual({ name: "non-error", message: "plain", code: undefined });
   });
 });

@@ -43,13 +43,16 @@ function readAudit(file: string): Read {
   } catch {
     return { ok: false, why: "it stopped before the loader could write its audit (it was killed, or it exited before the loader ran)" };
   }
+  let audit: AuditFile;
   try {
-    const audit = JSON.parse(text) as AuditFile;
-    if (audit.version !== 2 || typeof audit.report !== "object" || audit.report === null) throw new Error("unknown version");
-    return { ok: true, audit };
+    audit = JSON.parse(text) as AuditFile;
   } catch (error) {
-    return { ok: false, why: `its audit file is corrupt (${error instanceof Error ? error.message : String(error)}); was it written by another version of dispatch-hook?` };
+    return { ok: false, why: `its audit file is corrupt (${error instanceof Error ? error.message : String(error)})` };
   }
+  if (typeof audit !== "object" || audit === null || audit.version !== 2 || typeof audit.report !== "object" || audit.report === null) {
+    return { ok: false, why: "its audit file is not one this version of dispatch-hook reads (was it written by another version?)" };
+  }
+  return { ok: true, audit };
 }
 
 export async function auditCommand(args: readonly string[], io: Io): Promise<number> {

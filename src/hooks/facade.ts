@@ -13,8 +13,15 @@
  * original's body and before any importer continues, as the Python import hook's did, and it may
  * import the table from the dispatch module (it reads the facade's bindings, which are the
  * original's). The original itself is not changed at all.
+ *
+ * A CommonJS original is first loaded with require() by a "require" marker: on Node 20 an ES module
+ * that imports a CommonJS module which throws turns the error into an uncaught exception, even
+ * when the importer catches it (Node 22 and 24 do not). Loaded by require() first, a throw is an
+ * ordinary ES module error, and a successful load is cached, so the import that follows does not
+ * run the module again.
  */
 import type { ModuleInfo, WindowInfo } from "../channel.js";
+import { DispatchHookError } from "../registry/errors.js";
 import { windowInfo } from "../runtime/require-end.js";
 import type { VirtualKind } from "./virtual-modules.js";
 
@@ -38,13 +45,17 @@ export interface FacadeInput {
   readonly registrations: readonly FacadeRegistration[];
   /** How generated code imports a marker (a host-specific virtual module). */
   readonly marker: (kind: Exclude<VirtualKind, "facade">, index?: number) => string;
+  /** For a CommonJS original under Node's hooks: its file path, required before it is imported. */
+  readonly requirePath?: string;
 }
 
 const s = JSON.stringify;
 
 function window(input: FacadeInput, index: number): WindowInfo {
   const registration = input.registrations[index];
-  if (registration === undefined) throw new RangeError(`no registration module #${index}`);
+  if (registration === undefined) {
+    throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `markerSource(): the plan has no registration module #${index} for ${input.module.url}.`);
+  }
   return windowInfo(input.module, registration);
 }
 
@@ -54,7 +65,9 @@ function namespace(input: FacadeInput): string {
 }
 
 export function facadeSource(input: FacadeInput): string {
-  const lines = [`export * from ${s(input.original)};`];
+  const lines: string[] = [];
+  if (input.module.format === "commonjs" && input.requirePath !== undefined) lines.push(`import ${s(input.marker("require"))};`);
+  lines.push(`export * from ${s(input.original)};`);
   if (input.hasDefault) lines.push(`export { default } from ${s(input.original)};`);
   lines.push(`import ${s(input.marker("evaluated"))};`);
   input.registrations.forEach((registration, i) => {
@@ -67,6 +80,8 @@ export function facadeSource(input: FacadeInput): string {
 export function markerSource(kind: Exclude<VirtualKind, "facade">, index: number, input: FacadeInput): string {
   const ns = `import * as ns from ${s(input.original)};`;
   switch (kind) {
+    case "require":
+      return `import { createRequire } from "node:module";\ncreateRequire(${s(input.original)})(${s(input.requirePath ?? "")});\n`;
     case "evaluated":
       return `${ns}\nimport { signalEvaluated } from ${s(input.runtime)};\nsignalEvaluated(${s(input.module)}, ${namespace(input)});\n`;
     case "begin":

@@ -52,7 +52,8 @@ export function attachHooks(
   const { port1, port2 } = new threads.MessageChannel();
   port1.on("message", onReport);
   port1.unref();
-  const data: HooksData = { discover: discoverOptions, runtime, port: port2 as MessagePort };
+  const disposed = new Int32Array(new SharedArrayBuffer(4));
+  const data: HooksData = { discover: discoverOptions, runtime, port: port2 as MessagePort, disposed };
   // A query per installation gives each its own instance of the hooks module, and so its own state.
   const url = new URL(`./hooks-thread.js?installation=${instance}-${++attached}`, import.meta.url);
   nodeModule.register(url.href, { data, transferList: [port2] });
@@ -61,8 +62,9 @@ export function attachHooks(
       for (let m = threads.receiveMessageOnPort(port1); m !== undefined; m = threads.receiveMessageOnPort(port1)) onReport(m.message as HookReport);
     },
     detach() {
-      // module.register cannot be undone; the hooks on the other thread stop changing anything.
-      port1.postMessage({ type: "disable" });
+      // module.register cannot be undone; the hooks on the other thread stop changing anything,
+      // from the very next module on.
+      Atomics.store(disposed, 0, 1);
       port1.close();
     },
   };

@@ -13,16 +13,24 @@ export interface HooksData {
   readonly discover: DiscoverOptions;
   readonly runtime: { readonly esm: string; readonly cjs: string };
   readonly port: MessagePort;
+  /**
+   * Shared with the installation: non-zero once it is disposed. A message would arrive too late:
+   * the next import's resolve can reach this thread before it.
+   */
+  readonly disposed: Int32Array;
 }
 
 type Next<T> = (value: string, context?: object) => T | Promise<T>;
 let hooks: ReturnType<typeof createHooks> | undefined;
 
 export function initialize(data: HooksData): void {
-  const { port } = data;
-  hooks = createHooks({ discovery: new Discovery(data.discover), mode: "register", runtime: data.runtime, report: (message) => port.postMessage(message) });
-  port.on("message", (message: { type?: string }) => {
-    if (message?.type === "disable") hooks?.disable();
+  const { port, disposed } = data;
+  hooks = createHooks({
+    discovery: new Discovery(data.discover),
+    mode: "register",
+    runtime: data.runtime,
+    report: (message) => port.postMessage(message),
+    enabled: () => Atomics.load(disposed, 0) === 0,
   });
   port.unref();
 }

@@ -43,12 +43,22 @@ type Maybe<T> = T | Promise<T>;
 type NextResolve = (specifier: string, context?: Context) => Maybe<ResolveResult>;
 type NextLoad = (url: string, context?: Context) => Maybe<LoadResult>;
 
+/** Which modules are watched, and how; rebuilt when discovery learns something. */
+export interface WatchList {
+  watches(url: string): boolean;
+  match(url: string): ModulePlan | undefined;
+}
+
 export interface HookOptions {
-  readonly discovery: Discovery;
+  readonly discovery: Pick<Discovery, "version" | "config" | "learn">;
+  /** Builds the watch list from the config (default: a Matcher). The corpus test watches everything. */
+  readonly watchList?: (config: HookConfig) => WatchList;
   readonly mode: "registerHooks" | "register";
   /** The runtime that generated code imports (a file URL) and that epilogues require (a path). */
   readonly runtime: { readonly esm: string; readonly cjs: string };
   readonly report: (message: HookReport) => void;
+  /** Whether the installation still wants changes made (default: until disable()). */
+  readonly enabled?: () => boolean;
 }
 
 function then<T, U>(value: Maybe<T>, next: (value: T) => U): Maybe<U> {
@@ -62,6 +72,10 @@ function text(source: LoadResult["source"]): string {
   if (ArrayBuffer.isView(source)) return Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8");
   if (source instanceof ArrayBuffer) return Buffer.from(source).toString("utf8");
   return "";
+}
+
+function isJavaScript(format: string | null | undefined): boolean {
+  return format === undefined || format === null || format === "module" || format === "commonjs" || format === "module-typescript" || format === "commonjs-typescript";
 }
 
 function isCommonJs(format: string | null | undefined): boolean {
@@ -78,14 +92,16 @@ function missing(href: string): string | undefined {
 /** The hook pair of one installation. */
 export function createHooks(options: HookOptions) {
   const { discovery, mode, runtime, report } = options;
-  let matcher = new Matcher(discovery.config().rules, discovery.config().plugins);
+  const watchList = options.watchList ?? ((config: HookConfig) => new Matcher(config.rules, config.plugins));
+  let matcher = watchList(discovery.config());
   let version = discovery.version;
-  let enabled = true;
+  let on = true;
+  const enabled = () => on && (options.enabled?.() ?? true);
   const sync = () => {
     if (discovery.version === version) return;
     version = discovery.version;
     const config = discovery.config();
-    matcher = new Matcher(config.rules, config.plugins);
+    matcher = watchList(config);
     report({ type: "config", config });
   };
 
@@ -99,6 +115,7 @@ export function createHooks(options: HookOptions) {
       return { plugin: r.plugin, url: r.url, specifier: r.url, ...(gone === undefined ? {} : { missing: gone }) };
     }),
     marker: (kind, index) => virtualUrl(module.url, kind, index, module.format === "commonjs"),
+    ...(module.format === "commonjs" ? { requirePath: url.fileURLToPath(module.url) } : {}),
   });
 
   const generate = (v: VirtualModule, context: Context, nextLoad: NextLoad): Maybe<LoadResult> => {
@@ -107,7 +124,9 @@ export function createHooks(options: HookOptions) {
     if (v.kind !== "facade") {
       return { format: "module", shortCircuit: true, source: markerSource(v.kind, v.index, input(module, plan, false)) };
     }
-    const passthrough = { conditions: context.conditions ?? [], importAttributes: context.importAttributes ?? {} } as Context;
+    // Node merges the context given to nextLoad into the current load's, so the facade's own format
+    // ("module") must be cleared explicitly, or the original would be loaded as an ES module.
+    const passthrough: Context = { format: undefined, conditions: context.conditions ?? [], importAttributes: {} };
     return then(nextLoad(v.original, passthrough), (original) => {
       const commonjs = isCommonJs(original.format);
       let hasDefault = true;
@@ -123,14 +142,21 @@ export function createHooks(options: HookOptions) {
   };
 
   function resolve(specifier: string, context: Context, nextResolve: NextResolve): Maybe<ResolveResult> {
-    if (!enabled) return nextResolve(specifier, context);
+    // A virtual URL once handed out is always served, even after disable(): a module graph that
+    // is still loading must not find it gone.
     if (parseVirtual(specifier) !== undefined) return { url: specifier, format: "module", shortCircuit: true };
+    if (!enabled()) return nextResolve(specifier, context);
     return then(nextResolve(specifier, context), (result) => {
       try {
         const href = result.url;
         if (!href.startsWith("file:")) return result;
         if (discovery.learn(href)) sync();
-        if (!matcher.watches(href)) return result;
+        // JavaScript only: JSON, wasm and anything imported with attributes pass untouched.
+        if (!matcher.watches(href) || !isJavaScript(result.format) || Object.keys(context.importAttributes ?? {}).length > 0) return result;
+        // require() of a CommonJS module keeps its CommonJS semantics (and its cycles): it gets the
+        // epilogue instead. Sending it to an ES facade would turn a require cycle into
+        // ERR_REQUIRE_CYCLE_MODULE (Node 22, 24, 26).
+        if (context.conditions?.includes("require") && result.format !== "module" && result.format !== "module-typescript") return result;
         const parent = context.parentURL;
         // The original itself, for its facade, its markers and its own self-import.
         if (parent !== undefined && (parent === href || parseVirtual(parent)?.original === href)) return result;
@@ -144,7 +170,6 @@ export function createHooks(options: HookOptions) {
   }
 
   function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
-    if (!enabled) return nextLoad(href, context);
     const v = parseVirtual(href);
     if (v !== undefined) {
       try {
@@ -157,7 +182,7 @@ export function createHooks(options: HookOptions) {
     }
     // Only registerHooks sees require(); on Node 20 returning CommonJS source breaks require(esm)
     // inside the module, so CommonJS is left alone there (its import() goes through the facade).
-    if (mode !== "registerHooks" || !matcher.watches(href)) return nextLoad(href, context);
+    if (!enabled() || mode !== "registerHooks" || !matcher.watches(href)) return nextLoad(href, context);
     const plan = matcher.match(href);
     if (plan === undefined) return nextLoad(href, context);
     return then(nextLoad(href, context), (result) => {
@@ -180,7 +205,7 @@ export function createHooks(options: HookOptions) {
     load,
     /** The hooks stop changing anything (module.register cannot be undone). */
     disable() {
-      enabled = false;
+      on = false;
     },
   };
 }

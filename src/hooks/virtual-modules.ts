@@ -5,11 +5,11 @@
  * URL, and require() (which keys modules by file name) never mistakes one for the other. The URL
  * names everything needed to generate the module again: the hooks keep no table of them.
  */
-export type VirtualKind = "facade" | "evaluated" | "begin" | "end" | "missing";
+export type VirtualKind = "facade" | "require" | "evaluated" | "begin" | "end" | "missing";
 
 const tag = ".dispatch-hook-";
 // "-cjs" marks a CommonJS original: its exports are its namespace's default export.
-const pattern = /\.dispatch-hook-(facade|evaluated|begin|end|missing)(\d*)(-cjs)?\.mjs$/;
+const pattern = /\.dispatch-hook-(facade|require|evaluated|begin|end|missing)(\d*)(-cjs)?\.mjs$/;
 
 function split(href: string): [string, string] {
   const cut = href.search(/[?#]/);

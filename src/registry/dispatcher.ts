@@ -58,7 +58,7 @@ export class Dispatcher<F extends Impl = Impl> {
   readonly #view: ReadonlyMap<Class, F>;
 
   constructor(options: DispatcherOptions<F> = {}) {
-    checkOptions(options, { name: "string", backend: "string", fallback: "function" }, "new Dispatcher()");
+    checkOptions(options, { name: "string", backend: "string", fallback: "any" }, "new Dispatcher()");
     if (options.fallback !== undefined && typeof options.fallback !== "function") {
       throw new DispatchHookError(
         "ERR_DISPATCH_INVALID_IMPL",

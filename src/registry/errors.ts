@@ -21,10 +21,6 @@ export const errorCodes = {
   ERR_DISPATCH_HOOK_UNAVAILABLE: "the requested Node hook API does not exist on this Node version",
   ERR_DISPATCH_INVALID_SOURCE: "a transform was given something other than source text",
   ERR_DISPATCH_REGISTRATION_MODULE: "a plugin's registration module could not be loaded or did not finish",
-  ERR_DISPATCH_NO_BACKEND: "a dispatchable was called with inputs no backend accepts",
-  ERR_DISPATCH_BACKEND_ORDER: "backend priorities contradict each other",
-  ERR_DISPATCH_LAZY_IMPL: "a lazily named implementation could not be loaded",
-  ERR_DISPATCH_REFERENCE_MISMATCH: "a backend disagrees with the reference implementation",
   ERR_DISPATCH_CONFIG_INVALID: "a dispatchHook field has an unknown key or a value of the wrong type",
   ERR_DISPATCH_CONFIG_PATH: "a path in a dispatchHook field leaves its package",
   ERR_DISPATCH_CONFIG_JSON: "a package.json or config file is not valid JSON",
@@ -35,7 +31,6 @@ export const errorCodes = {
 export const warningCodes = {
   DISPATCH_HOOK_INSTRUMENT_FAILED: "a watched module could not be instrumented; it loaded unchanged",
   DISPATCH_HOOK_AUDIT_MODE: "DISPATCH_HOOK_AUDIT holds an unknown mode",
-  DISPATCH_HOOK_ENV_INVALID: "a backend-selection environment variable holds an invalid value",
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -39,12 +39,14 @@ export function didYouMean(word: string, known: readonly string[]): string {
   return hint === undefined ? "" : ` (did you mean ${JSON.stringify(hint)}?)`;
 }
 
-/** What a value must be: a kind name, or a list of the literal values allowed. */
-export type OptionKind = "boolean" | "string" | "function" | "object" | "array" | "registry" | readonly string[];
+/** What a value must be: a kind name, or a list of the literal values allowed ("any": checked by the caller, with its own code). */
+export type OptionKind = "any" | "boolean" | "string" | "function" | "object" | "array" | "registry" | readonly string[];
 
 function fits(value: unknown, kind: OptionKind): boolean {
   if (Array.isArray(kind)) return typeof value === "string" && kind.includes(value);
   switch (kind) {
+    case "any":
+      return true;
     case "array":
       return Array.isArray(value);
     case "object":

@@ -1,7 +1,6 @@
 // The ordering bug, reproduced and fixed: the upstream reproducer's four contracts, and the demo.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { lastJson, makeTree, repoRoot, run } from "../integration/fixture.js";
 
@@ -9,10 +8,12 @@ const examples = join(repoRoot, "examples");
 
 describe("the four contracts", () => {
   it("hold under the loader", async () => {
-    // An app that depends on tensorlab but not (declaratively) on ml-ops, wired to the examples.
+    // An app that depends on tensorlab but not on ml-ops, wired to the examples. The harness is
+    // copied in: the examples' own app (ordering-bug) depends on ml-ops, and importing one of its
+    // modules would tell the loader about the plugin.
     const script = readFileSync(join(repoRoot, "test/examples/fixtures/contracts.mjs"), "utf8").replace(
       "../../../examples/ordering-bug/harness.js",
-      pathToFileURL(join(examples, "ordering-bug/harness.js")).href,
+      "./harness.js",
     );
     const app = makeTree({
       "package.json": JSON.stringify({ name: "contracts-app", type: "module", dependencies: { tensorlab: "*", "dispatch-hook": "*" } }),
@@ -20,6 +21,7 @@ describe("the four contracts", () => {
       "node_modules/ml-ops": { symlink: join(examples, "ml-ops") },
       "node_modules/dispatch-hook": { symlink: "<repo>" },
       "contracts.mjs": script,
+      "harness.js": readFileSync(join(examples, "ordering-bug/harness.js"), "utf8"),
     });
     const result = await run(app, ["--import", "dispatch-hook/loader.mjs", "contracts.mjs"]);
     expect(result.stderr).toBe("");

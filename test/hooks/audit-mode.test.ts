@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { auditVerdict, parseAuditMode } from "../../src/hooks/audit-mode.js";
-import { createRegistry } from "../../src/registry/registry.js";
+import { createRegistry, type Registry } from "../../src/registry/registry.js";
+import { threadAudit } from "../../src/registry/thread-audit.js";
 
 class PoolLayer {}
 
@@ -25,31 +26,44 @@ describe("parseAuditMode", () => {
   });
 });
 
-describe("auditVerdict", () => {
-  it("is silent when off or when strict finds nothing", () => {
+describe("auditVerdict over the thread's audit", () => {
+  const registries: Registry[] = [];
+  const fresh = () => {
     const registry = createRegistry();
-    expect(auditVerdict(registry, "off")).toEqual({ text: "", fail: false });
-    expect(auditVerdict(registry, "strict")).toEqual({ text: "", fail: false });
+    registries.push(registry);
+    return registry;
+  };
+  afterEach(() => {
+    for (const registry of registries.splice(0)) registry.dispose();
   });
 
-  it("prints the table in report mode without failing", () => {
-    const registry = createRegistry();
-    registry.register("numba", PoolLayer, () => 0);
-    const verdict = auditVerdict(registry, "report");
+  it("is silent when off, and when strict finds nothing", () => {
+    fresh().register("numba", PoolLayer, () => 0);
+    expect(auditVerdict(threadAudit(), "off")).toEqual({ text: "", fail: false });
+    expect(auditVerdict(threadAudit(), "strict")).toEqual({ text: "", fail: false });
+  });
+
+  it("prints the table in report mode without failing, and says when nothing was checked", () => {
+    const nothing = auditVerdict(threadAudit(), "report");
+    expect(nothing.text).toContain("nothing was checked: no registrations were made");
+    expect(nothing.text).not.toContain("ok:");
+    fresh().register("numba", PoolLayer, () => 0);
+    const verdict = auditVerdict(threadAudit(), "report");
     expect(verdict.fail).toBe(false);
     expect(verdict.text).toContain("dispatch-hook audit (report)");
     expect(verdict.text).toContain("PoolLayer");
   });
 
-  it("fails in strict mode on a failed registration and prints why", () => {
-    const registry = createRegistry();
-    registry.register("numba", PoolLayer, () => 0);
-    registry.provide("numba", {
+  it("fails in strict mode on a failed registration in any registry, and prints why", () => {
+    fresh().register("numba", PoolLayer, () => 0);
+    const failing = fresh();
+    failing.register("jax", PoolLayer, () => 0);
+    failing.provide("jax", {
       register() {
         throw new Error("table refused");
       },
     });
-    const verdict = auditVerdict(registry, "strict");
+    const verdict = auditVerdict(threadAudit(), "strict");
     expect(verdict.fail).toBe(true);
     expect(verdict.text).toContain("table refused");
   });

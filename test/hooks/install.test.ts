@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
 import { install } from "../../src/hooks/install.js";
+import { thrown } from "../helpers.js";
 import { lastJson, makeTree, nodeVersion, repoRoot, run } from "../integration/fixture.js";
 
 const hooksEntry = pathToFileURL(join(repoRoot, "dist/hooks/index.js")).href;
@@ -23,15 +24,15 @@ const installation = install({
 registry.register("numba", PoolLayer, () => "pooled");
 const { numbaFuncify } = await import("./backends/numba.js");
 const first = numbaFuncify.resolve(new PoolLayer())();
-const signalled = installation.signalled().map((n) => n.backend);
-const instrumented = installation.instrumented().length;
+const instrumented = installation.instrumented().map((u) => u.slice(u.lastIndexOf("/") + 1));
+const before = registry.verify();
 installation.dispose();
 installation.dispose();
 // After dispose, a new module instance is not instrumented any more.
 const again = await import("./backends/numba.js?after-dispose");
 let second;
 try { again.numbaFuncify.resolve(new PoolLayer()); second = "landed"; } catch (e) { second = e.code; }
-console.log(JSON.stringify({ mode: installation.mode, first, signalled, instrumented, second, problems: registry.verify().problems.length }));
+console.log(JSON.stringify({ mode: installation.mode, first, instrumented, second, problems: before.problems.length, checked: before.checked }));
 `;
 
 describe("install()", () => {
@@ -46,17 +47,25 @@ describe("install()", () => {
     expect(lastJson(result.stdout)).toEqual({
       mode: hookMode(nodeVersion),
       first: "pooled",
-      signalled: ["numba"],
-      instrumented: 1,
+      instrumented: ["numba.js"],
       second: "ERR_DISPATCH_NO_IMPL",
       problems: 0,
+      // The registration, and the connected registry's expectation from the in-code plugin.
+      checked: 2,
     });
   });
 
-  it("refuses unknown options, and a hook API the running Node lacks", () => {
-    expect(() => install({ registy: 1 } as never)).toThrow(/unknown option "registy"/);
-    if (hookMode() === "register") {
-      expect(() => install({ mode: "registerHooks", discover: false, warnings: false })).toThrow(/registerHooks is not available/);
-    }
+  it("refuses bad options with a code and the nearest known word, and installs nothing", () => {
+    const unknown = thrown(() => install({ registy: 1 } as never));
+    expect(unknown.code).toBe("ERR_DISPATCH_INVALID_OPTION");
+    expect(unknown.message).toContain('unknown option "registy" (did you mean "registry"?)');
+    const mode = thrown(() => install({ mode: "registerhooks" } as never));
+    expect(mode.message).toContain('"mode" must be one of "registerHooks", "register", got "registerhooks" (did you mean "registerHooks"?)');
+    expect(thrown(() => install({ root: 5 } as never)).message).toContain('"root" must be a string, got number 5');
+    expect(thrown(() => install({ plugins: [{ nmae: "x" }] } as never)).message).toContain('plugins[0]: unknown option "nmae" (did you mean "name"?)');
+  });
+
+  it.skipIf(hookMode() !== "register")("refuses registerHooks on a Node that lacks it, with a code", () => {
+    expect(thrown(() => install({ mode: "registerHooks", discover: false, warnings: false })).code).toBe("ERR_DISPATCH_HOOK_UNAVAILABLE");
   });
 });

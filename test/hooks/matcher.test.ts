@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WatchRule } from "../../src/hooks/config.js";
+import type { WatchRule } from "../../src/hooks/config-field.js";
 import { Matcher } from "../../src/hooks/matcher.js";
 
 const pattern: WatchRule = {
@@ -30,7 +30,10 @@ describe("Matcher", () => {
     expect(matcher.match("file:///app/node_modules/tensorlab/link/numba/dispatch/basic.js")).toEqual({
       backend: "numba",
       exportName: "numbaFuncify",
-      registrations: ["file:///app/node_modules/ml-ops/dispatch/numba.js", "file:///app/node_modules/more-ops/numba.js"],
+      registrations: [
+        { plugin: "ml-ops", url: "file:///app/node_modules/ml-ops/dispatch/numba.js" },
+        { plugin: "more-ops", url: "file:///app/node_modules/more-ops/numba.js" },
+      ],
     });
     expect(matcher.match("file:///app/node_modules/@scope/fw/backends/jax.js")).toEqual({
       backend: "jax",

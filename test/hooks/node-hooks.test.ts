@@ -1,90 +1,177 @@
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { Matcher } from "../../src/hooks/matcher.js";
-import { createAsyncLoad, createSyncLoad, type HookReport, initialize, load, transform } from "../../src/hooks/node-hooks.js";
+import { Discovery } from "../../src/hooks/discovery.js";
+import { runtimeLocation } from "../../src/hooks/hook-api.js";
+import { createHooks, type HookReport, type LoadResult, type ResolveResult } from "../../src/hooks/node-hooks.js";
+import { parseVirtual, virtualUrl } from "../../src/hooks/virtual-modules.js";
 import { makeTree } from "../integration/fixture.js";
 
-const plan = { backend: "numba", exportName: "numbaFuncify", registrations: [] };
-const rule = { declaredIn: "p", packageName: "tensorlab", roots: [], subpath: "numba.js", backend: "numba", exportName: "t" };
-const watched = "file:///app/node_modules/tensorlab/numba.js";
+const framework = JSON.stringify({
+  name: "tensorlab",
+  dispatchHook: { backends: { "*": { module: "./link/{backend}.js", export: "{backend}Funcify" } } },
+});
 
-describe("transform", () => {
-  it("instruments ES modules and CommonJS, and reports it", () => {
-    const reports: HookReport[] = [];
-    const out = transform("file:///a.js", { format: "module", source: "export const a = 1;\n" }, plan, (r) => reports.push(r));
-    expect(String(out.source)).toContain("dispatch-hook:module:evaluated");
-    const bytes = transform("file:///b.js", { format: "commonjs", source: new TextEncoder().encode("exports.a = 1;\n") }, plan, (r) =>
-      reports.push(r),
-    );
-    expect(String(bytes.source)).toContain("module.exports");
-    expect(reports).toEqual([
-      { type: "instrumented", url: "file:///a.js", backend: "numba", format: "module" },
-      { type: "instrumented", url: "file:///b.js", backend: "numba", format: "commonjs" },
-    ]);
+function setup(mode: "registerHooks" | "register" = "registerHooks", extra: Record<string, string> = {}) {
+  const root = makeTree({
+    "package.json": JSON.stringify({ name: "app", dependencies: { tensorlab: "1", "ml-ops": "1" } }),
+    "node_modules/tensorlab/package.json": framework,
+    "node_modules/tensorlab/link/numba.js": "export const numbaFuncify = new Map();\nexport default 1;\n",
+    "node_modules/tensorlab/link/jax.js": "export const jaxFuncify = new Map();\n",
+    "node_modules/tensorlab/link/cjs.js": "exports.cjsFuncify = new Map();\n",
+    "node_modules/tensorlab/index.js": "",
+    "node_modules/ml-ops/package.json": JSON.stringify({
+      name: "ml-ops",
+      dispatchHook: { registrations: { numba: "./numba.js", jax: "./missing.js" } },
+    }),
+    "node_modules/ml-ops/numba.js": "",
+    ...extra,
+  });
+  const reports: HookReport[] = [];
+  const hooks = createHooks({ discovery: new Discovery({ root }), mode, runtime: runtimeLocation(), report: (r) => reports.push(r) });
+  const url = (path: string) => pathToFileURL(join(root, path)).href;
+  const files: Record<string, LoadResult> = {
+    [url("node_modules/tensorlab/link/numba.js")]: { format: "module", source: "export const numbaFuncify = new Map();\nexport default 1;\n" },
+    [url("node_modules/tensorlab/link/jax.js")]: { format: "module", source: new TextEncoder().encode("export const jaxFuncify = new Map();\n") },
+    [url("node_modules/tensorlab/link/cjs.js")]: { format: "commonjs", source: null },
+  };
+  const nextLoad = (href: string) => files[href] ?? { format: "module", source: "export {};\n" };
+  const resolved = (href: string, format: string | null = "module") => () => ({ url: href, format }) as ResolveResult;
+  return { root, hooks, reports, url, nextLoad, resolved };
+}
+
+describe("the resolve hook", () => {
+  it("sends an importer of a watched module to its facade, and passes everything else through untouched", () => {
+    const { hooks, url, resolved } = setup();
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    const other = { url: url("node_modules/tensorlab/index.js"), format: "module" };
+    expect(hooks.resolve("tensorlab", { parentURL: url("main.mjs") }, () => other)).toBe(other);
+    expect(hooks.resolve("tensorlab/link/numba.js", { parentURL: url("main.mjs") }, resolved(numba))).toEqual({
+      url: virtualUrl(numba, "facade"),
+      format: "module",
+    });
   });
 
-  it("reads CommonJS source that Node handed over as null", () => {
-    const dir = makeTree({ "basic.cjs": "exports.numbaFuncify = 1;\n" });
-    const url = pathToFileURL(join(dir, "basic.cjs")).href;
-    const out = transform(url, { format: "commonjs", source: null }, plan, () => {});
-    expect(String(out.source).startsWith("exports.numbaFuncify = 1;\n")).toBe(true);
-  });
-
-  it("leaves JSON, wasm, builtins and addons untouched", () => {
-    for (const format of ["json", "wasm", "builtin", "addon", undefined]) {
-      const result = { format, source: "x" };
-      expect(transform("file:///a", result, plan, () => {})).toBe(result);
+  it("lets the facade, its markers and the module itself reach the original", () => {
+    const { hooks, url, resolved } = setup();
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    for (const parent of [virtualUrl(numba, "facade"), virtualUrl(numba, "evaluated"), numba]) {
+      expect((hooks.resolve(numba, { parentURL: parent }, resolved(numba)) as ResolveResult).url).toBe(numba);
     }
+    // Its own virtual modules short-circuit, and never reach the next hook.
+    expect(hooks.resolve(virtualUrl(numba, "begin", 0), {}, () => ({ url: "never" }))).toEqual({
+      url: virtualUrl(numba, "begin", 0),
+      format: "module",
+      shortCircuit: true,
+    });
   });
 
-  it("fails open: the module loads unchanged and the failure is reported", () => {
+  it("leaves require() of CommonJS, JSON and imports with attributes alone", () => {
+    const { hooks, url, resolved } = setup();
+    const cjs = url("node_modules/tensorlab/link/cjs.js");
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    expect((hooks.resolve(cjs, { conditions: ["require"] }, resolved(cjs, "commonjs")) as ResolveResult).url).toBe(cjs);
+    // require() of an ES module is require(esm): the facade is an ES module too.
+    expect((hooks.resolve(numba, { conditions: ["require"] }, resolved(numba)) as ResolveResult).url).toBe(virtualUrl(numba, "facade"));
+    expect((hooks.resolve(numba, {}, resolved(numba, "json")) as ResolveResult).url).toBe(numba);
+    expect((hooks.resolve(numba, { importAttributes: { type: "json" } }, resolved(numba)) as ResolveResult).url).toBe(numba);
+  });
+
+  it("learns a framework's declarations from the first module of its package it resolves", () => {
+    const root = makeTree({
+      "package.json": JSON.stringify({ name: "app" }),
+      "node_modules/tensorlab/package.json": framework,
+      "node_modules/tensorlab/link/numba.js": "",
+    });
     const reports: HookReport[] = [];
-    const result = { format: "commonjs", source: null };
-    expect(transform("file:///does/not/exist.cjs", result, plan, (r) => reports.push(r))).toBe(result);
-    expect(reports).toMatchObject([{ type: "failed", url: "file:///does/not/exist.cjs", backend: "numba" }]);
-    expect((reports[0] as { message: string }).message).toContain("ENOENT");
+    const hooks = createHooks({ discovery: new Discovery({ root }), mode: "registerHooks", runtime: runtimeLocation(), report: (r) => reports.push(r) });
+    const numba = pathToFileURL(join(root, "node_modules/tensorlab/link/numba.js")).href;
+    // The very first module of the package is the dispatch module: learned before it is matched.
+    expect((hooks.resolve(numba, {}, () => ({ url: numba, format: "module" })) as ResolveResult).url).toBe(virtualUrl(numba, "facade"));
+    expect(reports.map((r) => r.type)).toEqual(["config"]);
+  });
+
+  it("works with asynchronous next hooks (module.register)", async () => {
+    const { hooks, url } = setup("register");
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    const result = await hooks.resolve(numba, {}, async () => ({ url: numba, format: "module" }));
+    expect(result.url).toBe(virtualUrl(numba, "facade"));
   });
 });
 
-describe("load hooks", () => {
-  const matcher = new Matcher([rule]);
-
-  it("pass unwatched modules straight through (sync)", () => {
-    const result = { format: "module", source: "x" };
-    const context = { format: "module" };
-    const seen: unknown[] = [];
-    const hook = createSyncLoad(matcher, () => {});
-    const next = (url: string, ctx?: object) => {
-      seen.push(url, ctx);
-      return result;
-    };
-    expect(hook("file:///other.js", context, next)).toBe(result);
-    expect(seen).toEqual(["file:///other.js", context]);
-    const instrumented = hook(watched, context, () => ({ format: "module", source: "export const t = 1;\n" }));
-    expect(String(instrumented.source)).toContain('backend:"numba"');
+describe("the load hook", () => {
+  it("builds an ES facade: the same exports (default only when the original has one), then the markers", () => {
+    const { hooks, url, nextLoad, reports } = setup();
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    const facade = String((hooks.load(virtualUrl(numba, "facade"), {}, nextLoad) as LoadResult).source);
+    expect(facade.split("\n").filter(Boolean)).toEqual([
+      `export * from ${JSON.stringify(numba)};`,
+      `export { default } from ${JSON.stringify(numba)};`,
+      `import ${JSON.stringify(virtualUrl(numba, "evaluated"))};`,
+      `import ${JSON.stringify(virtualUrl(numba, "begin", 0))};`,
+      `import ${JSON.stringify(url("node_modules/ml-ops/numba.js"))};`,
+      `import ${JSON.stringify(virtualUrl(numba, "end", 0))};`,
+    ]);
+    const jax = url("node_modules/tensorlab/link/jax.js");
+    const jaxFacade = String((hooks.load(virtualUrl(jax, "facade"), {}, nextLoad) as LoadResult).source);
+    expect(jaxFacade).not.toContain("default");
+    // A registration module that does not exist is recorded by a marker, not imported.
+    expect(jaxFacade).toContain(JSON.stringify(virtualUrl(jax, "missing", 0)));
+    expect(jaxFacade).not.toContain("missing.js");
+    expect(reports.filter((r) => r.type === "facade").map((r) => (r as { url: string }).url)).toEqual([numba, jax]);
   });
 
-  it("pass unwatched modules straight through (async), and instrument watched ones", async () => {
-    const hook = createAsyncLoad(matcher, () => {});
-    const result = { format: "module", source: "x" };
-    expect(await hook("file:///other.js", {}, async () => result)).toBe(result);
-    const out = await hook(watched, {}, async () => ({ format: "module", source: "export const t = 1;\n" }));
-    expect(String(out.source)).toContain("numba");
+  it("loads a CommonJS original with require() first, and names its exports the default export", () => {
+    const { hooks, url, nextLoad } = setup();
+    const cjs = url("node_modules/tensorlab/link/cjs.js");
+    const facade = String((hooks.load(virtualUrl(cjs, "facade"), {}, nextLoad) as LoadResult).source);
+    const lines = facade.split("\n");
+    expect(lines[0]).toBe(`import ${JSON.stringify(virtualUrl(cjs, "require", undefined, true))};`);
+    expect(facade).toContain(`export { default } from ${JSON.stringify(cjs)};`);
+    const evaluated = String((hooks.load(virtualUrl(cjs, "evaluated", undefined, true), {}, nextLoad) as LoadResult).source);
+    expect(evaluated).toContain("ns.default);");
   });
 
-  it("the hooks-thread entry reports over its port and stops when disabled", async () => {
-    const passthrough = { format: "module", source: "export const t = 1;\n" };
-    expect(await load(watched, {}, async () => passthrough)).toBe(passthrough);
-    const { port1, port2 } = new MessageChannel();
-    initialize({ rules: [rule], plugins: [], port: port2 });
-    const out = await load(watched, {}, async () => ({ ...passthrough }));
-    expect(String(out.source)).toContain("numba");
-    expect(receiveMessageOnPort(port1)?.message).toEqual({ type: "instrumented", url: watched, backend: "numba", format: "module" });
-    port1.postMessage({ type: "disable" });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await load(watched, {}, async () => passthrough)).toBe(passthrough);
-    port1.close();
+  it("generates each marker from its URL alone", () => {
+    const { hooks, url, nextLoad } = setup();
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    const begin = String((hooks.load(virtualUrl(numba, "begin", 0), {}, nextLoad) as LoadResult).source);
+    expect(begin).toContain("openWindow(");
+    expect(begin).toContain('"plugin":"ml-ops"');
+    const end = String((hooks.load(virtualUrl(numba, "end", 0), {}, nextLoad) as LoadResult).source);
+    expect(end).toContain(`import { window } from ${JSON.stringify(virtualUrl(numba, "begin", 0))};`);
+    expect(parseVirtual(virtualUrl(`${numba}?copy=2`, "end", 3, true))).toEqual({ original: `${numba}?copy=2`, kind: "end", index: 3, commonjs: true });
+  });
+
+  it("appends the epilogue to a watched CommonJS module on registerHooks, and never touches it on module.register", async () => {
+    const { hooks, url, nextLoad } = setup("registerHooks");
+    const cjs = url("node_modules/tensorlab/link/cjs.js");
+    const out = hooks.load(cjs, {}, nextLoad) as LoadResult;
+    expect(String(out.source).startsWith("exports.cjsFuncify = new Map();\n")).toBe(true);
+    expect(String(out.source)).toContain("afterRequire");
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    expect(hooks.load(numba, {}, nextLoad)).toBe(nextLoad(numba));
+    const off = setup("register");
+    const original = { format: "commonjs", source: null };
+    expect(await off.hooks.load(off.url("node_modules/tensorlab/link/cjs.js"), {}, async () => original)).toBe(original);
+  });
+
+  it("fails open: a module that cannot be instrumented loads unchanged, and the failure is reported", () => {
+    const { hooks, url, reports } = setup();
+    const cjs = url("node_modules/tensorlab/link/gone.js");
+    const original = { format: "commonjs", source: null };
+    expect(hooks.load(cjs, {}, () => original)).toBe(original);
+    expect(reports.at(-1)).toMatchObject({ type: "failed", url: cjs });
+  });
+
+  it("sends nobody new to a facade once disabled, but still serves the virtual modules it handed out", () => {
+    const { hooks, url, nextLoad } = setup();
+    hooks.disable();
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    const result = { url: numba, format: "module" };
+    expect(hooks.resolve(numba, {}, () => result)).toBe(result);
+    const cjs = url("node_modules/tensorlab/link/cjs.js");
+    expect(hooks.load(cjs, {}, nextLoad)).toBe(nextLoad(cjs));
+    expect(String((hooks.load(virtualUrl(numba, "facade"), {}, nextLoad) as LoadResult).source)).toContain("export * from");
   });
 });

@@ -31,7 +31,7 @@ describe("the loader", () => {
     expect(JSON.parse(lines[0] as string)).toEqual({ name: "RangeError", message: "numba is not installed" });
     const out = lastJson(result.stdout);
     expect(out.states).toEqual(["pending"]);
-    expect(JSON.stringify(out.problems)).toContain("was instrumented but never finished evaluating");
+    expect(JSON.stringify(out.problems)).toContain("was loaded but never finished evaluating");
     expect(result.code).toBe(0);
   });
 

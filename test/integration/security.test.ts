@@ -34,6 +34,8 @@ describe("security", () => {
   it("with no config at all, nothing is instrumented", async () => {
     const dir = makeTree({
       ...frameworkEsm,
+      // The framework declares nothing either.
+      "node_modules/tensorlab/package.json": JSON.stringify({ name: "tensorlab", type: "module", exports: { "./link/*": "./link/*" } }),
       "package.json": JSON.stringify({ name: "bare", type: "module" }),
       "node_modules/dispatch-hook": { symlink: "<repo>" },
       "main.mjs": [

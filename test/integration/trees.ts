@@ -45,17 +45,18 @@ export const frameworkCjs: Tree = {
   ].join("\n"),
 };
 
-/** The plugin: an op type, an explicit registration module, and a declared one per backend. */
+/**
+ * The plugin: an op type and an explicit registration module; when `declared`, also a declared
+ * registration module for numba (the package.json field that the loader finds wherever the plugin
+ * sits in the tree). Undeclared, only the explicit route registers.
+ */
 export function plugin(framework: "tensorlab" | "tensorlab-cjs", declared: boolean): Tree {
   return {
     "node_modules/ml-ops/package.json": JSON.stringify({
       name: "ml-ops",
       type: "module",
       exports: { ".": "./index.js", "./*": "./*" },
-      dispatchHook: {
-        registrations: { numba: "./dispatch/numba.js" },
-        expects: { numba: ["PoolLayer"] },
-      },
+      ...(declared ? { dispatchHook: { registrations: { numba: "./dispatch/numba.js" }, expects: { numba: ["PoolLayer"] } } } : {}),
     }),
     "node_modules/ml-ops/index.js": "export class PoolLayer {}\nexport const poolNumba = () => 'pooled';\n",
     "node_modules/ml-ops/dispatch/numba.js": [
@@ -74,7 +75,6 @@ export function plugin(framework: "tensorlab" | "tensorlab-cjs", declared: boole
     "package.json": JSON.stringify({
       name: "app",
       type: "module",
-      // Discovery reads direct dependencies only: the declared route needs ml-ops listed.
       dependencies: { [framework]: "*", "dispatch-hook": "*", ...(declared ? { "ml-ops": "*" } : {}) },
     }),
   };

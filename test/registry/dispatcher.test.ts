@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { channels, type DispatchMissMessage } from "../../src/hooks/channel.js";
+import { channels, type DispatchMissMessage } from "../../src/channel.js";
 import { type Class, Dispatcher, isDispatcher } from "../../src/registry/dispatcher.js";
 import { DispatchHookError } from "../../src/registry/errors.js";
 import { thrown } from "../helpers.js";

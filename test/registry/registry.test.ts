@@ -124,13 +124,29 @@ describe("conflicts", () => {
     expect(first.state).toBe("pending");
   });
 
-  it("does nothing when the same implementation is registered twice", () => {
+  it("gives the same implementation registered twice its own handle: disposing one leaves the other in place", () => {
     const registry = createRegistry();
+    const table = new Dispatcher({ backend: "numba" });
+    registry.provide("numba", table);
     const fn = impl("same");
     const a = registry.register("numba", PoolLayer, fn);
     const b = registry.register("numba", PoolLayer, fn);
-    expect(b).toBe(a);
-    expect(registry.verify().registrations).toHaveLength(1);
+    expect(b).not.toBe(a);
+    expect([a.state, b.state]).toEqual(["applied", "superseded"]);
+    a.dispose();
+    expect(table.resolve(new PoolLayer())).toBe(fn);
+    expect(b.state).toBe("applied");
+    b.dispose();
+    expect(thrown(() => table.resolve(new PoolLayer())).code).toBe("ERR_DISPATCH_NO_IMPL");
+    expect(registry.verify().problems).toEqual([]);
+  });
+
+  it("refuses even the same implementation again once the backend is sealed", () => {
+    const registry = createRegistry();
+    const fn = impl("same");
+    registry.register("numba", PoolLayer, fn);
+    registry.seal("numba");
+    expect(thrown(() => registry.register("numba", PoolLayer, fn)).code).toBe("ERR_DISPATCH_SEALED");
   });
 
   it("supersedes with override, and reinstates the superseded one on dispose", () => {

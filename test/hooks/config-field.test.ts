@@ -1,13 +1,13 @@
-import { mkdirSync, symlinkSync } from "node:fs";
+/** Validation of dispatchHook fields, through discover() over real package.json files. */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { discover, findAppRoot, suggest } from "../../src/hooks/config.js";
+import { discover } from "../../src/hooks/discovery.js";
 import { makeTree } from "../integration/fixture.js";
 
 const pkg = (value: unknown) => JSON.stringify(value);
 
-describe("discover", () => {
+describe("dispatchHook fields", () => {
   it("reads the framework's {backend} pattern and the plugin's registrations and expects", () => {
     const root = makeTree({
       "package.json": pkg({ name: "app", dependencies: { tensorlab: "1", "ml-ops": "1" } }),
@@ -65,17 +65,6 @@ describe("discover", () => {
     const [rule] = discover({ root }).rules;
     expect(rule?.packageName).toBe("plain");
     expect(rule?.roots).toEqual([`${pathToFileURL(join(root, "node_modules/plain")).href}/`]);
-  });
-
-  it("reads only the app and its direct dependencies, never the rest of node_modules", () => {
-    const root = makeTree({
-      "package.json": pkg({ name: "app", dependencies: { direct: "1" } }),
-      "node_modules/direct/package.json": pkg({ name: "direct" }),
-      "node_modules/transitive/package.json": pkg({ name: "transitive", dispatchHook: { backends: 5 } }),
-    });
-    const config = discover({ root });
-    expect(config.files).toEqual([join(root, "package.json"), join(root, "node_modules/direct/package.json")]);
-    expect(config.problems).toEqual([]);
   });
 
   it("names the file and the key of an unknown option, and suggests the nearest", () => {
@@ -175,52 +164,26 @@ describe("discover", () => {
     expect(config.rules).toHaveLength(2);
   });
 
-  it("reads the DISPATCH_HOOK_CONFIG file and declarations given in code", () => {
+  it("reads the same declaration from two copies of a package as one rule with two roots", () => {
     const root = makeTree({
-      "package.json": pkg({ name: "app" }),
-      "config/dispatch.json": pkg({ registrations: { numba: "./regs/numba.js" } }),
-      "config/broken.json": "nope",
+      "package.json": pkg({ name: "app", dependencies: { tensorlab: "1", kit: "1" } }),
+      "node_modules/tensorlab/package.json": pkg({ name: "tensorlab", dispatchHook: { backends: { numba: { module: "./n.js", export: "t" } } } }),
+      "node_modules/kit/package.json": pkg({ name: "kit", dependencies: { tensorlab: "2" } }),
+      "node_modules/kit/node_modules/tensorlab/package.json": pkg({ name: "tensorlab", dispatchHook: { backends: { numba: { module: "./n.js", export: "t" } } } }),
     });
-    const config = discover({
-      root,
-      configFile: "config/dispatch.json",
-      inline: [
-        { field: { backends: { jax: { module: "./jax.js", export: "t" } } } },
-        { field: { expects: { jax: ["X"] } }, dir: "plug", name: "plug" },
-      ],
-    });
-    expect(config.plugins.map((p) => [p.name, p.registrations])).toEqual([
-      [join(root, "config/dispatch.json"), { numba: pathToFileURL(join(root, "config/regs/numba.js")).href }],
-      ["plug", {}],
-    ]);
-    expect(config.rules.map((r) => r.backend)).toEqual(["jax"]);
-    expect(discover({ root, configFile: "config/broken.json" }).problems.map((p) => p.code)).toEqual(["ERR_DISPATCH_CONFIG_JSON"]);
-    expect(discover({ root, packages: false }).files).toEqual([]);
+    const config = discover({ root, transitive: true });
+    expect(config.problems).toEqual([]);
+    expect(config.rules).toHaveLength(1);
+    expect(config.rules[0]?.roots).toHaveLength(2);
   });
 
-  it("resolves symlinked (workspace) packages to their real directory", () => {
+  it("uses the registry's one rule for backend names: whitespace and separators are refused", () => {
     const root = makeTree({
-      "package.json": pkg({ name: "app", dependencies: { tensorlab: "1" } }),
-      "packages/tensorlab/package.json": pkg({
-        name: "tensorlab",
-        dispatchHook: { backends: { numba: { module: "./numba.js", export: "t" } } },
-      }),
+      "package.json": pkg({ name: "app", dispatchHook: { expects: { "my backend": ["X"], "a/b": ["X"], ok: ["X"] } } }),
     });
-    mkdirSync(join(root, "node_modules"));
-    symlinkSync(join(root, "packages/tensorlab"), join(root, "node_modules/tensorlab"), "dir");
-    expect(discover({ root }).rules[0]?.roots).toEqual([`${pathToFileURL(join(root, "packages/tensorlab")).href}/`]);
-  });
-});
-
-describe("suggest and findAppRoot", () => {
-  it("suggests only near keys", () => {
-    expect(suggest("backend", ["backends", "registrations", "expects"])).toBe("backends");
-    expect(suggest("zzzzzz", ["backends", "registrations", "expects"])).toBeUndefined();
+    const config = discover({ root });
+    expect(config.problems.map((p) => p.key)).toEqual(["expects.my backend", "expects.a/b"]);
+    expect(config.problems[0]?.message).toContain("whitespace or a path separator");
   });
 
-  it("finds the nearest package.json upwards", () => {
-    const root = makeTree({ "package.json": "{}", "a/b/.keep": "" });
-    expect(findAppRoot(join(root, "a/b"))).toBe(root);
-    expect(findAppRoot("/")).toBeUndefined();
-  });
 });

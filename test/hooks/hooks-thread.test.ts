@@ -1,0 +1,36 @@
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
+import { describe, expect, it } from "vitest";
+import { runtimeLocation } from "../../src/hooks/hook-api.js";
+import { initialize, load, resolve } from "../../src/hooks/hooks-thread.js";
+import { virtualUrl } from "../../src/hooks/virtual-modules.js";
+import { makeTree } from "../integration/fixture.js";
+
+describe("the hooks-thread entry (module.register)", () => {
+  it("passes through until initialized, reports over its port, and stops when disabled", async () => {
+    const root = makeTree({
+      "package.json": JSON.stringify({
+        name: "app",
+        dispatchHook: { backends: { numba: { module: "./numba.js", export: "numbaFuncify" } } },
+      }),
+      "numba.js": "export const numbaFuncify = 1;\n",
+    });
+    const numba = pathToFileURL(join(root, "numba.js")).href;
+    const resolved = { url: numba, format: "module" };
+    expect(await resolve(numba, {}, async () => resolved)).toBe(resolved);
+
+    const { port1, port2 } = new MessageChannel();
+    const disposed = new Int32Array(new SharedArrayBuffer(4));
+    initialize({ discover: { root }, runtime: runtimeLocation(), port: port2, disposed });
+    expect((await resolve(numba, {}, async () => resolved)).url).toBe(virtualUrl(numba, "facade"));
+    const facade = await load(virtualUrl(numba, "facade"), {}, async () => ({ format: "module", source: "export const numbaFuncify = 1;\n" }));
+    expect(String(facade.source)).toContain(`export * from ${JSON.stringify(numba)};`);
+    expect(receiveMessageOnPort(port1)?.message).toEqual({ type: "facade", url: numba, backend: "numba" });
+
+    // Disposal is seen at once, without waiting for a message.
+    Atomics.store(disposed, 0, 1);
+    expect(await resolve(numba, {}, async () => resolved)).toBe(resolved);
+    port1.close();
+  });
+});

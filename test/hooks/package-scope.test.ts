@@ -1,0 +1,37 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { dependencyNames, findPackageDir, findPackageRoot, readJson, realDir } from "../../src/hooks/package-scope.js";
+import { makeTree } from "../integration/fixture.js";
+
+describe("package scopes", () => {
+  it("finds the nearest package.json upwards, and none above the root", () => {
+    const root = makeTree({ "package.json": "{}", "a/b/.keep": "" });
+    expect(findPackageRoot(join(root, "a/b"))).toBe(root);
+    expect(findPackageRoot("/")).toBeUndefined();
+  });
+
+  it("finds a dependency the way Node does: node_modules from the package upwards", () => {
+    const root = makeTree({
+      "node_modules/dep/package.json": "{}",
+      "node_modules/kit/node_modules/dep/package.json": "{}",
+      "node_modules/kit/package.json": "{}",
+    });
+    expect(findPackageDir(join(root, "node_modules/kit"), "dep")).toBe(join(root, "node_modules/kit/node_modules/dep"));
+    expect(findPackageDir(root, "dep")).toBe(join(root, "node_modules/dep"));
+    expect(findPackageDir(root, "absent")).toBeUndefined();
+  });
+
+  it("lists run-time dependencies, and development ones only for the app", () => {
+    const json = { dependencies: { a: "1" }, peerDependencies: { b: "1" }, optionalDependencies: { a: "1" }, devDependencies: { c: "1" } };
+    expect(dependencyNames(json, false)).toEqual(["a", "b"]);
+    expect(dependencyNames(json, true)).toEqual(["a", "b", "c"]);
+    expect(dependencyNames({ dependencies: ["odd"] }, false)).toEqual([]);
+  });
+
+  it("reads JSON or says why not, and keeps a path it cannot resolve", () => {
+    const root = makeTree({ "ok.json": '{"a":1}', "bad.json": "{" });
+    expect(readJson(join(root, "ok.json"))).toEqual({ ok: true, value: { a: 1 } });
+    expect(readJson(join(root, "bad.json")).ok).toBe(false);
+    expect(realDir(join(root, "missing"))).toBe(join(root, "missing"));
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { checkOptions, didYouMean, suggest } from "../../src/registry/options.js";
+import { thrown } from "../helpers.js";
+
+describe("suggest", () => {
+  it("suggests only near words", () => {
+    expect(suggest("backend", ["backends", "registrations", "expects"])).toBe("backends");
+    expect(suggest("registerhooks", ["registerHooks", "register"])).toBe("registerHooks");
+    expect(suggest("zzzzzz", ["backends", "registrations", "expects"])).toBeUndefined();
+    expect(didYouMean("overide", ["override"])).toBe(' (did you mean "override"?)');
+    expect(didYouMean("zzz", ["override"])).toBe("");
+  });
+});
+
+describe("checkOptions", () => {
+  const spec = { override: "boolean", mode: ["registerHooks", "register"], plugins: "array", registry: "registry", root: "string" } as const;
+
+  it("accepts known keys with values of their kind, and undefined as absent", () => {
+    expect(() => checkOptions(undefined, spec, "x()")).not.toThrow();
+    expect(() => checkOptions({ override: true, mode: "register", plugins: [], registry: { register() {} }, root: undefined }, spec, "x()")).not.toThrow();
+  });
+
+  it("refuses an unknown key with the nearest known one", () => {
+    const error = thrown(() => checkOptions({ overide: true }, spec, "register()"));
+    expect(error.code).toBe("ERR_DISPATCH_INVALID_OPTION");
+    expect(error.message).toContain('register(): unknown option "overide" (did you mean "override"?)');
+  });
+
+  it("refuses a value of the wrong kind, naming what it must be", () => {
+    expect(thrown(() => checkOptions({ mode: "registerhooks" }, spec, "install()")).message).toContain(
+      '"mode" must be one of "registerHooks", "register", got "registerhooks" (did you mean "registerHooks"?)',
+    );
+    expect(thrown(() => checkOptions({ root: 5 }, spec, "install()")).message).toContain('"root" must be a string, got number 5');
+    expect(thrown(() => checkOptions({ plugins: {} }, spec, "install()")).message).toContain('"plugins" must be an array');
+    expect(thrown(() => checkOptions({ registry: {} }, spec, "install()")).message).toContain('"registry" must be a registry');
+    expect(thrown(() => checkOptions(7, spec, "install()")).message).toContain("options must be an object, got number 7");
+    expect(thrown(() => checkOptions({ toString: 1 }, spec, "x()")).message).toContain('unknown option "toString"');
+  });
+});
