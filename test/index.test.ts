@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import * as api from "../src/index.js";
 
@@ -15,6 +14,8 @@ describe("the public API", () => {
       "provide",
       "register",
       "registry",
+      "threadAudit",
+      "warningCodes",
     ]);
   });
 
@@ -29,19 +30,5 @@ describe("the public API", () => {
       handle.dispose();
     }
     expect(handle.state).toBe("disposed");
-  });
-
-  it("ships only dist and the loader, with types, and lists its entry points in the exports map", () => {
-    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    expect(pkg.files).toEqual(["dist", "loader.mjs"]);
-    // Only the loader runs on import; everything else is free of side effects.
-    expect(pkg.sideEffects).toEqual(["./loader.mjs"]);
-    // The shipped entry points are single-file bundles (start-up cost); types come from tsc.
-    expect(pkg.exports["."]).toEqual({ types: "./dist/index.d.ts", default: "./dist/bundle/index.js" });
-    expect(pkg.exports["./package.json"]).toBe("./package.json");
-    expect(pkg.exports["./loader.mjs"]).toBe("./loader.mjs");
-    expect(pkg.exports["./hooks"]).toEqual({ types: "./dist/hooks/index.d.ts", default: "./dist/bundle/hooks.js" });
-    expect(pkg.bin).toEqual({ "dispatch-hook": "./dist/bundle/cli.js" });
-    expect(pkg.dependencies ?? {}).toEqual({});
   });
 });

@@ -57,5 +57,18 @@ describe("no global mutation", () => {
     const out = execFileSync(nodeBinary, [join(root, "test/fixtures/global-state.mjs"), "scenario.mjs"], { cwd: dir, encoding: "utf8" });
     const result = JSON.parse(out) as { changes: string[]; channelsLeft: string[] };
     expect(result.changes).toEqual([]);
+    // What stays subscribed is exactly what answers for the thread: the installation (loader status,
+    // miss context), the numba table's notice, the plugin's registration window, and the default
+    // registry, which holds the plugin's registration (so it answers the audit, and listens for
+    // further instances of the table).
+    expect([...result.channelsLeft].sort()).toEqual([
+      "dispatch-hook:audit:collect",
+      "dispatch-hook:dispatcher:miss",
+      "dispatch-hook:loader:status",
+      "dispatch-hook:module:evaluated",
+      "dispatch-hook:registrations:query",
+      "dispatch-hook:table:provided",
+      "dispatch-hook:table:query",
+    ]);
   });
 });

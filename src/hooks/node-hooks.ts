@@ -150,7 +150,10 @@ export function createHooks(options: HookOptions) {
       try {
         const href = result.url;
         if (!href.startsWith("file:")) return result;
-        if (discovery.learn(href)) sync();
+        // The importer's scope too: a module loaded before the hooks were installed (the one that
+        // called install(), say) is otherwise never seen, and its package may list the plugins.
+        const learned = (context.parentURL !== undefined && discovery.learn(context.parentURL)) || discovery.learn(href);
+        if (learned || discovery.version !== version) sync();
         // JavaScript only: JSON, wasm and anything imported with attributes pass untouched.
         if (!matcher.watches(href) || !isJavaScript(result.format) || Object.keys(context.importAttributes ?? {}).length > 0) return result;
         // require() of a CommonJS module keeps its CommonJS semantics (and its cycles): it gets the

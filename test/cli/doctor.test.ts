@@ -83,4 +83,28 @@ describe("dispatch-hook doctor", () => {
     const bad = memoryIo(dir);
     expect(doctorCommand(["--fix"], bad)).toBe(2);
   });
+
+  it("exits 1 when it finds no configuration at all, and lists the files it read", () => {
+    const dir = makeTree({ "package.json": JSON.stringify({ name: "bare", dependencies: { lib: "1" } }), "node_modules/lib/package.json": "{}" });
+    const io = memoryIo(dir);
+    expect(doctorCommand([], io)).toBe(1);
+    expect(io.stdout()).toContain("no backend declaration was found");
+    expect(io.stdout()).toContain("read 2 file(s):");
+    expect(io.stdout()).toContain("node_modules/lib/package.json");
+    expect(io.stdout()).not.toContain("no problems found");
+  });
+
+  it("finds a plugin that is not a direct dependency (app → toolkit → framework + plugin), from another directory", () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "package.json": JSON.stringify({ name: "app", dependencies: { toolkit: "*" } }),
+      "node_modules/toolkit/package.json": JSON.stringify({ name: "toolkit", dependencies: { tensorlab: "*", "ml-ops": "*" } }),
+      "elsewhere/.keep": "",
+    });
+    const io = memoryIo(join(dir, "elsewhere"));
+    expect(doctorCommand([".."], io)).toBe(0);
+    expect(io.stdout()).toContain("plugin ml-ops");
+    expect(io.stdout()).toContain("numba: registers from ../node_modules/ml-ops/dispatch/numba.js");
+  });
 });

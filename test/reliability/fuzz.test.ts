@@ -1,4 +1,4 @@
-// instrument() under random input: arbitrary text and URLs, and generated modules that run.
+// The transforms under random input: arbitrary text and URLs, and generated modules that run.
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -6,6 +6,9 @@ import { pathToFileURL } from "node:url";
 import { parse } from "acorn";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { hasDefaultExport } from "../../src/hooks/export-names.js";
+import { type FacadeInput, facadeSource, markerSource } from "../../src/hooks/facade.js";
+import { runtimeLocation } from "../../src/hooks/hook-api.js";
 import { instrument } from "../../src/hooks/instrument.js";
 import { makeTree } from "../integration/fixture.js";
 
@@ -15,12 +18,34 @@ const hostile = fc.oneof(
 );
 const text = fc.array(hostile, { maxLength: 8 }).map((parts) => parts.join(""));
 const url = text.map((t) => `file:///fuzz/${t}.js`);
-const plan = fc.record({
-  backend: text.filter((t) => t.length > 0),
-  exportName: text.filter((t) => t.length > 0),
-  registrations: fc.array(url, { maxLength: 3 }),
+const registration = fc.record({ plugin: text, url });
+const epilogue = fc.record({
+  module: fc.record({
+    url,
+    backend: text.filter((t) => t.length > 0),
+    exportName: text.filter((t) => t.length > 0),
+    format: fc.constant("commonjs" as const),
+  }),
+  registrations: fc.array(registration, { maxLength: 3 }),
+  runtime: text,
 });
-const format = fc.constantFrom("module" as const, "commonjs" as const);
+const facade = fc.record({
+  module: fc.record({ url, backend: text, exportName: text, format: fc.constantFrom("module" as const, "commonjs" as const) }),
+  original: url,
+  runtime: url,
+  hasDefault: fc.boolean(),
+  registrations: fc.array(fc.record({ plugin: text, url, specifier: url, missing: fc.option(text, { nil: undefined }) }), { maxLength: 3 }),
+  requirePath: fc.option(text, { nil: undefined }),
+});
+const toInput = (f: typeof facade extends fc.Arbitrary<infer T> ? T : never): FacadeInput => {
+  const { requirePath, ...rest } = f;
+  return {
+    ...rest,
+    registrations: f.registrations.map((r) => (r.missing === undefined ? { plugin: r.plugin, url: r.url, specifier: r.specifier } : r)) as FacadeInput["registrations"],
+    ...(requirePath === undefined ? {} : { requirePath }),
+    marker: (kind, index) => `virtual:${kind}${index ?? ""}`,
+  };
+};
 
 function parsesAs(code: string, kind: "module" | "commonjs"): void {
   if (kind === "module") parse(code, { ecmaVersion: "latest", sourceType: "module" });
@@ -30,8 +55,8 @@ function parsesAs(code: string, kind: "module" | "commonjs"): void {
 describe("instrument() fuzzed", () => {
   it("keeps any source as an exact prefix and appends a single line (plus repeated directives)", () => {
     fc.assert(
-      fc.property(text, url, format, plan, (source, moduleUrl, kind, p) => {
-        const out = instrument(source, moduleUrl, kind, p);
+      fc.property(text, epilogue, (source, input) => {
+        const out = instrument(source, input);
         expect(out.startsWith(source)).toBe(true);
         const added = out
           .slice(source.length)
@@ -45,18 +70,28 @@ describe("instrument() fuzzed", () => {
     );
   });
 
-  it("turns any empty or valid module into a module of the same kind, whatever the URL and plan", () => {
+  it("turns any empty or valid CommonJS module into a valid one, whatever the URL and plan", () => {
     fc.assert(
-      fc.property(
-        url,
-        format,
-        plan,
-        fc.constantFrom("", "// only a comment", "/* block */", "x = 1", '"use strict";\n'),
-        (moduleUrl, kind, p, source) => {
-          parsesAs(instrument(source, moduleUrl, kind, p), kind);
-        },
-      ),
+      fc.property(epilogue, fc.constantFrom("", "// only a comment", "/* block */", "x = 1", '"use strict";\n'), (input, source) => {
+        parsesAs(instrument(source, input), "commonjs");
+      }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe("facadeSource() and markerSource() fuzzed", () => {
+  it("always generate valid ES modules, whatever the URLs, names and plugins", () => {
+    fc.assert(
+      fc.property(facade, (f) => {
+        const input = toInput(f);
+        parsesAs(facadeSource(input), "module");
+        for (const kind of ["require", "evaluated"] as const) parsesAs(markerSource(kind, 0, input), "module");
+        input.registrations.forEach((_, i) => {
+          for (const kind of ["begin", "end", "missing"] as const) parsesAs(markerSource(kind, i, input), "module");
+        });
+      }),
+      { numRuns: 400 },
     );
   });
 });
@@ -188,21 +223,28 @@ describe("generated modules run with identical exports", () => {
   const dir = makeTree({});
   let n = 0;
 
-  it("ES modules", async () => {
+  it("ES modules behind a facade", async () => {
+    const runtime = "data:text/javascript,export const signalEvaluated = () => {};";
     await fc.assert(
       fc.asyncProperty(program, async (p) => {
         const source = esmSource(p as Program);
         const id = n++;
         const plainFile = join(dir, `plain${id}.mjs`);
-        const hookedFile = join(dir, `hooked${id}.mjs`);
-        const hookedUrl = pathToFileURL(hookedFile).href;
+        const facadeFile = join(dir, `facade${id}.mjs`);
+        const plainUrl = pathToFileURL(plainFile).href;
         writeFileSync(plainFile, source);
-        const instrumented = instrument(source, hookedUrl, "module", { backend: "fuzz", exportName: "x", registrations: [] });
-        parsesAs(instrumented, "module");
-        writeFileSync(hookedFile, instrumented);
-        const plain = await import(pathToFileURL(plainFile).href);
-        const hooked = await import(hookedUrl);
-        expect(snapshot(hooked)).toEqual(snapshot(plain));
+        const generated = facadeSource({
+          module: { url: plainUrl, backend: "fuzz", exportName: "x", format: "module" },
+          original: plainUrl,
+          runtime,
+          hasDefault: hasDefaultExport(source).hasDefault,
+          registrations: [],
+          marker: () => "data:text/javascript,",
+        });
+        writeFileSync(facadeFile, generated);
+        const plain = await import(plainUrl);
+        const behind = await import(pathToFileURL(facadeFile).href);
+        expect(snapshot(behind)).toEqual(snapshot(plain));
       }),
       { numRuns: 150 },
     );
@@ -217,10 +259,10 @@ describe("generated modules run with identical exports", () => {
         const plainFile = join(dir, `plain${id}.cjs`);
         const hookedFile = join(dir, `hooked${id}.cjs`);
         writeFileSync(plainFile, source);
-        const instrumented = instrument(source, pathToFileURL(hookedFile).href, "commonjs", {
-          backend: "fuzz",
-          exportName: "x",
+        const instrumented = instrument(source, {
+          module: { url: pathToFileURL(hookedFile).href, backend: "fuzz", exportName: "x", format: "commonjs" },
           registrations: [],
+          runtime: runtimeLocation().cjs,
         });
         parsesAs(instrumented, "commonjs");
         writeFileSync(hookedFile, instrumented);

@@ -120,7 +120,7 @@ describe("reserved words are plain data", () => {
     const report = registry.verify();
     expect(report.problems.map((p) => [p.kind, p.op])).toEqual([["missing", "toString"]]);
     expect(registry.audit.format()).toContain("__proto__");
-    expect(JSON.parse(registry.audit.toJSON().split("\n")[0] as string).kind).toBe("expected");
+    expect(JSON.parse(registry.audit.toJSONLines().split("\n")[0] as string).kind).toBe("expected");
     expect(({} as Record<string, unknown>).numba).toBeUndefined();
     expect(Object.getPrototypeOf({})).toBe(Object.prototype);
   });
@@ -145,9 +145,13 @@ describe("randomized soak", () => {
     const impls = Array.from({ length: 5 }, (_, i) => () => i);
     const registry = createRegistry({ callSites: false });
     const tables = new Map<string, Array<Map<Class, unknown>>>();
-    // The model: which (backend, op) is owned by which registration, and each registration's fate.
-    const owner = new Map<string, { id: number; impl: unknown; handle: { dispose(): void } }>();
-    const fate = new Map<number, string>();
+    // The model: which (backend, op) is owned by which registration, who waits behind it (the same
+    // implementation registered again), and each registration's fate.
+    type Entry = { id: number; key: string; impl: unknown; handle: { dispose(): void } };
+    const owner = new Map<string, Entry>();
+    const waiting = new Map<string, Entry[]>();
+    const fate = new Map<number, "live" | "waiting" | "disposed">();
+    const open = new Map<number, Entry>();
     let attempts = 0;
     let conflicts = 0;
     while (attempts < 10_000) {
@@ -165,19 +169,33 @@ describe("randomized soak", () => {
           continue;
         }
         const handle = registry.register(backend, op, impl);
+        const entry = { id: handle.id, key, impl, handle };
+        open.set(entry.id, entry);
         if (current !== undefined) {
-          expect(handle.id).toBe(current.id);
+          expect(handle.id).not.toBe(current.id);
+          waiting.set(key, [entry, ...(waiting.get(key) ?? [])]);
+          fate.set(entry.id, "waiting");
           continue;
         }
-        owner.set(key, { id: handle.id, impl, handle });
-        fate.set(handle.id, "live");
+        owner.set(key, entry);
+        fate.set(entry.id, "live");
       } else if (roll < 85) {
-        const live = [...owner.entries()];
-        if (live.length === 0) continue;
-        const [key, entry] = live[random(live.length)] as [string, { id: number; handle: { dispose(): void } }];
+        if (open.size === 0) continue;
+        const entries = [...open.values()];
+        const entry = entries[random(entries.length)] as Entry;
         entry.handle.dispose();
-        owner.delete(key);
+        open.delete(entry.id);
         fate.set(entry.id, "disposed");
+        if (owner.get(entry.key) === entry) {
+          owner.delete(entry.key);
+          const heir = waiting.get(entry.key)?.pop();
+          if (heir !== undefined) {
+            owner.set(entry.key, heir);
+            fate.set(heir.id, "live");
+          }
+        } else {
+          waiting.set(entry.key, (waiting.get(entry.key) ?? []).filter((e) => e !== entry));
+        }
       } else {
         const backend = backends[random(backends.length)] as string;
         const table = new Map<Class, unknown>();
@@ -196,7 +214,8 @@ describe("randomized soak", () => {
     const report = registry.verify();
     expect(report.registrations).toHaveLength(fate.size);
     for (const record of report.registrations) {
-      const expected = fate.get(record.id) === "disposed" ? "disposed" : tables.has(record.backend) ? "applied" : "pending";
+      const f = fate.get(record.id);
+      const expected = f === "disposed" ? "disposed" : f === "waiting" ? "superseded" : tables.has(record.backend) ? "applied" : "pending";
       expect(record.state).toBe(expected);
       if (expected === "applied") expect(record.tables).toHaveLength(tables.get(record.backend)?.length ?? 0);
     }
