@@ -1,0 +1,258 @@
+/**
+ * The audit tells the truth: in every setup below, a registration either lands, or the strict audit
+ * exits non-zero naming the cause. Each ran "ok" over a miss before the loader learned to find its
+ * configuration from the program, to hear every copy and every registry, and to check expectations
+ * on every backend that loaded.
+ */
+import { cpSync, mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { hookMode } from "../../src/hooks/hook-mode.js";
+import { lastJson, loader, makeTree, nodeVersion, repoRoot, run } from "./fixture.js";
+import { frameworkEsm, plugin } from "./trees.js";
+
+const strict = { DISPATCH_HOOK_AUDIT: "strict" };
+const landed = [
+  'const { PoolLayer } = await import("ml-ops");',
+  'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+  "let landed; try { landed = numbaFuncify.resolve(new PoolLayer())(); } catch (e) { landed = e.code; }",
+  "console.log(JSON.stringify({ landed }));",
+].join("\n");
+
+/** A second installed copy of dispatch-hook (not a symlink: its own files, so its own module instances). */
+function secondCopy(dir: string, at: string): void {
+  const target = join(dir, at);
+  mkdirSync(target, { recursive: true });
+  for (const entry of ["package.json", "loader.mjs", "dist"]) cpSync(join(repoRoot, entry), join(target, entry), { recursive: true });
+}
+
+describe("1. node started from another directory", () => {
+  it("the demo, started from an empty temporary directory, lands every registration under strict", async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "dispatch-hook-cwd-"));
+    const result = await run(elsewhere, ["--import", loader, join(repoRoot, "examples/ordering-bug/hook-way.mjs")], strict);
+    expect(result.stderr).toBe("");
+    expect(result.stdout.match(/matches the reference: true/g)).toHaveLength(4);
+    expect(result.code).toBe(0);
+  });
+
+  it("a monorepo root whose package.json lacks the dependencies: the app's own package counts", async () => {
+    const dir = makeTree({
+      "package.json": JSON.stringify({ name: "monorepo", private: true }),
+      ...Object.fromEntries(Object.entries({ ...frameworkEsm, ...plugin("tensorlab", true) }).map(([path, v]) => [`apps/app/${path}`, v])),
+      "apps/app/main.mjs": landed,
+    });
+    const result = await run(dir, ["--import", loader, "apps/app/main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+    expect(result.code).toBe(0);
+  });
+
+  it("a loader that finds nothing to watch says so, naming where it looked, and strict exits 1", async () => {
+    const dir = makeTree({ "package.json": JSON.stringify({ name: "plain" }), "main.mjs": 'console.log("ran");\n' });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(result.stdout).toContain("ran");
+    expect(result.stderr).toContain("found no backend declaration, so it watches nothing");
+    expect(result.stderr).toContain(join(dir, "package.json"));
+    expect(result.stderr).not.toContain("ok:");
+    expect(result.code).toBe(1);
+    const report = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    expect(report.stderr).toContain("watches nothing");
+  });
+});
+
+describe("2. a plugin that is not a direct dependency", () => {
+  it("app → toolkit → framework + plugin: the plugin's registration module loads with its backend, though nothing imported it", async () => {
+    const tree = { ...frameworkEsm, ...plugin("tensorlab", true) };
+    const dir = makeTree({
+      ...tree,
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { toolkit: "*" } }),
+      "node_modules/toolkit/package.json": JSON.stringify({
+        name: "toolkit",
+        type: "module",
+        exports: "./index.js",
+        dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" },
+      }),
+      "node_modules/toolkit/index.js": [
+        "export async function numba() {",
+        '  return (await import("tensorlab/link/numba/dispatch/basic.js")).numbaFuncify;',
+        "}",
+        "export async function op() {",
+        '  const { PoolLayer } = await import("ml-ops");',
+        "  return new PoolLayer();",
+        "}",
+      ].join("\n"),
+      "main.mjs": [
+        'import { numba, op } from "toolkit";',
+        "const table = await numba();",
+        "console.log(JSON.stringify({ landed: table.resolve(await op())() }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(result.stderr).toBe("");
+    expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+    expect(result.code).toBe(0);
+  });
+});
+
+describe("3. two installed copies of dispatch-hook", () => {
+  function twoCopies(main: string) {
+    const dir = makeTree({ ...frameworkEsm, ...plugin("tensorlab", false), "main.mjs": main });
+    // ml-ops brings its own copy; the app and tensorlab use the top-level one.
+    secondCopy(dir, "node_modules/ml-ops/node_modules/dispatch-hook");
+    return dir;
+  }
+
+  it("registrations made through the second copy appear in the one exit audit", async () => {
+    const dir = twoCopies(`import "ml-ops/register-now.js";\n${landed}`);
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+    expect(result.stderr).toMatch(/PoolLayer\s+applied/);
+    expect(result.stderr).not.toContain("(no registrations)");
+    expect(result.stderr).toContain("ok: every registration landed");
+  });
+
+  it("a conflict made through the second copy fails strict, as it would with one copy", async () => {
+    const dir = twoCopies(
+      [
+        'import "ml-ops/register-now.js";',
+        'import { register } from "./node_modules/ml-ops/node_modules/dispatch-hook/dist/bundle/index.js";',
+        'import { PoolLayer } from "ml-ops";',
+        'try { register("numba", PoolLayer, () => "other"); } catch (e) { console.log(JSON.stringify({ refused: e.code })); }',
+      ].join("\n"),
+    );
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ refused: "ERR_DISPATCH_CONFLICT" });
+    expect(result.stderr).toContain("[conflict] PoolLayer already has an implementation on numba");
+    expect(result.code).toBe(1);
+  });
+});
+
+describe("4. expectations do not depend on load order", () => {
+  it("an expected op on a backend that loaded is missing, whichever backends loaded first; the others are 'not loaded'", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", false),
+      "node_modules/ml-ops/package.json": JSON.stringify({
+        name: "ml-ops",
+        type: "module",
+        exports: { ".": "./index.js", "./*": "./*" },
+        dependencies: { tensorlab: "*" },
+        // It ships no numba registration module, but says it expects PoolLayer there.
+        dispatchHook: { registrations: { jax: "./dispatch/jax.js" }, expects: { numba: ["PoolLayer"], jax: ["PoolLayer"] } },
+      }),
+      "node_modules/ml-ops/dispatch/jax.js": 'import { register } from "dispatch-hook";\nimport { PoolLayer } from "../index.js";\nregister("jax", PoolLayer, () => "jax");\n',
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+      "numba-only.mjs": 'await import("tensorlab/link/numba/dispatch/basic.js");\n',
+      "jax-then-numba.mjs": 'await import("tensorlab/link/jax/dispatch/basic.js");\nawait import("tensorlab/link/numba/dispatch/basic.js");\n',
+    });
+    for (const main of ["numba-only.mjs", "jax-then-numba.mjs"]) {
+      const result = await run(dir, ["--import", loader, main], strict);
+      expect(result.stderr).toContain("[missing] PoolLayer on numba was expected");
+      expect(result.code).toBe(1);
+    }
+    const numbaOnly = await run(dir, ["--import", loader, "numba-only.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    expect(numbaOnly.stderr).toContain("jax not loaded");
+    expect(numbaOnly.stderr).toContain("numba loaded (1 table)");
+  });
+});
+
+describe("5. a registry that nothing else references", () => {
+  it("is kept alive while it holds a pending registration: collected garbage cannot take it away", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", false),
+      "main.mjs": [
+        'import { createRegistry } from "dispatch-hook";',
+        'import * as ops from "ml-ops";',
+        'function setup() { createRegistry().register("numba", ops.PoolLayer, () => "pooled"); }',
+        "setup();",
+        "for (let i = 0; i < 5; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 0)); }",
+        landed,
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--expose-gc", "--import", loader, "main.mjs"], strict);
+    expect(result.stderr).toBe("");
+    expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+    expect(result.code).toBe(0);
+  });
+});
+
+describe("6. a framework shipped as both CommonJS and ES modules", () => {
+  const mode = hookMode(nodeVersion);
+  it(`the require()d table ${mode === "register" ? "misses, and strict names it" : "gets the registration too"} (Node ${nodeVersion}, ${mode})`, async () => {
+    const table = 'class Table { constructor() { this.m = new Map(); } register(t, f) { this.m.set(t, f); } get(t) { return this.m.get(t); } unregister(t) { this.m.delete(t); } }';
+    const dir = makeTree({
+      ...plugin("tensorlab", false),
+      "node_modules/dual/package.json": JSON.stringify({
+        name: "dual",
+        exports: { "./numba": { import: "./esm/numba.mjs", require: "./cjs/numba.cjs" } },
+        // One backend, two module files: the ES one by pattern, the CommonJS one by name.
+        dispatchHook: { backends: { "*": { module: "./esm/{backend}.mjs", export: "{backend}Funcify" }, numba: { module: "./cjs/numba.cjs", export: "numbaFuncify" } } },
+      }),
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { dual: "*", "dispatch-hook": "*" } }),
+      "node_modules/dual/esm/numba.mjs": `${table}\nexport const numbaFuncify = new Table();\n`,
+      "node_modules/dual/cjs/numba.cjs": `${table}\nexports.numbaFuncify = new Table();\n`,
+      "main.mjs": [
+        'import { createRequire } from "node:module";',
+        'import { register } from "dispatch-hook";',
+        'import { PoolLayer } from "ml-ops";',
+        'register("numba", PoolLayer, () => "pooled");',
+        'const esm = (await import("dual/numba")).numbaFuncify;',
+        'const cjs = createRequire(import.meta.url)("dual/numba").numbaFuncify;',
+        "console.log(JSON.stringify({ esm: esm.get(PoolLayer)?.() ?? null, cjs: cjs.get(PoolLayer)?.() ?? null }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    if (mode === "register") {
+      expect(lastJson(result.stdout)).toEqual({ esm: "pooled", cjs: null });
+      expect(result.stderr).toContain("cjs/numba.cjs was loaded with require()");
+      expect(result.stderr).not.toContain("ok:");
+      expect(result.code).toBe(1);
+    } else {
+      expect(lastJson(result.stdout)).toEqual({ esm: "pooled", cjs: "pooled" });
+      expect(result.code).toBe(0);
+    }
+  });
+});
+
+describe("a miss says what dispatch-hook knows", () => {
+  it("with no registration anywhere: whether a loader is installed, what it read, and which plugin declares the backend", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "node_modules/ml-ops/dispatch/numba.js": "// registers nothing\n",
+      "main.mjs": landed,
+    });
+    const withLoader = await run(dir, ["--import", loader, "main.mjs"]);
+    expect(lastJson(withLoader.stdout)).toEqual({ landed: "ERR_DISPATCH_NO_IMPL" });
+    const script = 'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js"); const { PoolLayer } = await import("ml-ops"); try { numbaFuncify.resolve(new PoolLayer()); } catch (e) { console.log(e.message); }';
+    const explained = await run(dir, ["--import", loader, "--input-type=module", "-e", script]);
+    expect(explained.stdout).toContain("The dispatch-hook loader is installed");
+    expect(explained.stdout).toContain("plugins with a registration module for numba: ml-ops");
+    const without = await run(dir, ["--input-type=module", "-e", script]);
+    expect(without.stdout).toContain("No dispatch-hook loader is installed in this thread");
+  });
+
+  it("when two copies of the op's class explain the miss, it says so", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", false),
+      "node_modules/ml-ops/copy.js": "export class PoolLayer {}\n",
+      "main.mjs": [
+        'import { register } from "dispatch-hook";',
+        'import { PoolLayer } from "ml-ops";',
+        'import { PoolLayer as Twin } from "ml-ops/copy.js";',
+        'register("numba", PoolLayer, () => "pooled");',
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        "try { numbaFuncify.resolve(new Twin()); } catch (e) { console.log(JSON.stringify({ message: e.message })); }",
+        'const { registry } = await import("dispatch-hook");',
+        "console.log(JSON.stringify({ problems: registry.verify().problems.map((p) => p.kind) }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    const [first] = result.stdout.trim().split("\n");
+    expect(JSON.parse(first as string).message).toContain("second copy of that class");
+    expect(lastJson(result.stdout)).toEqual({ problems: ["identity"] });
+    expect(result.code).toBe(1);
+  });
+});
