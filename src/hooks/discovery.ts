@@ -46,6 +46,8 @@ export interface DiscoverOptions {
 interface Known {
   readonly dir: string;
   readonly name: string | undefined;
+  /** The package's "type" field: how its .js files load. */
+  readonly type: "module" | "commonjs";
   readonly deps: readonly string[];
   depsRead: boolean;
 }
@@ -123,6 +125,19 @@ export class Discovery {
     return this.version !== before;
   }
 
+  /**
+   * How a learned module loads, by its extension and its package's "type", for when Node's resolve
+   * does not say (it does not for require()). Undefined when the scope is unknown.
+   */
+  formatOf(href: string): "module" | "commonjs" | undefined {
+    const clean = href.replace(/[?#].*$/, "");
+    if (clean.endsWith(".mjs")) return "module";
+    if (clean.endsWith(".cjs")) return "commonjs";
+    if (!clean.endsWith(".js")) return undefined;
+    const dir = this.#scopes.get(clean.slice(0, clean.lastIndexOf("/") + 1));
+    return dir === undefined || dir === null ? undefined : this.#known.get(dir)?.type;
+  }
+
   /** The package directory of a directory: the nearest package.json that names a package or declares something. */
   #scopeOf(dir: string): string | undefined {
     for (let current = dir; ; current = path.dirname(current)) {
@@ -169,7 +184,8 @@ export class Discovery {
     if (typeof json.value !== "object" || json.value === null) return undefined;
     const value = json.value as PackageJson;
     const name = typeof value.name === "string" ? value.name : fallback;
-    const known: Known = { dir, name, deps: dependencyNames(value, isApp).filter(isPackageName), depsRead: false };
+    const type = (value as { type?: unknown }).type === "module" ? "module" : "commonjs";
+    const known: Known = { dir, name, type, deps: dependencyNames(value, isApp).filter(isPackageName), depsRead: false };
     this.#known.set(dir, known);
     if (value.dispatchHook !== undefined) {
       const rulesBefore = this.#reader.rules.length;

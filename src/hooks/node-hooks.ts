@@ -50,7 +50,7 @@ export interface WatchList {
 }
 
 export interface HookOptions {
-  readonly discovery: Pick<Discovery, "version" | "config" | "learn">;
+  readonly discovery: Pick<Discovery, "version" | "config" | "learn"> & Partial<Pick<Discovery, "formatOf">>;
   /** Builds the watch list from the config (default: a Matcher). The corpus test watches everything. */
   readonly watchList?: (config: HookConfig) => WatchList;
   readonly mode: "registerHooks" | "register";
@@ -95,6 +95,8 @@ export function createHooks(options: HookOptions) {
   const watchList = options.watchList ?? ((config: HookConfig) => new Matcher(config.rules, config.plugins));
   let matcher = watchList(discovery.config());
   let version = discovery.version;
+  /** Originals whose facade was generated: an ES original loaded without one was reached some other way. */
+  const facaded = new Set<string>();
   let on = true;
   const enabled = () => on && (options.enabled?.() ?? true);
   const sync = () => {
@@ -136,6 +138,7 @@ export function createHooks(options: HookOptions) {
         if (!lexed.exact) report({ type: "failed", url: v.original, backend: plan.backend, message: "its export names could not be read exactly; the facade guessed whether it has a default export" });
       }
       const source = facadeSource(input({ ...module, format: commonjs ? "commonjs" : "module" }, plan, hasDefault));
+      facaded.add(v.original);
       report({ type: "facade", url: v.original, backend: plan.backend });
       return { format: "module", shortCircuit: true, source };
     });
@@ -159,7 +162,10 @@ export function createHooks(options: HookOptions) {
         // require() of a CommonJS module keeps its CommonJS semantics (and its cycles): it gets the
         // epilogue instead. Sending it to an ES facade would turn a require cycle into
         // ERR_REQUIRE_CYCLE_MODULE (Node 22, 24, 26).
-        if (context.conditions?.includes("require") && result.format !== "module" && result.format !== "module-typescript") return result;
+        if (context.conditions?.includes("require")) {
+          const format = result.format ?? discovery.formatOf?.(href);
+          if (format !== "module" && format !== "module-typescript") return result;
+        }
         const parent = context.parentURL;
         // The original itself, for its facade, its markers and its own self-import.
         if (parent !== undefined && (parent === href || parseVirtual(parent)?.original === href)) return result;
@@ -183,13 +189,19 @@ export function createHooks(options: HookOptions) {
         return { format: "module", shortCircuit: true, source: v.kind === "facade" ? `export * from ${JSON.stringify(v.original)};\n` : "" };
       }
     }
-    // Only registerHooks sees require(); on Node 20 returning CommonJS source breaks require(esm)
-    // inside the module, so CommonJS is left alone there (its import() goes through the facade).
-    if (!enabled() || mode !== "registerHooks" || !matcher.watches(href)) return nextLoad(href, context);
+    if (!enabled() || !matcher.watches(href)) return nextLoad(href, context);
     const plan = matcher.match(href);
     if (plan === undefined) return nextLoad(href, context);
     return then(nextLoad(href, context), (result) => {
-      if (!isCommonJs(result.format)) return result;
+      if (!isCommonJs(result.format)) {
+        if (isJavaScript(result.format) && !facaded.has(href)) {
+          report({ type: "failed", url: href, backend: plan.backend, message: "it was reached without its facade, by a resolution the hooks could not redirect, so its table will not signal" });
+        }
+        return result;
+      }
+      // Only registerHooks sees require(); on Node 20 returning CommonJS source breaks require(esm)
+      // inside the module, so CommonJS is left alone there (its import() goes through the facade).
+      if (mode !== "registerHooks") return result;
       try {
         const source = result.source ?? fs.readFileSync(url.fileURLToPath(href));
         const module: ModuleInfo = { url: href, backend: plan.backend, exportName: plan.exportName, format: "commonjs" };

@@ -1,0 +1,146 @@
+/**
+ * Defects found by reading the registry and the loader, each in a real process. Each of these
+ * programs printed a wrong answer before its fix.
+ */
+import { describe, expect, it } from "vitest";
+import { lastJson, loader, makeTree, run } from "./fixture.js";
+import { frameworkEsm, plugin } from "./trees.js";
+
+function program(lines: readonly string[]) {
+  return makeTree({ ...frameworkEsm, ...plugin("tensorlab", false), "main.mjs": lines.join("\n") });
+}
+
+const table = "class Table { constructor() { this.m = new Map(); } register(t, f) { this.m.set(t, f); } get(t) { return this.m.get(t); } unregister(t) { this.m.delete(t); } }";
+
+describe("defects", () => {
+  it("a withdrawn table is not applied to again when the registry starts listening anew", async () => {
+    const dir = program([
+      'import { createRegistry, provide } from "dispatch-hook";',
+      table,
+      "class A {} class B {}",
+      "const numba = new Table();",
+      'provide("numba", numba);',
+      "const registry = createRegistry();",
+      'const a = registry.register("numba", A, () => "a");',
+      'registry.provide("numba", numba).dispose();',
+      "a.dispose();",
+      'registry.register("numba", B, () => "b");',
+      "console.log(JSON.stringify({ a: numba.m.has(A), b: numba.m.has(B) }));",
+    ]);
+    const result = await run(dir, ["main.mjs"]);
+    expect(result.stderr).toBe("");
+    expect(lastJson(result.stdout)).toEqual({ a: false, b: false });
+  });
+
+  it("a table that refuses to give an entry back: the audit says the implementation is still there", async () => {
+    const dir = program([
+      'import { createRegistry } from "dispatch-hook";',
+      "class A {}",
+      "const entries = new Map();",
+      'const stubborn = { register(t, f) { entries.set(t, f); }, get(t) { return entries.get(t); }, unregister() { throw new Error("read-only table"); } };',
+      "const registry = createRegistry();",
+      'registry.provide("numba", stubborn);',
+      'registry.register("numba", A, () => "a").dispose();',
+      "const report = registry.verify();",
+      "console.log(JSON.stringify({ stillThere: entries.has(A), ok: report.ok, problems: report.problems.map((p) => p.kind + ': ' + p.message) }));",
+    ]);
+    const out = lastJson((await run(dir, ["main.mjs"])).stdout);
+    expect(out.stillThere).toBe(true);
+    expect(out.ok).toBe(false);
+    expect(JSON.stringify(out.problems)).toContain("stuck: A on numba (registration #0) was disposed, but the table refused to give its entry back (read-only table)");
+  });
+
+  it("the same implementation registered by two plugins: disposing one leaves the other's in place", async () => {
+    const dir = program([
+      'import { createRegistry, Dispatcher } from "dispatch-hook";',
+      "class A {}",
+      'const shared = () => "shared";',
+      "const registry = createRegistry();",
+      'const numba = new Dispatcher({ backend: "numba" });',
+      'registry.provide("numba", numba);',
+      'const first = registry.register("numba", A, shared);',
+      'const second = registry.register("numba", A, shared);',
+      "first.dispose();",
+      "let still; try { still = numba.resolve(new A())(); } catch (e) { still = e.code; }",
+      "console.log(JSON.stringify({ distinct: first !== second, still, second: second.state }));",
+    ]);
+    expect(lastJson((await run(dir, ["main.mjs"])).stdout)).toEqual({ distinct: true, still: "shared", second: "applied" });
+  });
+
+  it("a module waiting in an import cycle is not reported once it has finished", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", false),
+      // The numba module imports a helper that imports it back and asks for the audit mid-cycle.
+      "node_modules/tensorlab/link/numba/dispatch/basic.js": [
+        'import { Dispatcher } from "dispatch-hook";',
+        'import { during } from "../../helper.js";',
+        'export const numbaFuncify = new Dispatcher({ backend: "numba" });',
+        "export { during };",
+      ].join("\n"),
+      "node_modules/tensorlab/link/helper.js": [
+        'import { registry } from "dispatch-hook";',
+        'import "./numba/dispatch/basic.js";',
+        "export const during = registry.verify().problems.map((p) => p.kind);",
+      ].join("\n"),
+      "main.mjs": [
+        'import "ml-ops/register-now.js";',
+        'import { during } from "tensorlab/link/numba/dispatch/basic.js";',
+        'import { registry } from "dispatch-hook";',
+        "console.log(JSON.stringify({ during, after: registry.verify().problems.map((p) => p.kind) }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"]);
+    expect(lastJson(result.stdout)).toEqual({ during: ["pending", "loader"], after: [] });
+  });
+
+  it("registry.verify(), audit.verify() and audit.format() give one answer, loader findings included", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", false),
+      "node_modules/tensorlab/link/numba/dispatch/basic.js": 'throw new Error("numba is not installed");\n',
+      "main.mjs": [
+        'import "ml-ops/register-now.js";',
+        'try { await import("tensorlab/link/numba/dispatch/basic.js"); } catch {}',
+        'import { registry } from "dispatch-hook";',
+        "const a = registry.verify(); const b = registry.audit.verify();",
+        "console.log(JSON.stringify({ same: JSON.stringify(a) === JSON.stringify(b), kinds: b.problems.map((p) => p.kind), inFormat: registry.audit.format().includes('never finished evaluating') }));",
+      ].join("\n"),
+    });
+    expect(lastJson((await run(dir, ["--import", loader, "main.mjs"])).stdout)).toEqual({ same: true, kinds: ["pending", "loader"], inFormat: true });
+  });
+
+  it("the audit log cannot be written from outside, so no forged event can make verify() say ok", async () => {
+    const dir = program([
+      'import { createRegistry } from "dispatch-hook";',
+      "class A {}",
+      "const registry = createRegistry();",
+      'registry.register("numba", A, () => 1);',
+      "const forged = typeof registry.audit.record === 'function';",
+      "console.log(JSON.stringify({ forged, ok: registry.verify({ backends: ['numba'] }).ok }));",
+    ]);
+    expect(lastJson((await run(dir, ["main.mjs"])).stdout)).toEqual({ forged: false, ok: false });
+  });
+
+  it("install() refuses an unknown mode and a bad root with a code, instead of installing nothing or failing inside Node", async () => {
+    const dir = program([
+      'import { install } from "dispatch-hook/hooks";',
+      "const codes = [];",
+      'for (const options of [{ mode: "registerhooks" }, { root: 5 }]) { try { install(options); codes.push("installed"); } catch (e) { codes.push(e.code + " " + e.message); } }',
+      "console.log(JSON.stringify({ codes }));",
+    ]);
+    const { codes } = lastJson((await run(dir, ["main.mjs"])).stdout) as { codes: string[] };
+    expect(codes[0]).toContain('ERR_DISPATCH_INVALID_OPTION install(): "mode" must be one of "registerHooks", "register", got "registerhooks" (did you mean "registerHooks"?)');
+    expect(codes[1]).toContain('ERR_DISPATCH_INVALID_OPTION install(): "root" must be a string, got number 5');
+  });
+
+  it("messages never say 'undefined undefined'", async () => {
+    const dir = program([
+      'import { createRegistry } from "dispatch-hook";',
+      "try { createRegistry().register(undefined, class {}, () => 1); } catch (e) { console.log(JSON.stringify({ message: e.message })); }",
+    ]);
+    const { message } = lastJson((await run(dir, ["main.mjs"])).stdout) as { message: string };
+    expect(message).toContain("got undefined");
+    expect(message).not.toContain("undefined undefined");
+  });
+});

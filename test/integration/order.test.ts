@@ -1,0 +1,238 @@
+/**
+ * Registration modules run after their backend's module, as the Python import hook's did, and a
+ * broken plugin never takes a backend down. A framework (tensorkit) whose cpu backend has a
+ * built-in op (Add), and plugins whose registration modules import the table and write into it.
+ */
+import { describe, expect, it } from "vitest";
+import { hookMode } from "../../src/hooks/hook-mode.js";
+import { lastJson, loader, makeTree, nodeVersion, run } from "./fixture.js";
+import type { Tree } from "./fixture.js";
+
+const mode = hookMode(nodeVersion);
+
+function framework(): Tree {
+  return {
+    "node_modules/dispatch-hook": { symlink: "<repo>" },
+    "node_modules/tensorkit/package.json": JSON.stringify({
+      name: "tensorkit",
+      type: "module",
+      exports: { ".": "./index.js", "./*": "./*" },
+      dependencies: { "dispatch-hook": "*" },
+      dispatchHook: { backends: { "*": { module: "./backends/{backend}/table.js", export: "{backend}Table" } } },
+    }),
+    // The index re-exports a helper and loads the cpu backend eagerly.
+    "node_modules/tensorkit/index.js": 'export { helper, Add } from "./helper.js";\nimport "./backends/cpu/table.js";\n',
+    "node_modules/tensorkit/helper.js": 'export class Add {}\nexport const helper = (name) => () => `${name} on cpu`;\n',
+    "node_modules/tensorkit/backends/cpu/table.js": [
+      'import { Dispatcher } from "dispatch-hook";',
+      'import { Add } from "../../helper.js";',
+      'export const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });',
+      'cpuTable.register(Add, () => "add on cpu");',
+    ].join("\n"),
+    "node_modules/tensorkit/backends/gpu/table.js": [
+      'import { Dispatcher } from "dispatch-hook";',
+      'export const gpuTable = new Dispatcher({ name: "gpuTable", backend: "gpu" });',
+    ].join("\n"),
+    "node_modules/kit-ops/ops.js": "export class Conv {}\nexport class Pool {}\n",
+  };
+}
+
+function plugin(name: string, registrations: Record<string, string>, files: Record<string, string>, expects?: Record<string, string[]>): Tree {
+  const tree: Tree = {
+    [`node_modules/${name}/package.json`]: JSON.stringify({
+      name,
+      type: "module",
+      exports: { "./*": "./*" },
+      dependencies: { tensorkit: "*", "dispatch-hook": "*" },
+      dispatchHook: { registrations, ...(expects === undefined ? {} : { expects }) },
+    }),
+  };
+  for (const [path, source] of Object.entries(files)) tree[`node_modules/${name}/${path}`] = source;
+  return tree;
+}
+
+const app = (deps: string[]) =>
+  JSON.stringify({ name: "app", type: "module", dependencies: Object.fromEntries(["tensorkit", "dispatch-hook", ...deps].map((d) => [d, "*"])) });
+
+/** Loads the cpu backend and reports what its table answers for Add (built in) and Conv (from plugins). */
+const main = [
+  'import { Add } from "tensorkit";',
+  'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+  'import { Conv } from "kit-ops/ops.js";',
+  "const call = (type) => { try { return cpuTable.resolve(new type())(); } catch (e) { return e.code; } };",
+  'const { registry } = await import("dispatch-hook");',
+  "const report = registry.verify();",
+  "console.log(JSON.stringify({ add: call(Add), conv: call(Conv), problems: report.problems.map((p) => p.kind + ': ' + p.message), outside: report.outside.map((w) => w.op + ' by ' + w.plugin), states: report.registrations.map((r) => r.op + ':' + r.state + (r.origin ? ':' + r.origin.plugin : '')) }));",
+].join("\n");
+
+describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
+  it("a registration module that imports the table and writes into it directly runs after the table exists, and is audited", async () => {
+    const dir = makeTree({
+      ...framework(),
+      ...plugin(
+        "kit-ops",
+        { cpu: "./reg/cpu.js" },
+        { "reg/cpu.js": 'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nimport { Conv } from "../ops.js";\ncpuTable.register(Conv, () => "conv on cpu");\n' },
+        { cpu: ["Conv"] },
+      ),
+      "package.json": app(["kit-ops"]),
+      "main.mjs": main,
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    expect(result.stderr).not.toContain("ReferenceError");
+    const out = lastJson(result.stdout);
+    expect(out).toMatchObject({ add: "add on cpu", conv: "conv on cpu", problems: [], outside: ["Conv by kit-ops"] });
+    // The exit audit shows the write, who made it, and counts it for the expectation.
+    expect(result.stderr).toMatch(/Conv\s+applied\s+outside\s+added by .*kit-ops\/reg\/cpu\.js, outside the registry \(kit-ops\)/);
+    expect(result.stderr).toContain("ok: every registration landed");
+    expect(result.code).toBe(0);
+  });
+
+  it("a registration module may import from a framework whose index loads the backend eagerly", async () => {
+    const dir = makeTree({
+      ...framework(),
+      ...plugin(
+        "kit-ops",
+        { cpu: "./reg/cpu.js" },
+        {
+          "reg/cpu.js": [
+            'import { register } from "dispatch-hook";',
+            'import { helper } from "tensorkit";',
+            'import { Conv } from "../ops.js";',
+            'register("cpu", Conv, helper("conv"));',
+          ].join("\n"),
+        },
+      ),
+      "package.json": app(["kit-ops"]),
+      "main.mjs": main,
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(result.stderr).toBe("");
+    expect(lastJson(result.stdout)).toMatchObject({ add: "add on cpu", conv: "conv on cpu", problems: [], states: ["Conv:applied:kit-ops"] });
+    expect(result.code).toBe(0);
+  });
+
+  it("a missing registration module leaves the backend working, and the audit names the plugin and the module", async () => {
+    const dir = makeTree({ ...framework(), ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, {}), "package.json": app(["kit-ops"]), "main.mjs": main });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    const out = lastJson(result.stdout);
+    expect(out).toMatchObject({ add: "add on cpu", conv: "ERR_DISPATCH_NO_IMPL" });
+    expect(JSON.stringify(out.problems)).toContain("kit-ops's registration module for cpu");
+    expect(JSON.stringify(out.problems)).toContain("reg/cpu.js");
+    expect(result.stderr).toContain("could not be loaded");
+    expect(result.code).toBe(1);
+  });
+
+  it("a registration module that throws: the error is the plugin's own, from its module, and the audit records it", async () => {
+    const dir = makeTree({
+      ...framework(),
+      ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, { "reg/cpu.js": 'throw new Error("kit-ops is broken");\n' }),
+      "package.json": app(["kit-ops"]),
+      "main.mjs": [
+        'let error; try { await import("tensorkit/backends/cpu/table.js"); } catch (e) { error = { message: e.message, frame: e.stack.split("\\n")[1] }; }',
+        'const { registry } = await import("dispatch-hook");',
+        "console.log(JSON.stringify({ error, problems: registry.verify().problems.map((p) => p.message) }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    const out = lastJson(result.stdout) as { error: { message: string; frame: string }; problems: string[] };
+    expect(out.error.message).toBe("kit-ops is broken");
+    expect(out.error.frame).toContain("kit-ops/reg/cpu.js");
+    expect(out.problems.join("\n")).toContain("kit-ops's registration module for cpu");
+    expect(out.problems.join("\n")).toContain("did not finish evaluating");
+    expect(result.code).toBe(1);
+  });
+
+  it("two plugins register the same op: the backend loads, the first wins, the second is refused and recorded", async () => {
+    const reg = (by: string) => `import { register } from "dispatch-hook";\nimport { Conv } from "kit-ops/ops.js";\nregister("cpu", Conv, () => "conv by ${by}");\n`;
+    const dir = makeTree({
+      ...framework(),
+      ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, { "reg/cpu.js": reg("kit-ops") }),
+      ...plugin("more-ops", { cpu: "./cpu.js" }, { "cpu.js": reg("more-ops") }),
+      "package.json": app(["kit-ops", "more-ops"]),
+      "main.mjs": main,
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    const out = lastJson(result.stdout) as { add: string; conv: string; problems: string[]; states: string[] };
+    expect(out.add).toBe("add on cpu");
+    expect(out.conv).toBe("conv by kit-ops");
+    expect(out.states).toEqual(["Conv:applied:kit-ops", "Conv:refused:more-ops"]);
+    expect(out.problems.join("\n")).toContain("a declarative registration of more-ops");
+    expect(result.code).toBe(1);
+  });
+
+  for (const when of ["before", "after"] as const) {
+    it(`an app's explicit override wins over a plugin's declarative registration, registered ${when} the backend loads`, async () => {
+      const dir = makeTree({
+        ...framework(),
+        ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, { "reg/cpu.js": 'import { register } from "dispatch-hook";\nimport { Conv } from "../ops.js";\nregister("cpu", Conv, () => "conv by kit-ops");\n' }),
+        "package.json": app(["kit-ops"]),
+        "main.mjs": [
+          'import { register as appRegister } from "dispatch-hook";',
+          'import * as appOps from "kit-ops/ops.js";',
+          'const override = () => appRegister("cpu", appOps.Conv, () => "conv by the app", { override: true });',
+          when === "before" ? "override();" : "",
+          'await import("tensorkit/backends/cpu/table.js");',
+          when === "after" ? "override();" : "",
+          main,
+        ].join("\n"),
+      });
+      const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+      expect(result.stderr).toBe("");
+      const out = lastJson(result.stdout) as { conv: string; problems: string[]; states: string[] };
+      expect(out.conv).toBe("conv by the app");
+      expect(out.problems).toEqual([]);
+      expect(out.states.sort()).toEqual(["Conv:applied", "Conv:superseded:kit-ops"]);
+      expect(result.code).toBe(0);
+    });
+  }
+
+  it.skipIf(mode === "register")("require() of an ES dispatch module runs its registration modules after it, too", async () => {
+    const dir = makeTree({
+      ...framework(),
+      ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, { "reg/cpu.js": 'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nimport { Conv } from "../ops.js";\ncpuTable.register(Conv, () => "conv on cpu");\n' }),
+      "package.json": app(["kit-ops"]),
+      "main.cjs": [
+        'const { cpuTable } = require("tensorkit/backends/cpu/table.js");',
+        'const { Conv } = require("kit-ops/ops.js");',
+        "console.log(JSON.stringify({ conv: cpuTable.resolve(new Conv())() }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.cjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(result.stderr).toBe("");
+    expect(lastJson(result.stdout)).toEqual({ conv: "conv on cpu" });
+  });
+
+  it("a CommonJS dispatch module reached through import() loads as without the loader (it requires an ES module), and its registrations land", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/cjskit/package.json": JSON.stringify({
+        name: "cjskit",
+        dependencies: { "dispatch-hook": "*" },
+        dispatchHook: { backends: { cpu: { module: "./cpu.js", export: "cpuTable" } } },
+      }),
+      "node_modules/cjskit/cpu.js": [
+        'const { Dispatcher } = require("dispatch-hook");',
+        "class Add {}",
+        'exports.cpuTable = new Dispatcher({ backend: "cpu" });',
+        'exports.cpuTable.register(Add, () => "add on cpu");',
+        "exports.Add = Add;",
+      ].join("\n"),
+      ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, { "reg/cpu.js": 'import cpu from "cjskit/cpu.js";\nimport { Conv } from "../ops.js";\ncpu.cpuTable.register(Conv, () => "conv on cpu");\n' }),
+      "node_modules/kit-ops/ops.js": "export class Conv {}\n",
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { cjskit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+      "main.mjs": [
+        'const { cpuTable, Add } = await import("cjskit/cpu.js");',
+        'const { Conv } = await import("kit-ops/ops.js");',
+        "const call = (type) => { try { return cpuTable.resolve(new type())(); } catch (e) { return e.code; } };",
+        "console.log(JSON.stringify({ add: call(Add), conv: call(Conv) }));",
+      ].join("\n"),
+    });
+    const plain = await run(dir, ["main.mjs"]);
+    expect(lastJson(plain.stdout)).toEqual({ add: "add on cpu", conv: "ERR_DISPATCH_NO_IMPL" });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(result.stderr).toBe("");
+    expect(lastJson(result.stdout)).toEqual({ add: "add on cpu", conv: "conv on cpu" });
+    expect(result.code).toBe(0);
+  });
+});
