@@ -33,7 +33,14 @@ await build({
 // The shipped entry points, each bundled into one file: every module a process loads at start-up
 // costs time, and the loader runs at the start of every process. The per-file build above is what
 // unit tests import; the integration tests run these bundles through the package's exports map.
-const bundle = { outdir: join(root, "dist/bundle"), platform: "node", target: "node20", sourcemap: true, bundle: true, logLevel: "warning" };
+const bundle = {
+  outdir: join(root, "dist/bundle"),
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  bundle: true,
+  logLevel: "warning",
+};
 await build({
   ...bundle,
   entryPoints: {

@@ -12,7 +12,10 @@ import { announce } from "./runtime/table-notice.js";
 export function provide(backend: string, table: object, meta: { readonly module?: string } = {}): void {
   checkBackend(backend, "provide()");
   if ((typeof table !== "object" && typeof table !== "function") || table === null) {
-    throw new DispatchHookError("ERR_DISPATCH_TABLE_SHAPE", `provide(${JSON.stringify(backend)}, …): the table must be an object, got ${describe(table)}.`);
+    throw new DispatchHookError(
+      "ERR_DISPATCH_TABLE_SHAPE",
+      `provide(${JSON.stringify(backend)}, …): the table must be an object, got ${describe(table)}.`,
+    );
   }
   checkOptions(meta, { module: "string" }, `provide(${JSON.stringify(backend)}, …)`);
   announce({ via: "native", backend, module: meta.module, table });

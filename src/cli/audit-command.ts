@@ -65,7 +65,9 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
   }
   const unknown = flags.filter((flag) => flag !== "--json");
   if (unknown.length > 0 || nodeArgs.length === 0) {
-    io.err(`${unknown.length > 0 ? `dispatch-hook audit: unknown option ${unknown[0]}` : "dispatch-hook audit: nothing to run"}\n\n${auditHelp}`);
+    io.err(
+      `${unknown.length > 0 ? `dispatch-hook audit: unknown option ${unknown[0]}` : "dispatch-hook audit: nothing to run"}\n\n${auditHelp}`,
+    );
     return 2;
   }
   const style = createStyle({ isTTY: io.isTTY }, io.env);
@@ -92,9 +94,15 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       for (const r of report.registrations) io.out(`${JSON.stringify({ kind: "registration", ...r })}\n`);
       for (const w of report.outside) io.out(`${JSON.stringify({ kind: "outside", ...w })}\n`);
       for (const p of report.problems) io.out(`${JSON.stringify({ ...p, kind: "problem", problem: p.kind })}\n`);
-      io.out(`${JSON.stringify({ kind: "verdict", ok: report.ok && !crashed, checked: report.checked, exitCode: exit.code, problems: report.problems.length })}\n`);
+      io.out(
+        `${JSON.stringify({ kind: "verdict", ok: report.ok && !crashed, checked: report.checked, exitCode: exit.code, problems: report.problems.length })}\n`,
+      );
     } else {
-      const verdict = crashed ? style.red(`the program ${exit.text}: the audit below is what it recorded before it stopped, and proves nothing about what it did not reach`) : undefined;
+      const verdict = crashed
+        ? style.red(
+            `the program ${exit.text}: the audit below is what it recorded before it stopped, and proves nothing about what it did not reach`,
+          )
+        : undefined;
       const text = formatReport(report, verdict === undefined ? {} : { verdict });
       io.out(`\n${style.bold("dispatch-hook audit")}\n${report.ok ? text : text.replace(/^(\d+ problem\(s\):)$/m, style.red("$1"))}\n`);
     }

@@ -119,37 +119,70 @@ export class FieldReader {
   #backendName(source: FieldSource, key: string, name: string): boolean {
     const problem = backendNameProblem(name);
     if (problem === undefined) return true;
-    this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", key, `${JSON.stringify(name)} is not a usable backend name: ${problem.reason}`, "Use a plain name such as numba.");
+    this.problem(
+      source,
+      "ERR_DISPATCH_CONFIG_INVALID",
+      key,
+      `${JSON.stringify(name)} is not a usable backend name: ${problem.reason}`,
+      "Use a plain name such as numba.",
+    );
     return false;
   }
 
   #record(source: FieldSource, key: string, value: unknown, example: string): value is Record<string, unknown> {
     if (isRecord(value)) return true;
-    this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", key, `"${key}" in ${source.label} must be an object`, `Write "${key}": ${example}.`);
+    this.problem(
+      source,
+      "ERR_DISPATCH_CONFIG_INVALID",
+      key,
+      `"${key}" in ${source.label} must be an object`,
+      `Write "${key}": ${example}.`,
+    );
     return false;
   }
 
   /** Reads one `dispatchHook` field. */
   field(source: FieldSource, field: unknown): void {
     if (!isRecord(field)) {
-      this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", "dispatchHook", `${source.label} must be an object`, 'Write "dispatchHook": { "backends": { … } }.');
+      this.problem(
+        source,
+        "ERR_DISPATCH_CONFIG_INVALID",
+        "dispatchHook",
+        `${source.label} must be an object`,
+        'Write "dispatchHook": { "backends": { … } }.',
+      );
       return;
     }
     for (const key of Object.keys(field)) if (!(fieldKeys as readonly string[]).includes(key)) this.#unknownKey(source, key, "", fieldKeys);
     if (field.backends !== undefined) this.#backends(source, field.backends);
     const registrations: Record<string, string> = Object.create(null);
     const expects: Record<string, readonly string[]> = Object.create(null);
-    if (field.registrations !== undefined && this.#record(source, "registrations", field.registrations, '{ "numba": "./dispatch/numba.js" }')) {
+    if (
+      field.registrations !== undefined &&
+      this.#record(source, "registrations", field.registrations, '{ "numba": "./dispatch/numba.js" }')
+    ) {
       for (const [backend, value] of Object.entries(field.registrations)) {
         const key = `registrations.${backend}`;
         if (!this.#backendName(source, key, backend)) continue;
         if (typeof value !== "string") {
-          this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", key, `"${key}" must be a path string`, 'Write a package-relative path such as "./dispatch/numba.js".');
+          this.problem(
+            source,
+            "ERR_DISPATCH_CONFIG_INVALID",
+            key,
+            `"${key}" must be a path string`,
+            'Write a package-relative path such as "./dispatch/numba.js".',
+          );
           continue;
         }
         const resolved = packagePath(value);
         if (!resolved.ok) {
-          this.problem(source, "ERR_DISPATCH_CONFIG_PATH", key, `"${key}" ${JSON.stringify(value)} ${resolved.reason}`, "Use a path inside the package, starting with ./");
+          this.problem(
+            source,
+            "ERR_DISPATCH_CONFIG_PATH",
+            key,
+            `"${key}" ${JSON.stringify(value)} ${resolved.reason}`,
+            "Use a path inside the package, starting with ./",
+          );
           continue;
         }
         registrations[backend] = url.pathToFileURL(path.join(source.dir, resolved.path)).href;
@@ -160,7 +193,13 @@ export class FieldReader {
         const key = `expects.${backend}`;
         if (!this.#backendName(source, key, backend)) continue;
         if (!Array.isArray(ops) || ops.some((op) => typeof op !== "string" || op.length === 0)) {
-          this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", key, `"${key}" must be an array of op type names`, 'Write "expects": { "numba": ["PoolLayer", "Im2Col"] }.');
+          this.problem(
+            source,
+            "ERR_DISPATCH_CONFIG_INVALID",
+            key,
+            `"${key}" must be an array of op type names`,
+            'Write "expects": { "numba": ["PoolLayer", "Im2Col"] }.',
+          );
           continue;
         }
         expects[backend] = [...ops];
@@ -172,12 +211,21 @@ export class FieldReader {
   }
 
   #backends(source: FieldSource, backends: unknown): void {
-    if (!this.#record(source, "backends", backends, '{ "numba": { "module": "./link/numba/dispatch/basic.js", "export": "numbaFuncify" } }')) return;
+    if (
+      !this.#record(source, "backends", backends, '{ "numba": { "module": "./link/numba/dispatch/basic.js", "export": "numbaFuncify" } }')
+    )
+      return;
     for (const [backend, declaration] of Object.entries(backends)) {
       const key = `backends.${backend}`;
       if (backend !== "*" && !this.#backendName(source, key, backend)) continue;
       if (!isRecord(declaration)) {
-        this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", key, `"${key}" must be an object with "module" and "export"`, `Write "${backend}": { "module": "./…", "export": "…" }.`);
+        this.problem(
+          source,
+          "ERR_DISPATCH_CONFIG_INVALID",
+          key,
+          `"${key}" must be an object with "module" and "export"`,
+          `Write "${backend}": { "module": "./…", "export": "…" }.`,
+        );
         continue;
       }
       let bad = false;
@@ -192,28 +240,59 @@ export class FieldReader {
         ["export", exportName],
       ] as const) {
         if (typeof value === "string" && value.length > 0) continue;
-        this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", `${key}.${name}`, `"${key}.${name}" must be a non-empty string`, `Add "${name}" to the declaration.`);
+        this.problem(
+          source,
+          "ERR_DISPATCH_CONFIG_INVALID",
+          `${key}.${name}`,
+          `"${key}.${name}" must be a non-empty string`,
+          `Add "${name}" to the declaration.`,
+        );
         bad = true;
       }
       if (packageName !== undefined && (typeof packageName !== "string" || !isPackageName(packageName))) {
-        this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", `${key}.package`, `"${key}.package" must be a package name`, 'Write a package name such as "tensorlab".');
+        this.problem(
+          source,
+          "ERR_DISPATCH_CONFIG_INVALID",
+          `${key}.package`,
+          `"${key}.package" must be a package name`,
+          'Write a package name such as "tensorlab".',
+        );
         bad = true;
       }
       if (bad) continue;
       const resolved = packagePath(module as string);
       if (!resolved.ok) {
-        this.problem(source, "ERR_DISPATCH_CONFIG_PATH", `${key}.module`, `"${key}.module" ${JSON.stringify(module)} ${resolved.reason}`, "Use a path inside the package, starting with ./");
+        this.problem(
+          source,
+          "ERR_DISPATCH_CONFIG_PATH",
+          `${key}.module`,
+          `"${key}.module" ${JSON.stringify(module)} ${resolved.reason}`,
+          "Use a path inside the package, starting with ./",
+        );
         continue;
       }
       if (backend === "*" && !resolved.path.includes("{backend}")) {
-        this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", `${key}.module`, `"backends.*" needs {backend} in its module path`, 'Write "module": "./link/{backend}/dispatch/basic.js".');
+        this.problem(
+          source,
+          "ERR_DISPATCH_CONFIG_INVALID",
+          `${key}.module`,
+          `"backends.*" needs {backend} in its module path`,
+          'Write "module": "./link/{backend}/dispatch/basic.js".',
+        );
         continue;
       }
       this.#rule(source, key, backend, resolved.path, exportName as string, packageName as string | undefined);
     }
   }
 
-  #rule(source: FieldSource, key: string, backend: string, subpathPattern: string, exportName: string, packageName: string | undefined): void {
+  #rule(
+    source: FieldSource,
+    key: string,
+    backend: string,
+    subpathPattern: string,
+    exportName: string,
+    packageName: string | undefined,
+  ): void {
     const owner = packageName ?? source.packageName;
     const dir = packageName === undefined ? source.dir : source.lookup(packageName);
     const subpath = backend === "*" ? subpathPattern : subpathPattern.replaceAll("{backend}", backend);
@@ -225,7 +304,8 @@ export class FieldReader {
       backend: backend === "*" ? undefined : backend,
       exportName: backend === "*" ? exportName : exportName.replaceAll("{backend}", backend),
     };
-    const same = (other: WatchRule) => other.subpath === rule.subpath && other.packageName === rule.packageName && other.backend === rule.backend;
+    const same = (other: WatchRule) =>
+      other.subpath === rule.subpath && other.packageName === rule.packageName && other.backend === rule.backend;
     const existing = this.rules.find(same);
     if (existing !== undefined) {
       // The same declaration read again (a second copy of the package): one rule, both roots.

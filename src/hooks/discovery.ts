@@ -13,7 +13,15 @@
  * The cost follows what the program loads, not what is installed.
  */
 import { fs, path, url } from "../builtins.js";
-import { type ConfigProblem, type DispatchHookField, FieldReader, type FieldSource, isPackageName, type PluginDeclaration, type WatchRule } from "./config-field.js";
+import {
+  type ConfigProblem,
+  type DispatchHookField,
+  FieldReader,
+  type FieldSource,
+  isPackageName,
+  type PluginDeclaration,
+  type WatchRule,
+} from "./config-field.js";
 import { dependencyNames, findPackageDir, findPackageRoot, type PackageJson, readJson, realDir } from "./package-scope.js";
 
 export type { BackendDeclaration, ConfigProblem, DispatchHookField, PluginDeclaration, WatchRule } from "./config-field.js";
@@ -87,7 +95,16 @@ export class Discovery {
     if (options.configFile !== undefined) this.#configFile(options.configFile);
     for (const { field, dir, name } of options.inline ?? []) {
       const label = name === undefined ? "install() options" : `install() options for ${name}`;
-      this.#reader.field({ file: "install() options", label, packageName: name, dir: realDir(path.resolve(this.root, dir ?? ".")), lookup: this.#lookup(this.root) }, field);
+      this.#reader.field(
+        {
+          file: "install() options",
+          label,
+          packageName: name,
+          dir: realDir(path.resolve(this.root, dir ?? ".")),
+          lookup: this.#lookup(this.root),
+        },
+        field,
+      );
       this.#version++;
     }
   }
@@ -98,7 +115,13 @@ export class Discovery {
   }
 
   config(): HookConfig {
-    return { rules: this.#reader.rules, plugins: this.#reader.plugins, problems: this.#reader.problems, files: this.#files, root: this.root };
+    return {
+      rules: this.#reader.rules,
+      plugins: this.#reader.plugins,
+      problems: this.#reader.problems,
+      files: this.#files,
+      root: this.root,
+    };
   }
 
   /**
@@ -120,7 +143,7 @@ export class Discovery {
     this.#scopes.set(dirUrl, pkg);
     if (pkg !== null && !this.#known.has(pkg)) {
       const known = this.#read(pkg, false);
-      if (known !== undefined && known.deps.some((dep) => this.#frameworks.has(dep))) this.#readDeps(known);
+      if (known?.deps.some((dep) => this.#frameworks.has(dep))) this.#readDeps(known);
     }
     return this.version !== before;
   }
@@ -147,7 +170,12 @@ export class Discovery {
       const json = readJson(path.join(root, "package.json"));
       if (!json.ok) return root;
       const value = json.value as PackageJson;
-      if (typeof value === "object" && value !== null && (value.name !== undefined || value.dispatchHook !== undefined || value.dependencies !== undefined)) return root;
+      if (
+        typeof value === "object" &&
+        value !== null &&
+        (value.name !== undefined || value.dispatchHook !== undefined || value.dependencies !== undefined)
+      )
+        return root;
       if (path.dirname(root) === root) return undefined;
       current = root;
     }
@@ -178,7 +206,13 @@ export class Discovery {
       lookup: this.#lookup(dir),
     });
     if (!json.ok) {
-      this.#reader.problem(source(fallback), "ERR_DISPATCH_CONFIG_JSON", "", `package.json is not valid JSON: ${json.error}`, "Fix the JSON syntax; this package's declarations are ignored until then.");
+      this.#reader.problem(
+        source(fallback),
+        "ERR_DISPATCH_CONFIG_JSON",
+        "",
+        `package.json is not valid JSON: ${json.error}`,
+        "Fix the JSON syntax; this package's declarations are ignored until then.",
+      );
       return undefined;
     }
     if (typeof json.value !== "object" || json.value === null) return undefined;
@@ -224,10 +258,23 @@ export class Discovery {
   #configFile(configFile: string): void {
     const file = path.resolve(this.root, configFile);
     this.#files.push(file);
-    const source: FieldSource = { file, label: "DISPATCH_HOOK_CONFIG", packageName: undefined, dir: realDir(path.dirname(file)), lookup: this.#lookup(this.root) };
+    const source: FieldSource = {
+      file,
+      label: "DISPATCH_HOOK_CONFIG",
+      packageName: undefined,
+      dir: realDir(path.dirname(file)),
+      lookup: this.#lookup(this.root),
+    };
     const json = readJson(file);
     if (json.ok) this.#reader.field(source, json.value);
-    else this.#reader.problem(source, "ERR_DISPATCH_CONFIG_JSON", "", `the DISPATCH_HOOK_CONFIG file cannot be read as JSON: ${json.error}`, "Point DISPATCH_HOOK_CONFIG at a JSON file holding a dispatchHook field.");
+    else
+      this.#reader.problem(
+        source,
+        "ERR_DISPATCH_CONFIG_JSON",
+        "",
+        `the DISPATCH_HOOK_CONFIG file cannot be read as JSON: ${json.error}`,
+        "Point DISPATCH_HOOK_CONFIG at a JSON file holding a dispatchHook field.",
+      );
     this.#version++;
   }
 }

@@ -14,6 +14,11 @@
  * import the table from the dispatch module (it reads the facade's bindings, which are the
  * original's). The original itself is not changed at all.
  *
+ * require() of a CommonJS original (where the hooks see require(): registerHooks) gets a CommonJS
+ * facade instead, which requires the original, announces its exports and then runs the
+ * registration modules, each in its window with a throw contained. The original has finished loading
+ * by then, so a registration module that imports it back finds it complete.
+ *
  * A CommonJS original is first loaded with require() by a "require" marker: on Node 20 an ES module
  * that imports a CommonJS module which throws turns the error into an uncaught exception, even
  * when the importer catches it (Node 22 and 24 do not). Loaded by require() first, a throw is an
@@ -22,7 +27,7 @@
  */
 import type { ModuleInfo, WindowInfo } from "../channel.js";
 import { DispatchHookError } from "../registry/errors.js";
-import { windowInfo } from "../runtime/require-end.js";
+import { windowInfo } from "../runtime/window-info.js";
 import type { VirtualKind } from "./virtual-modules.js";
 
 export interface FacadeRegistration {
@@ -44,7 +49,7 @@ export interface FacadeInput {
   readonly hasDefault: boolean;
   readonly registrations: readonly FacadeRegistration[];
   /** How generated code imports a marker (a host-specific virtual module). */
-  readonly marker: (kind: Exclude<VirtualKind, "facade">, index?: number) => string;
+  readonly marker: (kind: Exclude<VirtualKind, "facade" | "cjs-facade">, index?: number) => string;
   /** For a CommonJS original under Node's hooks: its file path, required before it is imported. */
   readonly requirePath?: string;
 }
@@ -54,7 +59,10 @@ const s = JSON.stringify;
 function window(input: FacadeInput, index: number): WindowInfo {
   const registration = input.registrations[index];
   if (registration === undefined) {
-    throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `markerSource(): the plan has no registration module #${index} for ${input.module.url}.`);
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `markerSource(): the plan has no registration module #${index} for ${input.module.url}.`,
+    );
   }
   return windowInfo(input.module, registration);
 }
@@ -72,12 +80,29 @@ export function facadeSource(input: FacadeInput): string {
   lines.push(`import ${s(input.marker("evaluated"))};`);
   input.registrations.forEach((registration, i) => {
     if (registration.missing !== undefined) lines.push(`import ${s(input.marker("missing", i))};`);
-    else lines.push(`import ${s(input.marker("begin", i))};`, `import ${s(registration.specifier)};`, `import ${s(input.marker("end", i))};`);
+    else
+      lines.push(`import ${s(input.marker("begin", i))};`, `import ${s(registration.specifier)};`, `import ${s(input.marker("end", i))};`);
   });
   return `${lines.join("\n")}\n`;
 }
 
-export function markerSource(kind: Exclude<VirtualKind, "facade">, index: number, input: FacadeInput): string {
+/** The CommonJS facade: `runtime` and `requirePath` are paths for require(). */
+export function cjsFacadeSource(input: FacadeInput): string {
+  const registrations = input.registrations.map((r) => ({
+    window: windowInfo(input.module, r),
+    path: r.specifier,
+    ...(r.missing === undefined ? {} : { missing: r.missing }),
+  }));
+  return [
+    `const runtime = require(${s(input.runtime)});`,
+    `module.exports = require(${s(input.requirePath ?? "")});`,
+    `runtime.signalEvaluated(${s(input.module)}, module.exports);`,
+    `runtime.requireRegistrations(${s(input.module)}, module.exports, require, ${s(registrations)});`,
+    "",
+  ].join("\n");
+}
+
+export function markerSource(kind: Exclude<VirtualKind, "facade" | "cjs-facade">, index: number, input: FacadeInput): string {
   const ns = `import * as ns from ${s(input.original)};`;
   switch (kind) {
     case "require":

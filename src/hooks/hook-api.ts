@@ -39,14 +39,20 @@ export function attachHooks(
   if (mode === "registerHooks") {
     const api = nodeModule as unknown as { registerHooks?: (hooks: object) => { deregister(): void } };
     if (typeof api.registerHooks !== "function") {
-      throw new DispatchHookError("ERR_DISPATCH_HOOK_UNAVAILABLE", `install(): module.registerHooks does not exist on Node ${process.versions.node}. Use mode "register", or leave mode unset.`);
+      throw new DispatchHookError(
+        "ERR_DISPATCH_HOOK_UNAVAILABLE",
+        `install(): module.registerHooks does not exist on Node ${process.versions.node}. Use mode "register", or leave mode unset.`,
+      );
     }
     const hooks = createHooks({ discovery, mode, runtime, report: onReport });
     const handle = api.registerHooks({ resolve: hooks.resolve, load: hooks.load });
     return { drain() {}, detach: () => handle.deregister() };
   }
   if (typeof nodeModule.register !== "function") {
-    throw new DispatchHookError("ERR_DISPATCH_HOOK_UNAVAILABLE", `install(): module.register does not exist on Node ${process.versions.node}.`);
+    throw new DispatchHookError(
+      "ERR_DISPATCH_HOOK_UNAVAILABLE",
+      `install(): module.register does not exist on Node ${process.versions.node}.`,
+    );
   }
   const threads = workerThreads();
   const { port1, port2 } = new threads.MessageChannel();
@@ -59,7 +65,8 @@ export function attachHooks(
   nodeModule.register(url.href, { data, transferList: [port2] });
   return {
     drain() {
-      for (let m = threads.receiveMessageOnPort(port1); m !== undefined; m = threads.receiveMessageOnPort(port1)) onReport(m.message as HookReport);
+      for (let m = threads.receiveMessageOnPort(port1); m !== undefined; m = threads.receiveMessageOnPort(port1))
+        onReport(m.message as HookReport);
     },
     detach() {
       // module.register cannot be undone; the hooks on the other thread stop changing anything,

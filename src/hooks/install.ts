@@ -4,13 +4,7 @@
  * knows: the files it read, what it watches, what it could not see (loader status), and what it can
  * add to a dispatch miss.
  */
-import {
-  channels,
-  type DispatchMissMessage,
-  type InstallationStatus,
-  type LoaderFinding,
-  type LoaderStatusMessage,
-} from "../channel.js";
+import { channels, type DispatchMissMessage, type InstallationStatus, type LoaderFinding, type LoaderStatusMessage } from "../channel.js";
 import { DispatchHookError } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
@@ -72,7 +66,11 @@ function inlineFields(options: InstallOptions): Array<{ field: DispatchHookField
       ...(plugin.registrations === undefined ? {} : { registrations: plugin.registrations }),
       ...(plugin.expects === undefined ? {} : { expects: plugin.expects }),
     };
-    inline.push({ field, ...(plugin.root === undefined ? {} : { dir: plugin.root }), ...(plugin.name === undefined ? {} : { name: plugin.name }) });
+    inline.push({
+      field,
+      ...(plugin.root === undefined ? {} : { dir: plugin.root }),
+      ...(plugin.name === undefined ? {} : { name: plugin.name }),
+    });
   });
   return inline;
 }
@@ -98,7 +96,10 @@ export function install(options: InstallOptions = {}): Installation {
   );
   const mode = options.mode ?? hookMode();
   if (mode === "none") {
-    throw new DispatchHookError("ERR_DISPATCH_HOOK_UNAVAILABLE", `install(): dispatch-hook's loader needs Node >= 20.16; this is Node ${process.versions.node}.`);
+    throw new DispatchHookError(
+      "ERR_DISPATCH_HOOK_UNAVAILABLE",
+      `install(): dispatch-hook's loader needs Node >= 20.16; this is Node ${process.versions.node}.`,
+    );
   }
   const discoverOptions: DiscoverOptions = {
     ...(options.root === undefined ? {} : { root: options.root }),
@@ -129,7 +130,7 @@ export function install(options: InstallOptions = {}): Installation {
       config = message.config;
       matcher = new Matcher(config.rules, config.plugins);
       warnProblems();
-    } else if (message.type === "facade" || message.type === "instrumented") {
+    } else if (message.type === "facade") {
       loaded.set(message.url, message.backend);
     } else if (!failures.has(message.url)) {
       const finding: LoaderFinding = {
@@ -167,7 +168,9 @@ export function install(options: InstallOptions = {}): Installation {
     if (m.backend === undefined || m.context === undefined) return;
     hooks.drain();
     const backend = m.backend;
-    const declaring = config.plugins.filter((p) => p.registrations[backend] !== undefined).map((p) => `${p.name} (${p.registrations[backend]})`);
+    const declaring = config.plugins
+      .filter((p) => p.registrations[backend] !== undefined)
+      .map((p) => `${p.name} (${p.registrations[backend]})`);
     const watched = config.rules.some((r) => r.backend === backend || r.backend === undefined);
     m.context.push(
       `The dispatch-hook loader is installed (${mode}); it read ${config.files.length} file(s) from ${config.root}, ` +

@@ -1,18 +1,23 @@
 /**
- * The epilogue appended to a watched CommonJS dispatch module (on Node versions whose hooks see
- * require(): module.registerHooks). ES dispatch modules are never changed: they get a facade
- * (facade.ts). A pure function of its arguments: no I/O and no globals.
+ * The epilogue appended to a watched CommonJS dispatch module, for hosts that can only transform
+ * source and cannot redirect a require() to a facade (Jest). Node's hooks never use it: they give
+ * require() a CommonJS facade (facade.ts), because under Node an ES registration module that imports
+ * a module still loading fails with ERR_REQUIRE_CYCLE_MODULE. A host's own module registry (Jest's)
+ * hands out the exports of a module still loading, and at the end of its body they are complete.
+ * A pure function of its arguments: no I/O and no globals.
  *
  * - Nothing is prepended or changed: `source` is an exact prefix of the result, so every line and
  *   column stays where it was. A trailing `//# sourceMappingURL` (or `sourceURL`) comment is
  *   repeated after the epilogue so that it stays last.
  * - The epilogue is one line. Every value in it is interpolated through JSON.stringify, and the
  *   identifier it declares occurs nowhere in `source`.
- * - At the end of the body it announces `module.exports`; the registration modules run when the
- *   require() of the module returns (runtime/require-end.ts), not inside it.
+ * - At the end of the body it announces `module.exports`, then requires the registration modules,
+ *   each in its window, a throw recorded rather than rethrown.
  */
+import { url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
+import { windowInfo } from "../runtime/window-info.js";
 import type { PlannedRegistration } from "./matcher.js";
 
 export interface EpilogueInput {
@@ -28,13 +33,22 @@ export function instrument(source: string, input: EpilogueInput): string {
   }
   const id = freeIdentifier(source);
   const info = JSON.stringify(input.module);
-  const registrations = JSON.stringify(input.registrations.map(({ plugin, url }) => ({ plugin, url })));
+  const registrations = JSON.stringify(input.registrations.map((r) => ({ window: windowInfo(input.module, r), path: pathOf(r.url) })));
   const epilogue =
     `;{const ${id}=require(${JSON.stringify(input.runtime)});${id}.signalEvaluated(${info},module.exports);` +
-    `${id}.afterRequire(${info},module.exports,require,${registrations});}`;
+    `${id}.requireRegistrations(${info},module.exports,require,${registrations});}`;
   const trailer = trailingDirectives(source);
   const separator = source.length === 0 || source.endsWith("\n") ? "" : "\n";
   return `${source}${separator}${epilogue}\n${trailer}`;
+}
+
+/** What require() takes for a registration module: its path, or the URL itself if it is not a file URL. */
+function pathOf(href: string): string {
+  try {
+    return url.fileURLToPath(href);
+  } catch {
+    return href;
+  }
 }
 
 /** A name that occurs nowhere in `source`, so no binding of the module can collide with ours. */

@@ -6,25 +6,22 @@
  * - resolve: learns the package scope of every resolved module (discovery), and sends importers of
  *   a watched dispatch module to its facade (facade.ts). Never the module itself, nor the facade
  *   and its markers, which import the original.
- * - load: generates the facade and its markers; on registerHooks, appends the epilogue to a watched
- *   CommonJS module (require() never goes through a facade). Nothing else is touched: an unwatched
- *   module is returned exactly as the next hook gave it.
+ * - load: generates the facades and their markers. No module's own source is changed: an unwatched
+ *   module, and a watched one, is returned exactly as the next hook gave it.
  * A hook never throws because of dispatch-hook: a failure is reported, and the module loads as it
  * would without the loader.
  */
-import { fs, url } from "../builtins.js";
+import { fs, nodeModule, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import type { Discovery, HookConfig } from "./discovery.js";
 import { hasDefaultExport } from "./export-names.js";
-import { type FacadeInput, facadeSource, markerSource } from "./facade.js";
-import { instrument } from "./instrument.js";
+import { cjsFacadeSource, type FacadeInput, facadeSource, markerSource } from "./facade.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
 import { parseVirtual, type VirtualModule, virtualUrl } from "./virtual-modules.js";
 
 /** What the hooks tell their installation. Crosses the thread boundary on Node 20. */
 export type HookReport =
   | { readonly type: "facade"; readonly url: string; readonly backend: string }
-  | { readonly type: "instrumented"; readonly url: string; readonly backend: string }
   | { readonly type: "failed"; readonly url: string; readonly backend: string; readonly message: string }
   | { readonly type: "config"; readonly config: HookConfig };
 
@@ -38,7 +35,12 @@ export interface ResolveResult {
   format?: string | null | undefined;
   shortCircuit?: boolean | undefined;
 }
-type Context = { format?: string | null | undefined; conditions?: readonly string[]; importAttributes?: Record<string, string>; parentURL?: string | undefined };
+type Context = {
+  format?: string | null | undefined;
+  conditions?: readonly string[];
+  importAttributes?: Record<string, string>;
+  parentURL?: string | undefined;
+};
 type Maybe<T> = T | Promise<T>;
 type NextResolve = (specifier: string, context?: Context) => Maybe<ResolveResult>;
 type NextLoad = (url: string, context?: Context) => Maybe<LoadResult>;
@@ -54,7 +56,7 @@ export interface HookOptions {
   /** Builds the watch list from the config (default: a Matcher). The corpus test watches everything. */
   readonly watchList?: (config: HookConfig) => WatchList;
   readonly mode: "registerHooks" | "register";
-  /** The runtime that generated code imports (a file URL) and that epilogues require (a path). */
+  /** The runtime that ES facades import (a file URL) and CommonJS facades require (a path). */
   readonly runtime: { readonly esm: string; readonly cjs: string };
   readonly report: (message: HookReport) => void;
   /** Whether the installation still wants changes made (default: until disable()). */
@@ -75,11 +77,28 @@ function text(source: LoadResult["source"]): string {
 }
 
 function isJavaScript(format: string | null | undefined): boolean {
-  return format === undefined || format === null || format === "module" || format === "commonjs" || format === "module-typescript" || format === "commonjs-typescript";
+  return (
+    format === undefined ||
+    format === null ||
+    format === "module" ||
+    format === "commonjs" ||
+    format === "module-typescript" ||
+    format === "commonjs-typescript"
+  );
 }
 
 function isCommonJs(format: string | null | undefined): boolean {
   return format === "commonjs" || format === "commonjs-typescript";
+}
+
+/** Whether require() is in the middle of loading a module (a require cycle passes through it). */
+function isLoading(href: string): boolean {
+  try {
+    const cached = nodeModule.createRequire(href).cache[url.fileURLToPath(href)];
+    return cached !== undefined && !cached.loaded;
+  } catch {
+    return false;
+  }
 }
 
 function missing(href: string): string | undefined {
@@ -122,7 +141,22 @@ export function createHooks(options: HookOptions) {
 
   const generate = (v: VirtualModule, context: Context, nextLoad: NextLoad): Maybe<LoadResult> => {
     const plan = matcher.match(v.original) ?? { backend: "?", exportName: "?", registrations: [] };
-    const module: ModuleInfo = { url: v.original, backend: plan.backend, exportName: plan.exportName, format: v.commonjs ? "commonjs" : "module" };
+    const module: ModuleInfo = {
+      url: v.original,
+      backend: plan.backend,
+      exportName: plan.exportName,
+      format: v.commonjs ? "commonjs" : "module",
+    };
+    if (v.kind === "cjs-facade") {
+      facaded.add(v.original);
+      report({ type: "facade", url: v.original, backend: plan.backend });
+      const cjs = { ...input({ ...module, format: "commonjs" }, plan, true), runtime: runtime.cjs };
+      return {
+        format: "commonjs",
+        shortCircuit: true,
+        source: cjsFacadeSource({ ...cjs, registrations: cjs.registrations.map((r) => ({ ...r, specifier: url.fileURLToPath(r.url) })) }),
+      };
+    }
     if (v.kind !== "facade") {
       return { format: "module", shortCircuit: true, source: markerSource(v.kind, v.index, input(module, plan, false)) };
     }
@@ -135,7 +169,13 @@ export function createHooks(options: HookOptions) {
       if (!commonjs) {
         const lexed = hasDefaultExport(text(original.source ?? fs.readFileSync(url.fileURLToPath(v.original))));
         hasDefault = lexed.hasDefault;
-        if (!lexed.exact) report({ type: "failed", url: v.original, backend: plan.backend, message: "its export names could not be read exactly; the facade guessed whether it has a default export" });
+        if (!lexed.exact)
+          report({
+            type: "failed",
+            url: v.original,
+            backend: plan.backend,
+            message: "its export names could not be read exactly; the facade guessed whether it has a default export",
+          });
       }
       const source = facadeSource(input({ ...module, format: commonjs ? "commonjs" : "module" }, plan, hasDefault));
       facaded.add(v.original);
@@ -159,18 +199,22 @@ export function createHooks(options: HookOptions) {
         if (learned || discovery.version !== version) sync();
         // JavaScript only: JSON, wasm and anything imported with attributes pass untouched.
         if (!matcher.watches(href) || !isJavaScript(result.format) || Object.keys(context.importAttributes ?? {}).length > 0) return result;
-        // require() of a CommonJS module keeps its CommonJS semantics (and its cycles): it gets the
-        // epilogue instead. Sending it to an ES facade would turn a require cycle into
-        // ERR_REQUIRE_CYCLE_MODULE (Node 22, 24, 26).
-        if (context.conditions?.includes("require")) {
-          const format = result.format ?? discovery.formatOf?.(href);
-          if (format !== "module" && format !== "module-typescript") return result;
-        }
         const parent = context.parentURL;
-        // The original itself, for its facade, its markers and its own self-import.
+        // The original itself, for its facades, their markers and its own self-import.
         if (parent !== undefined && (parent === href || parseVirtual(parent)?.original === href)) return result;
         const plan = matcher.match(href);
         if (plan === undefined) return result;
+        // require() of a CommonJS module keeps its CommonJS semantics: it gets a CommonJS facade, and
+        // while the module is still loading (a require cycle through it) the module itself, with
+        // the partial exports a cycle gives. An ES facade would turn the cycle into
+        // ERR_REQUIRE_CYCLE_MODULE (Node 22, 24, 26).
+        if (context.conditions?.includes("require")) {
+          const format = result.format ?? discovery.formatOf?.(href);
+          if (format !== "module" && format !== "module-typescript") {
+            if (mode !== "registerHooks" || isLoading(href)) return result;
+            return { ...result, url: virtualUrl(href, "cjs-facade"), format: "commonjs" };
+          }
+        }
         return { ...result, url: virtualUrl(href, "facade"), format: "module" };
       } catch {
         return result;
@@ -186,32 +230,29 @@ export function createHooks(options: HookOptions) {
       } catch (error) {
         report({ type: "failed", url: v.original, backend: "?", message: error instanceof Error ? error.message : String(error) });
         // The facade cannot be built: stand in for the original unchanged.
-        return { format: "module", shortCircuit: true, source: v.kind === "facade" ? `export * from ${JSON.stringify(v.original)};\n` : "" };
+        return {
+          format: "module",
+          shortCircuit: true,
+          source: v.kind === "facade" ? `export * from ${JSON.stringify(v.original)};\n` : "",
+        };
       }
     }
     if (!enabled() || !matcher.watches(href)) return nextLoad(href, context);
     const plan = matcher.match(href);
     if (plan === undefined) return nextLoad(href, context);
     return then(nextLoad(href, context), (result) => {
-      if (!isCommonJs(result.format)) {
-        if (isJavaScript(result.format) && !facaded.has(href)) {
-          report({ type: "failed", url: href, backend: plan.backend, message: "it was reached without its facade, by a resolution the hooks could not redirect, so its table will not signal" });
-        }
-        return result;
+      // Reached without a facade: by a require() the hooks do not see (module.register), which
+      // loader-findings.ts reports from require.cache, or by some other route, reported here.
+      const unseenRequire = mode !== "registerHooks" && isCommonJs(result.format);
+      if (isJavaScript(result.format) && !facaded.has(href) && !unseenRequire) {
+        report({
+          type: "failed",
+          url: href,
+          backend: plan.backend,
+          message: "it was reached without its facade, by a resolution the hooks could not redirect, so its table will not signal",
+        });
       }
-      // Only registerHooks sees require(); on Node 20 returning CommonJS source breaks require(esm)
-      // inside the module, so CommonJS is left alone there (its import() goes through the facade).
-      if (mode !== "registerHooks") return result;
-      try {
-        const source = result.source ?? fs.readFileSync(url.fileURLToPath(href));
-        const module: ModuleInfo = { url: href, backend: plan.backend, exportName: plan.exportName, format: "commonjs" };
-        const out = instrument(text(source), { module, registrations: plan.registrations, runtime: runtime.cjs });
-        report({ type: "instrumented", url: href, backend: plan.backend });
-        return { ...result, source: out };
-      } catch (error) {
-        report({ type: "failed", url: href, backend: plan.backend, message: error instanceof Error ? error.message : String(error) });
-        return result;
-      }
+      return result;
     });
   }
 

@@ -5,11 +5,12 @@
  * URL, and require() (which keys modules by file name) never mistakes one for the other. The URL
  * names everything needed to generate the module again: the hooks keep no table of them.
  */
-export type VirtualKind = "facade" | "require" | "evaluated" | "begin" | "end" | "missing";
+/** "cjs-facade" is what require() of a CommonJS dispatch module gets (a .cjs sibling); the rest are ES modules. */
+export type VirtualKind = "facade" | "cjs-facade" | "require" | "evaluated" | "begin" | "end" | "missing";
 
 const tag = ".dispatch-hook-";
 // "-cjs" marks a CommonJS original: its exports are its namespace's default export.
-const pattern = /\.dispatch-hook-(facade|require|evaluated|begin|end|missing)(\d*)(-cjs)?\.mjs$/;
+const pattern = /\.dispatch-hook-(facade|cjs-facade|require|evaluated|begin|end|missing)(\d*)(-cjs)?\.[mc]js$/;
 
 function split(href: string): [string, string] {
   const cut = href.search(/[?#]/);
@@ -25,7 +26,7 @@ export interface VirtualModule {
 
 export function virtualUrl(original: string, kind: VirtualKind, index?: number, commonjs = false): string {
   const [base, rest] = split(original);
-  return `${base}${tag}${kind}${index ?? ""}${commonjs ? "-cjs" : ""}.mjs${rest}`;
+  return `${base}${tag}${kind}${index ?? ""}${commonjs ? "-cjs" : ""}.${kind === "cjs-facade" ? "cjs" : "mjs"}${rest}`;
 }
 
 export function parseVirtual(href: string): VirtualModule | undefined {
@@ -33,5 +34,10 @@ export function parseVirtual(href: string): VirtualModule | undefined {
   const [base, rest] = split(href);
   const found = pattern.exec(base);
   if (found === null) return undefined;
-  return { original: base.slice(0, found.index) + rest, kind: found[1] as VirtualKind, index: Number(found[2] || 0), commonjs: found[3] !== undefined };
+  return {
+    original: base.slice(0, found.index) + rest,
+    kind: found[1] as VirtualKind,
+    index: Number(found[2] || 0),
+    commonjs: found[3] !== undefined,
+  };
 }

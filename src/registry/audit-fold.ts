@@ -3,8 +3,7 @@
  * events always give the same fold, whichever copy of the package folds them (the exit audit folds
  * the events of every registry in the thread).
  */
-import type { AuditEvent, Origin, Problem, RegistrationState } from "./audit-events.js";
-import type { ErrorSummary, Mechanism } from "./audit-events.js";
+import type { AuditEvent, ErrorSummary, Mechanism, Origin, Problem, RegistrationState } from "./audit-events.js";
 
 export interface MutableRecord {
   id: number;
@@ -29,7 +28,7 @@ export interface Fold {
   readonly problems: Problem[];
 }
 
-function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+export function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
   let value = map.get(key);
   if (value === undefined) {
     value = create();

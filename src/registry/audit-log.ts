@@ -24,7 +24,10 @@ export class AuditLog {
   /** @internal A registry creates its log with createAuditLog(); the log cannot be written from outside. */
   constructor(key: symbol, events: AuditEvent[], report: (options: VerifyOptions) => AuditReport) {
     if (key !== token) {
-      throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", "An AuditLog belongs to a registry and cannot be created on its own: read one through registry.audit.");
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_OPTION",
+        "An AuditLog belongs to a registry and cannot be created on its own: read one through registry.audit.",
+      );
     }
     this.#events = events;
     this.#report = report;

@@ -5,7 +5,7 @@
  */
 import type { InstallationStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, OutsideRecord, PluginModuleRecord, Problem, RegistrationRecord } from "./audit-events.js";
-import type { Fold, MutableRecord } from "./audit-fold.js";
+import { type Fold, getOrCreate, type MutableRecord } from "./audit-fold.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
 export interface TableFact {
@@ -66,7 +66,13 @@ function windowRecords(facts: ThreadFacts): { plugins: PluginModuleRecord[]; out
       error,
     });
     if (state === "missing") {
-      problems.push({ kind: "failed", backend: info.backend, op: "-", id: undefined, message: `${where} could not be loaded: ${error?.message ?? "unknown error"}. The backend loaded without it.` });
+      problems.push({
+        kind: "failed",
+        backend: info.backend,
+        op: "-",
+        id: undefined,
+        message: `${where} could not be loaded: ${error?.message ?? "unknown error"}. The backend loaded without it.`,
+      });
     } else if (state === "failed") {
       problems.push({
         kind: "failed",
@@ -80,7 +86,14 @@ function windowRecords(facts: ThreadFacts): { plugins: PluginModuleRecord[]; out
       });
     }
     for (const write of writes) {
-      outside.push({ backend: info.backend, op: write.op, plugin: info.plugin, module: info.module, table: info.url, replaced: write.replaced });
+      outside.push({
+        backend: info.backend,
+        op: write.op,
+        plugin: info.plugin,
+        module: info.module,
+        table: info.url,
+        replaced: write.replaced,
+      });
       if (write.replaced) {
         problems.push({
           kind: "conflict",
@@ -111,16 +124,18 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
     for (const record of f.records.values()) {
       registrations.push(name === undefined ? record : { ...record, registry: name });
       ownBackends.add(record.backend);
-      if (live.has(record.state)) {
-        let ops = registeredOps.get(record.backend);
-        if (ops === undefined) registeredOps.set(record.backend, (ops = new Set()));
-        ops.add(record.op);
-      }
+      if (live.has(record.state)) getOrCreate(registeredOps, record.backend, () => new Set<string>()).add(record.op);
       if (record.state === "pending") {
         const isLoaded = loaded.has(record.backend);
         const why = unsignalled.get(record.backend);
         if (isLoaded || why !== undefined || focus?.has(record.backend)) {
-          problems.push({ kind: "pending", backend: record.backend, op: record.op, id: record.id, message: pendingMessage(record, facts, isLoaded, why) });
+          problems.push({
+            kind: "pending",
+            backend: record.backend,
+            op: record.op,
+            id: record.id,
+            message: pendingMessage(record, facts, isLoaded, why),
+          });
         }
       } else if (record.state === "failed") {
         problems.push({
@@ -131,8 +146,15 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
           message: `${record.op} on ${record.backend} (registered at ${record.site}) failed to apply: ${record.error?.message ?? "unknown error"}`,
         });
       } else if (record.state === "refused" && record.error?.code === "ERR_DISPATCH_CONFLICT") {
-        const from = record.origin === undefined ? "" : ` (a declarative registration of ${record.origin.plugin}, from ${record.origin.module})`;
-        problems.push({ kind: "conflict", backend: record.backend, op: record.op, id: record.id, message: `${record.error.message}${from}` });
+        const from =
+          record.origin === undefined ? "" : ` (a declarative registration of ${record.origin.plugin}, from ${record.origin.module})`;
+        problems.push({
+          kind: "conflict",
+          backend: record.backend,
+          op: record.op,
+          id: record.id,
+          message: `${record.error.message}${from}`,
+        });
       }
     }
     problems.push(...f.problems);
@@ -162,18 +184,13 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
   const windows = scope.connected ? windowRecords(facts) : { plugins: [], outside: [], problems: [] };
   problems.push(...windows.problems);
   const outsideOps = new Map<string, Set<string>>();
-  for (const write of windows.outside) {
-    let ops = outsideOps.get(write.backend);
-    if (ops === undefined) outsideOps.set(write.backend, (ops = new Set()));
-    ops.add(write.op);
-  }
+  for (const write of windows.outside) getOrCreate(outsideOps, write.backend, () => new Set<string>()).add(write.op);
 
   // Expectations are checked on every backend that loaded, against what its tables hold, what was
   // registered and what plugins wrote directly; a backend that never loaded is "not loaded".
   const expected = new Map<string, Map<string, string>>();
   const expect = (backend: string, op: string, source: string) => {
-    let ops = expected.get(backend);
-    if (ops === undefined) expected.set(backend, (ops = new Map()));
+    const ops = getOrCreate(expected, backend, () => new Map<string, string>());
     if (!ops.has(op)) ops.set(op, source);
   };
   for (const { fold: f } of folds) for (const [backend, ops] of f.expected) for (const [op, source] of ops) expect(backend, op, source);
@@ -231,7 +248,8 @@ function backendRecords(folds: readonly NamedFold[], facts: ThreadFacts, loaded:
   }
   for (const loader of facts.loaders) {
     for (const backend of loader.backends) if (backend !== "{backend}") names.add(backend);
-    for (const plugin of loader.plugins ?? []) for (const backend of [...Object.keys(plugin.registrations), ...Object.keys(plugin.expects)]) names.add(backend);
+    for (const plugin of loader.plugins ?? [])
+      for (const backend of [...Object.keys(plugin.registrations), ...Object.keys(plugin.expects)]) names.add(backend);
   }
   return [...names].sort().map((backend) => ({
     backend,
@@ -253,7 +271,9 @@ function notes(facts: ThreadFacts, backends: readonly BackendRecord[], registrat
     if (facts.loaders.length === 0) out.push("no dispatch-hook loader is installed in this thread");
   }
   if (backends.length > 0) {
-    out.push(`backends: ${backends.map((b) => `${b.backend} ${b.loaded ? `loaded (${b.tables} table${b.tables === 1 ? "" : "s"})` : "not loaded"}`).join(", ")}`);
+    out.push(
+      `backends: ${backends.map((b) => `${b.backend} ${b.loaded ? `loaded (${b.tables} table${b.tables === 1 ? "" : "s"})` : "not loaded"}`).join(", ")}`,
+    );
   }
   if (registrations === 0) {
     const watched = backends.length;

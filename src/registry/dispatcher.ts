@@ -205,10 +205,20 @@ export class Dispatcher<F extends Impl = Impl> {
     const hints: string[] = [...this.#twins(chain)];
     const context: string[] = [];
     if (channels.dispatchMiss.hasSubscribers) {
-      channels.dispatchMiss.publish({ version: 1, table: this, name: this.name, backend: this.backend, chain, hints, context } satisfies DispatchMissMessage);
+      channels.dispatchMiss.publish({
+        version: 1,
+        table: this,
+        name: this.name,
+        backend: this.backend,
+        chain,
+        hints,
+        context,
+      } satisfies DispatchMissMessage);
     }
     if (!channels.loaderStatus.hasSubscribers) {
-      context.push("No dispatch-hook loader is installed in this thread (node --import dispatch-hook/loader.mjs), so no declared registration module was loaded for this backend.");
+      context.push(
+        "No dispatch-hook loader is installed in this thread (node --import dispatch-hook/loader.mjs), so no declared registration module was loaded for this backend.",
+      );
     }
     const lines = [
       `No implementation in dispatch table ${JSON.stringify(this.name)} for ${received}.`,

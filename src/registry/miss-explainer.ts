@@ -46,7 +46,10 @@ export class MissExplainer {
 
   #once(table: object, key: string): boolean {
     let keys = this.#recorded.get(table);
-    if (keys === undefined) this.#recorded.set(table, (keys = new Set()));
+    if (keys === undefined) {
+      keys = new Set();
+      this.#recorded.set(table, keys);
+    }
     if (keys.has(key)) return false;
     keys.add(key);
     return true;
@@ -69,7 +72,13 @@ export class MissExplainer {
           "Make the plugin and the framework import the same module instance.";
         message.hints.push(text);
         if (registration.state === "applied" && this.#once(message.table, `identity ${id}`)) {
-          context.record({ kind: "identity", id, backend, op, message: `${where} was applied to a class identity that nothing dispatches on: ${text}` });
+          context.record({
+            kind: "identity",
+            id,
+            backend,
+            op,
+            message: `${where} was applied to a class identity that nothing dispatches on: ${text}`,
+          });
         }
         continue;
       }

@@ -7,7 +7,9 @@ import { DispatchHookError, describe } from "./errors.js";
 const reserved = new Set(["__proto__", "constructor", "prototype"]);
 
 /** Why `name` cannot be a backend name, or undefined if it can. */
-export function backendNameProblem(name: unknown): { code: "ERR_DISPATCH_INVALID_BACKEND" | "ERR_DISPATCH_RESERVED_NAME"; reason: string } | undefined {
+export function backendNameProblem(
+  name: unknown,
+): { code: "ERR_DISPATCH_INVALID_BACKEND" | "ERR_DISPATCH_RESERVED_NAME"; reason: string } | undefined {
   if (typeof name !== "string" || name.length === 0) {
     return { code: "ERR_DISPATCH_INVALID_BACKEND", reason: `the backend must be a non-empty string, got ${describe(name)}` };
   }

@@ -60,7 +60,11 @@ function fits(value: unknown, kind: OptionKind): boolean {
 
 function kindText(kind: OptionKind): string {
   if (Array.isArray(kind)) return `one of ${kind.map((k) => JSON.stringify(k)).join(", ")}`;
-  return kind === "array" ? "an array" : kind === "object" || kind === "registry" ? `a${kind === "object" ? "n" : ""} ${kind}` : `a ${kind}`;
+  return kind === "array"
+    ? "an array"
+    : kind === "object" || kind === "registry"
+      ? `a${kind === "object" ? "n" : ""} ${kind}`
+      : `a ${kind}`;
 }
 
 /**

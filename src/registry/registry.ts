@@ -113,7 +113,13 @@ export class Registry {
     this.audit = log;
     this.#record = (event) => {
       record(event);
-      if (event.kind === "refused" || event.kind === "identity" || event.kind === "unseen-table" || event.kind === "stuck" || event.kind === "rejected") {
+      if (
+        event.kind === "refused" ||
+        event.kind === "identity" ||
+        event.kind === "unseen-table" ||
+        event.kind === "stuck" ||
+        event.kind === "rejected"
+      ) {
         this.#sticky++;
         this.#hold();
       }
@@ -175,7 +181,8 @@ export class Registry {
     if (owner !== undefined) {
       // The same implementation again: its own handle, waiting behind the first, so that disposing
       // one leaves the other in place.
-      if (owner.impl === impl) return this.#wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the same implementation");
+      if (owner.impl === impl)
+        return this.#wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the same implementation");
       // An app's explicit override wins over a plugin's declarative registration, whichever comes first.
       if (origin !== undefined && owner.origin === undefined && owner.override) {
         return this.#wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the app's explicit override wins");
@@ -222,7 +229,14 @@ export class Registry {
       handle: { id, backend, dispose: () => this.#withdraw(entry), [Symbol.dispose]: () => this.#withdraw(entry) },
     };
     state.tables.push(entry);
-    this.#record({ kind: "provided", backend, table: id, tableKind: adapter.kind ?? "custom", module: entry.module, mechanism: entry.mechanism });
+    this.#record({
+      kind: "provided",
+      backend,
+      table: id,
+      tableKind: adapter.kind ?? "custom",
+      module: entry.module,
+      mechanism: entry.mechanism,
+    });
     for (const registration of state.live()) state.enqueue(registration, entry, entry.mechanism);
     state.drain(this.#apply);
     return entry.handle;
@@ -242,7 +256,10 @@ export class Registry {
     this.#checkOpen("expect()");
     checkBackend(backend, "expect()");
     if (!Array.isArray(ops) || ops.some((op) => typeof op !== "string" || op.length === 0)) {
-      throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `expect(${JSON.stringify(backend)}, …): the op names must be an array of non-empty strings.`);
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_OPTION",
+        `expect(${JSON.stringify(backend)}, …): the op names must be an array of non-empty strings.`,
+      );
     }
     if (source !== undefined && typeof source !== "string") {
       throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `expect(): "source" must be a string, got ${describe(source)}.`);
@@ -338,12 +355,17 @@ export class Registry {
 
   #checkOpen(where: string): void {
     if (this.#disposed) {
-      throw new DispatchHookError("ERR_DISPATCH_REGISTRY_DISPOSED", `${where}: this registry was disposed. Create a new one with createRegistry().`);
+      throw new DispatchHookError(
+        "ERR_DISPATCH_REGISTRY_DISPOSED",
+        `${where}: this registry was disposed. Create a new one with createRegistry().`,
+      );
     }
   }
 
   #report(events: readonly AuditEvent[], options: VerifyOptions): AuditReport {
-    const own = [...this.#backends.values()].flatMap((b) => b.tables.map((t) => ({ backend: t.backend, module: t.module, table: t.table })));
+    const own = [...this.#backends.values()].flatMap((b) =>
+      b.tables.map((t) => ({ backend: t.backend, module: t.module, table: t.table })),
+    );
     const facts = gatherFacts(own);
     const connected = facts.loaders.some((loader) => loader.registry === this);
     return buildReport([{ fold: fold(events) }], facts, { connected, focus: options.backends });
@@ -373,7 +395,14 @@ export class Registry {
   }
 
   /** A new registration, recorded as requested (state pending; not yet the owner of anything). */
-  #accepted(backend: string, opType: Class, impl: Impl, override: boolean, origin: Origin | undefined, site: ReturnType<typeof captureCallSite> | undefined): Registration {
+  #accepted(
+    backend: string,
+    opType: Class,
+    impl: Impl,
+    override: boolean,
+    origin: Origin | undefined,
+    site: ReturnType<typeof captureCallSite> | undefined,
+  ): Registration {
     const registration = new Registration(this.#nextId++, backend, opType, opName(opType), impl, override, this.#disposeHandle);
     registration.origin = origin;
     this.#registrations.push(registration);
@@ -388,7 +417,14 @@ export class Registry {
   /** A refusal: thrown at the caller, or, for a plugin's declarative registration, recorded and returned. */
   #refuse(
     code: "ERR_DISPATCH_SEALED" | "ERR_DISPATCH_CONFLICT",
-    what: { backend: string; opType: Class; impl: Impl; override: boolean; origin: Origin | undefined; site: ReturnType<typeof captureCallSite> | undefined },
+    what: {
+      backend: string;
+      opType: Class;
+      impl: Impl;
+      override: boolean;
+      origin: Origin | undefined;
+      site: ReturnType<typeof captureCallSite> | undefined;
+    },
     message: string,
   ): Registration {
     const { backend, opType, origin } = what;
@@ -441,7 +477,16 @@ export class Registry {
             `${op} already has an implementation in the ${backend} table${table.module ? ` of ${table.module}` : ""} that this registry did not put there. ` +
             "Pass { override: true } to replace it.";
           if (registration.state !== "failed") this.#setState(registration, "refused");
-          this.#record({ kind: "refused", id, backend, op, code: "ERR_DISPATCH_CONFLICT", message, table: table.id, origin: registration.origin });
+          this.#record({
+            kind: "refused",
+            id,
+            backend,
+            op,
+            code: "ERR_DISPATCH_CONFLICT",
+            message,
+            table: table.id,
+            origin: registration.origin,
+          });
           return;
         }
         table.originals.set(opType, original);
@@ -455,7 +500,8 @@ export class Registry {
     registration.addTable(table);
     if (registration.state === "pending") this.#setState(registration, "applied");
     this.#record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
-    if (channels.tableApplied.hasSubscribers) channels.tableApplied.publish({ version: 1, table: table.table, opType } satisfies TableAppliedMessage);
+    if (channels.tableApplied.hasSubscribers)
+      channels.tableApplied.publish({ version: 1, table: table.table, opType } satisfies TableAppliedMessage);
   };
 
   #dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {

@@ -32,7 +32,9 @@ function names(table: unknown): ReadonlySet<string> | undefined {
 }
 
 /** The thread's facts; `own` adds tables a registry was given directly (they were never announced). */
-export function gatherFacts(own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }> = []): ThreadFacts {
+export function gatherFacts(
+  own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }> = [],
+): ThreadFacts {
   const seen = new Set<unknown>();
   const tables: TableFact[] = [];
   const add = (backend: string, module: string | undefined, table: unknown) => {

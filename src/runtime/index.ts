@@ -1,8 +1,8 @@
 /**
- * The runtime that generated code calls (facade markers and CommonJS epilogues). It keeps no state
+ * The runtime that generated code calls (facades, their markers, and epilogues). It keeps no state
  * of its own: each table notice and each window answers for itself on the channels, so loading this
  * module twice (an ES and a CommonJS copy, or two installed copies) changes nothing.
  */
 export { signalEvaluated } from "./evaluated.js";
-export { afterRequire } from "./require-end.js";
+export { requireRegistrations } from "./require-registrations.js";
 export { missingRegistration, openWindow, runRegistration } from "./window.js";

@@ -50,7 +50,8 @@ describe("dispatch-hook audit", () => {
       "package.json": "{}",
       "fail.mjs": "process.exit(7);\n",
       "killed.mjs": 'process.kill(process.pid, "SIGTERM");\nawait new Promise(() => setTimeout(() => {}, 10_000));\n',
-      "corrupt.mjs": 'import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(process.env.DISPATCH_HOOK_AUDIT_FILE, "{"));\n',
+      "corrupt.mjs":
+        'import { writeFileSync } from "node:fs";\nprocess.on("exit", () => writeFileSync(process.env.DISPATCH_HOOK_AUDIT_FILE, "{"));\n',
     });
     const failed = memoryIo(dir);
     expect(await auditCommand(["--", "fail.mjs"], failed)).toBe(7);

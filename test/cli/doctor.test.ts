@@ -85,7 +85,10 @@ describe("dispatch-hook doctor", () => {
   });
 
   it("exits 1 when it finds no configuration at all, and lists the files it read", () => {
-    const dir = makeTree({ "package.json": JSON.stringify({ name: "bare", dependencies: { lib: "1" } }), "node_modules/lib/package.json": "{}" });
+    const dir = makeTree({
+      "package.json": JSON.stringify({ name: "bare", dependencies: { lib: "1" } }),
+      "node_modules/lib/package.json": "{}",
+    });
     const io = memoryIo(dir);
     expect(doctorCommand([], io)).toBe(1);
     expect(io.stdout()).toContain("no backend declaration was found");

@@ -167,9 +167,15 @@ describe("dispatchHook fields", () => {
   it("reads the same declaration from two copies of a package as one rule with two roots", () => {
     const root = makeTree({
       "package.json": pkg({ name: "app", dependencies: { tensorlab: "1", kit: "1" } }),
-      "node_modules/tensorlab/package.json": pkg({ name: "tensorlab", dispatchHook: { backends: { numba: { module: "./n.js", export: "t" } } } }),
+      "node_modules/tensorlab/package.json": pkg({
+        name: "tensorlab",
+        dispatchHook: { backends: { numba: { module: "./n.js", export: "t" } } },
+      }),
       "node_modules/kit/package.json": pkg({ name: "kit", dependencies: { tensorlab: "2" } }),
-      "node_modules/kit/node_modules/tensorlab/package.json": pkg({ name: "tensorlab", dispatchHook: { backends: { numba: { module: "./n.js", export: "t" } } } }),
+      "node_modules/kit/node_modules/tensorlab/package.json": pkg({
+        name: "tensorlab",
+        dispatchHook: { backends: { numba: { module: "./n.js", export: "t" } } },
+      }),
     });
     const config = discover({ root, transitive: true });
     expect(config.problems).toEqual([]);
@@ -185,5 +191,4 @@ describe("dispatchHook fields", () => {
     expect(config.problems.map((p) => p.key)).toEqual(["expects.my backend", "expects.a/b"]);
     expect(config.problems[0]?.message).toContain("whitespace or a path separator");
   });
-
 });

@@ -6,7 +6,10 @@ import { appRoot, Discovery, discover } from "../../src/hooks/discovery.js";
 import { makeTree } from "../integration/fixture.js";
 
 const pkg = (value: unknown) => JSON.stringify(value);
-const framework = pkg({ name: "tensorlab", dispatchHook: { backends: { "*": { module: "./link/{backend}/basic.js", export: "{backend}Funcify" } } } });
+const framework = pkg({
+  name: "tensorlab",
+  dispatchHook: { backends: { "*": { module: "./link/{backend}/basic.js", export: "{backend}Funcify" } } },
+});
 const plugin = pkg({ name: "ml-ops", dependencies: { tensorlab: "1" }, dispatchHook: { registrations: { numba: "./numba.js" } } });
 
 describe("where discovery starts", () => {

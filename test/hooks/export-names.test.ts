@@ -6,7 +6,9 @@ describe("hasDefaultExport", () => {
     expect(hasDefaultExport("export default 1;")).toEqual({ hasDefault: true, exact: true });
     expect(hasDefaultExport("const a = 1; export { a as default };")).toEqual({ hasDefault: true, exact: true });
     expect(hasDefaultExport('export { default } from "./x.js";')).toEqual({ hasDefault: true, exact: true });
-    expect(hasDefaultExport("// export default 1\nconst s = 'export default'; switch (1) { default: } export const a = options.default;")).toEqual({
+    expect(
+      hasDefaultExport("// export default 1\nconst s = 'export default'; switch (1) { default: } export const a = options.default;"),
+    ).toEqual({
       hasDefault: false,
       exact: true,
     });

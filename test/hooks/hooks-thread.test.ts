@@ -24,7 +24,10 @@ describe("the hooks-thread entry (module.register)", () => {
     const disposed = new Int32Array(new SharedArrayBuffer(4));
     initialize({ discover: { root }, runtime: runtimeLocation(), port: port2, disposed });
     expect((await resolve(numba, {}, async () => resolved)).url).toBe(virtualUrl(numba, "facade"));
-    const facade = await load(virtualUrl(numba, "facade"), {}, async () => ({ format: "module", source: "export const numbaFuncify = 1;\n" }));
+    const facade = await load(virtualUrl(numba, "facade"), {}, async () => ({
+      format: "module",
+      source: "export const numbaFuncify = 1;\n",
+    }));
     expect(String(facade.source)).toContain(`export * from ${JSON.stringify(numba)};`);
     expect(receiveMessageOnPort(port1)?.message).toEqual({ type: "facade", url: numba, backend: "numba" });
 

@@ -60,9 +60,13 @@ describe("install()", () => {
     expect(unknown.code).toBe("ERR_DISPATCH_INVALID_OPTION");
     expect(unknown.message).toContain('unknown option "registy" (did you mean "registry"?)');
     const mode = thrown(() => install({ mode: "registerhooks" } as never));
-    expect(mode.message).toContain('"mode" must be one of "registerHooks", "register", got "registerhooks" (did you mean "registerHooks"?)');
+    expect(mode.message).toContain(
+      '"mode" must be one of "registerHooks", "register", got "registerhooks" (did you mean "registerHooks"?)',
+    );
     expect(thrown(() => install({ root: 5 } as never)).message).toContain('"root" must be a string, got number 5');
-    expect(thrown(() => install({ plugins: [{ nmae: "x" }] } as never)).message).toContain('plugins[0]: unknown option "nmae" (did you mean "name"?)');
+    expect(thrown(() => install({ plugins: [{ nmae: "x" }] } as never)).message).toContain(
+      'plugins[0]: unknown option "nmae" (did you mean "name"?)',
+    );
   });
 
   it.skipIf(hookMode() !== "register")("refuses registerHooks on a Node that lacks it, with a code", () => {

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { channels, type ModuleEvaluatedMessage, type ModuleInfo } from "../../src/channel.js";
 import { runtimeLocation } from "../../src/hooks/hook-api.js";
 import { type EpilogueInput, instrument } from "../../src/hooks/instrument.js";
-import { makeTree } from "../integration/fixture.js";
 import { thrown } from "../helpers.js";
+import { makeTree } from "../integration/fixture.js";
 
 const module: ModuleInfo = { url: "file:///a.js", backend: "numba", exportName: "numbaFuncify", format: "commonjs" };
 const input: EpilogueInput = { module, registrations: [], runtime: "/dist/bundle/runtime.cjs" };
@@ -16,7 +16,7 @@ function parses(code: string): void {
   parse(`(function (exports, require, module, __filename, __dirname) {${code}\n})`, { ecmaVersion: "latest", sourceType: "script" });
 }
 
-describe("instrument (the CommonJS epilogue)", () => {
+describe("instrument (the CommonJS epilogue, for source-only hosts)", () => {
   it("only appends: the source is an exact prefix, and it adds one line", () => {
     for (const source of ["exports.a = 1;\n", "exports.a = 1; // no newline", "", "\r\nlet x;\r\n"]) {
       const out = instrument(source, input);
@@ -54,25 +54,37 @@ describe("instrument (the CommonJS epilogue)", () => {
     expect(out.split("\n")).toHaveLength(3);
   });
 
-  it("announces module.exports at the end of the body, with the exports unchanged", () => {
-    const dir = makeTree({});
+  it("announces module.exports at the end of the body, then requires the registration modules, with the exports unchanged", () => {
+    const dir = makeTree({ "reg.cjs": "globalThis.__regRanAfter = globalThis.__signalled;\n" });
     const file = join(dir, "dispatch.cjs");
     const url = pathToFileURL(file).href;
     const source = "exports.numbaFuncify = { kind: 'table' };\nexports.late = 1; exports.late = 2;\n";
-    const code = instrument(source, { module: { ...module, url }, registrations: [], runtime: runtimeLocation().cjs });
+    const reg = pathToFileURL(join(dir, "reg.cjs")).href;
+    const code = instrument(source, {
+      module: { ...module, url },
+      registrations: [{ plugin: "p", url: reg }],
+      runtime: runtimeLocation().cjs,
+    });
     const seen: ModuleEvaluatedMessage[] = [];
-    const listener = (message: unknown) => seen.push(message as ModuleEvaluatedMessage);
+    const listener = (message: unknown) => {
+      seen.push(message as ModuleEvaluatedMessage);
+      (globalThis as Record<string, unknown>).__signalled = true;
+    };
     channels.moduleEvaluated.subscribe(listener);
     try {
       const exports: Record<string, unknown> = {};
       const require = createRequire(file);
       new Function("exports", "require", "module", code)(exports, require, { exports });
       expect(exports).toEqual({ numbaFuncify: { kind: "table" }, late: 2 });
+      // The registration module ran after the signal: the table was there for it.
+      expect((globalThis as Record<string, unknown>).__regRanAfter).toBe(true);
       expect(seen).toHaveLength(1);
       expect(seen[0]).toMatchObject({ version: 1, url, backend: "numba", exportName: "numbaFuncify", format: "commonjs" });
       expect(seen[0]?.namespace).toBe(exports);
     } finally {
       channels.moduleEvaluated.unsubscribe(listener);
+      delete (globalThis as Record<string, unknown>).__signalled;
+      delete (globalThis as Record<string, unknown>).__regRanAfter;
     }
   });
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { Discovery } from "../../src/hooks/discovery.js";
 import { runtimeLocation } from "../../src/hooks/hook-api.js";
@@ -31,12 +31,21 @@ function setup(mode: "registerHooks" | "register" = "registerHooks", extra: Reco
   const hooks = createHooks({ discovery: new Discovery({ root }), mode, runtime: runtimeLocation(), report: (r) => reports.push(r) });
   const url = (path: string) => pathToFileURL(join(root, path)).href;
   const files: Record<string, LoadResult> = {
-    [url("node_modules/tensorlab/link/numba.js")]: { format: "module", source: "export const numbaFuncify = new Map();\nexport default 1;\n" },
-    [url("node_modules/tensorlab/link/jax.js")]: { format: "module", source: new TextEncoder().encode("export const jaxFuncify = new Map();\n") },
+    [url("node_modules/tensorlab/link/numba.js")]: {
+      format: "module",
+      source: "export const numbaFuncify = new Map();\nexport default 1;\n",
+    },
+    [url("node_modules/tensorlab/link/jax.js")]: {
+      format: "module",
+      source: new TextEncoder().encode("export const jaxFuncify = new Map();\n"),
+    },
     [url("node_modules/tensorlab/link/cjs.js")]: { format: "commonjs", source: null },
   };
   const nextLoad = (href: string) => files[href] ?? { format: "module", source: "export {};\n" };
-  const resolved = (href: string, format: string | null = "module") => () => ({ url: href, format }) as ResolveResult;
+  const resolved =
+    (href: string, format: string | null = "module") =>
+    () =>
+      ({ url: href, format }) as ResolveResult;
   return { root, hooks, reports, url, nextLoad, resolved };
 }
 
@@ -66,11 +75,9 @@ describe("the resolve hook", () => {
     });
   });
 
-  it("leaves require() of CommonJS, JSON and imports with attributes alone", () => {
+  it("leaves JSON and imports with attributes alone, and sends require() of an ES module to the ES facade", () => {
     const { hooks, url, resolved } = setup();
-    const cjs = url("node_modules/tensorlab/link/cjs.js");
     const numba = url("node_modules/tensorlab/link/numba.js");
-    expect((hooks.resolve(cjs, { conditions: ["require"] }, resolved(cjs, "commonjs")) as ResolveResult).url).toBe(cjs);
     // require() of an ES module is require(esm): the facade is an ES module too.
     expect((hooks.resolve(numba, { conditions: ["require"] }, resolved(numba)) as ResolveResult).url).toBe(virtualUrl(numba, "facade"));
     expect((hooks.resolve(numba, {}, resolved(numba, "json")) as ResolveResult).url).toBe(numba);
@@ -84,7 +91,12 @@ describe("the resolve hook", () => {
       "node_modules/tensorlab/link/numba.js": "",
     });
     const reports: HookReport[] = [];
-    const hooks = createHooks({ discovery: new Discovery({ root }), mode: "registerHooks", runtime: runtimeLocation(), report: (r) => reports.push(r) });
+    const hooks = createHooks({
+      discovery: new Discovery({ root }),
+      mode: "registerHooks",
+      runtime: runtimeLocation(),
+      report: (r) => reports.push(r),
+    });
     const numba = pathToFileURL(join(root, "node_modules/tensorlab/link/numba.js")).href;
     // The very first module of the package is the dispatch module: learned before it is matched.
     expect((hooks.resolve(numba, {}, () => ({ url: numba, format: "module" })) as ResolveResult).url).toBe(virtualUrl(numba, "facade"));
@@ -140,28 +152,49 @@ describe("the load hook", () => {
     expect(begin).toContain('"plugin":"ml-ops"');
     const end = String((hooks.load(virtualUrl(numba, "end", 0), {}, nextLoad) as LoadResult).source);
     expect(end).toContain(`import { window } from ${JSON.stringify(virtualUrl(numba, "begin", 0))};`);
-    expect(parseVirtual(virtualUrl(`${numba}?copy=2`, "end", 3, true))).toEqual({ original: `${numba}?copy=2`, kind: "end", index: 3, commonjs: true });
+    expect(parseVirtual(virtualUrl(`${numba}?copy=2`, "end", 3, true))).toEqual({
+      original: `${numba}?copy=2`,
+      kind: "end",
+      index: 3,
+      commonjs: true,
+    });
   });
 
-  it("appends the epilogue to a watched CommonJS module on registerHooks, and never touches it on module.register", async () => {
-    const { hooks, url, nextLoad } = setup("registerHooks");
+  it("gives require() of a watched CommonJS module a CommonJS facade on registerHooks, and changes no module's own source", async () => {
+    const { hooks, url, nextLoad, resolved } = setup("registerHooks");
     const cjs = url("node_modules/tensorlab/link/cjs.js");
-    const out = hooks.load(cjs, {}, nextLoad) as LoadResult;
-    expect(String(out.source).startsWith("exports.cjsFuncify = new Map();\n")).toBe(true);
-    expect(String(out.source)).toContain("afterRequire");
+    const viaRequire = hooks.resolve(cjs, { conditions: ["require"] }, resolved(cjs, "commonjs")) as ResolveResult;
+    expect(viaRequire).toEqual({ url: virtualUrl(cjs, "cjs-facade"), format: "commonjs" });
+    const facade = hooks.load(viaRequire.url, {}, nextLoad) as LoadResult;
+    expect(facade.format).toBe("commonjs");
+    expect(String(facade.source)).toContain(`module.exports = require(${JSON.stringify(fileURLToPath(cjs))});`);
+    expect(String(facade.source)).toContain("runtime.requireRegistrations(");
+    // The original itself, as the next hook gave it.
+    expect(hooks.load(cjs, {}, nextLoad)).toBe(nextLoad(cjs));
     const numba = url("node_modules/tensorlab/link/numba.js");
     expect(hooks.load(numba, {}, nextLoad)).toBe(nextLoad(numba));
+    // module.register does not see require(): nothing to redirect there.
     const off = setup("register");
-    const original = { format: "commonjs", source: null };
-    expect(await off.hooks.load(off.url("node_modules/tensorlab/link/cjs.js"), {}, async () => original)).toBe(original);
+    const offCjs = off.url("node_modules/tensorlab/link/cjs.js");
+    expect((await off.hooks.resolve(offCjs, { conditions: ["require"] }, async () => ({ url: offCjs, format: "commonjs" }))).url).toBe(
+      offCjs,
+    );
   });
 
-  it("fails open: a module that cannot be instrumented loads unchanged, and the failure is reported", () => {
+  it("reports a watched ES module that was loaded without its facade", () => {
+    const { hooks, url, nextLoad, reports } = setup("registerHooks");
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    hooks.load(numba, {}, nextLoad);
+    expect(reports.at(-1)).toMatchObject({ type: "failed", url: numba });
+    expect((reports.at(-1) as { message: string }).message).toContain("reached without its facade");
+  });
+
+  it("fails open: a facade that cannot be built stands in for the original unchanged, and the failure is reported", () => {
     const { hooks, url, reports } = setup();
-    const cjs = url("node_modules/tensorlab/link/gone.js");
-    const original = { format: "commonjs", source: null };
-    expect(hooks.load(cjs, {}, () => original)).toBe(original);
-    expect(reports.at(-1)).toMatchObject({ type: "failed", url: cjs });
+    const gone = url("node_modules/tensorlab/link/gone.js");
+    const out = hooks.load(virtualUrl(gone, "facade"), {}, () => ({ format: "module", source: null })) as LoadResult;
+    expect(String(out.source)).toBe(`export * from ${JSON.stringify(gone)};\n`);
+    expect(reports.at(-1)).toMatchObject({ type: "failed", url: gone });
   });
 
   it("sends nobody new to a facade once disabled, but still serves the virtual modules it handed out", () => {

@@ -10,7 +10,8 @@ function program(lines: readonly string[]) {
   return makeTree({ ...frameworkEsm, ...plugin("tensorlab", false), "main.mjs": lines.join("\n") });
 }
 
-const table = "class Table { constructor() { this.m = new Map(); } register(t, f) { this.m.set(t, f); } get(t) { return this.m.get(t); } unregister(t) { this.m.delete(t); } }";
+const table =
+  "class Table { constructor() { this.m = new Map(); } register(t, f) { this.m.set(t, f); } get(t) { return this.m.get(t); } unregister(t) { this.m.delete(t); } }";
 
 describe("defects", () => {
   it("a withdrawn table is not applied to again when the registry starts listening anew", async () => {
@@ -47,7 +48,9 @@ describe("defects", () => {
     const out = lastJson((await run(dir, ["main.mjs"])).stdout);
     expect(out.stillThere).toBe(true);
     expect(out.ok).toBe(false);
-    expect(JSON.stringify(out.problems)).toContain("stuck: A on numba (registration #0) was disposed, but the table refused to give its entry back (read-only table)");
+    expect(JSON.stringify(out.problems)).toContain(
+      "stuck: A on numba (registration #0) was disposed, but the table refused to give its entry back (read-only table)",
+    );
   });
 
   it("the same implementation registered by two plugins: disposing one leaves the other's in place", async () => {
@@ -107,7 +110,11 @@ describe("defects", () => {
         "console.log(JSON.stringify({ same: JSON.stringify(a) === JSON.stringify(b), kinds: b.problems.map((p) => p.kind), inFormat: registry.audit.format().includes('never finished evaluating') }));",
       ].join("\n"),
     });
-    expect(lastJson((await run(dir, ["--import", loader, "main.mjs"])).stdout)).toEqual({ same: true, kinds: ["pending", "loader"], inFormat: true });
+    expect(lastJson((await run(dir, ["--import", loader, "main.mjs"])).stdout)).toEqual({
+      same: true,
+      kinds: ["pending", "loader"],
+      inFormat: true,
+    });
   });
 
   it("the audit log cannot be written from outside, so no forged event can make verify() say ok", async () => {
@@ -130,7 +137,9 @@ describe("defects", () => {
       "console.log(JSON.stringify({ codes }));",
     ]);
     const { codes } = lastJson((await run(dir, ["main.mjs"])).stdout) as { codes: string[] };
-    expect(codes[0]).toContain('ERR_DISPATCH_INVALID_OPTION install(): "mode" must be one of "registerHooks", "register", got "registerhooks" (did you mean "registerHooks"?)');
+    expect(codes[0]).toContain(
+      'ERR_DISPATCH_INVALID_OPTION install(): "mode" must be one of "registerHooks", "register", got "registerhooks" (did you mean "registerHooks"?)',
+    );
     expect(codes[1]).toContain('ERR_DISPATCH_INVALID_OPTION install(): "root" must be a string, got number 5');
   });
 

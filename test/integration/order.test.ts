@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
-import { lastJson, loader, makeTree, nodeVersion, run } from "./fixture.js";
 import type { Tree } from "./fixture.js";
+import { lastJson, loader, makeTree, nodeVersion, run } from "./fixture.js";
 
 const mode = hookMode(nodeVersion);
 
@@ -22,7 +22,7 @@ function framework(): Tree {
     }),
     // The index re-exports a helper and loads the cpu backend eagerly.
     "node_modules/tensorkit/index.js": 'export { helper, Add } from "./helper.js";\nimport "./backends/cpu/table.js";\n',
-    "node_modules/tensorkit/helper.js": 'export class Add {}\nexport const helper = (name) => () => `${name} on cpu`;\n',
+    "node_modules/tensorkit/helper.js": 'export class Add {}\nexport const helper = (name) => () => name + " on cpu";\n',
     "node_modules/tensorkit/backends/cpu/table.js": [
       'import { Dispatcher } from "dispatch-hook";',
       'import { Add } from "../../helper.js";',
@@ -37,7 +37,12 @@ function framework(): Tree {
   };
 }
 
-function plugin(name: string, registrations: Record<string, string>, files: Record<string, string>, expects?: Record<string, string[]>): Tree {
+function plugin(
+  name: string,
+  registrations: Record<string, string>,
+  files: Record<string, string>,
+  expects?: Record<string, string[]>,
+): Tree {
   const tree: Tree = {
     [`node_modules/${name}/package.json`]: JSON.stringify({
       name,
@@ -52,7 +57,11 @@ function plugin(name: string, registrations: Record<string, string>, files: Reco
 }
 
 const app = (deps: string[]) =>
-  JSON.stringify({ name: "app", type: "module", dependencies: Object.fromEntries(["tensorkit", "dispatch-hook", ...deps].map((d) => [d, "*"])) });
+  JSON.stringify({
+    name: "app",
+    type: "module",
+    dependencies: Object.fromEntries(["tensorkit", "dispatch-hook", ...deps].map((d) => [d, "*"])),
+  });
 
 /** Loads the cpu backend and reports what its table answers for Add (built in) and Conv (from plugins). */
 const main = [
@@ -72,7 +81,10 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
       ...plugin(
         "kit-ops",
         { cpu: "./reg/cpu.js" },
-        { "reg/cpu.js": 'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nimport { Conv } from "../ops.js";\ncpuTable.register(Conv, () => "conv on cpu");\n' },
+        {
+          "reg/cpu.js":
+            'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nimport { Conv } from "../ops.js";\ncpuTable.register(Conv, () => "conv on cpu");\n',
+        },
         { cpu: ["Conv"] },
       ),
       "package.json": app(["kit-ops"]),
@@ -108,12 +120,22 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     });
     const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
     expect(result.stderr).toBe("");
-    expect(lastJson(result.stdout)).toMatchObject({ add: "add on cpu", conv: "conv on cpu", problems: [], states: ["Conv:applied:kit-ops"] });
+    expect(lastJson(result.stdout)).toMatchObject({
+      add: "add on cpu",
+      conv: "conv on cpu",
+      problems: [],
+      states: ["Conv:applied:kit-ops"],
+    });
     expect(result.code).toBe(0);
   });
 
   it("a missing registration module leaves the backend working, and the audit names the plugin and the module", async () => {
-    const dir = makeTree({ ...framework(), ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, {}), "package.json": app(["kit-ops"]), "main.mjs": main });
+    const dir = makeTree({
+      ...framework(),
+      ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, {}),
+      "package.json": app(["kit-ops"]),
+      "main.mjs": main,
+    });
     const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
     const out = lastJson(result.stdout);
     expect(out).toMatchObject({ add: "add on cpu", conv: "ERR_DISPATCH_NO_IMPL" });
@@ -144,7 +166,8 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
   });
 
   it("two plugins register the same op: the backend loads, the first wins, the second is refused and recorded", async () => {
-    const reg = (by: string) => `import { register } from "dispatch-hook";\nimport { Conv } from "kit-ops/ops.js";\nregister("cpu", Conv, () => "conv by ${by}");\n`;
+    const reg = (by: string) =>
+      `import { register } from "dispatch-hook";\nimport { Conv } from "kit-ops/ops.js";\nregister("cpu", Conv, () => "conv by ${by}");\n`;
     const dir = makeTree({
       ...framework(),
       ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, { "reg/cpu.js": reg("kit-ops") }),
@@ -165,7 +188,14 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     it(`an app's explicit override wins over a plugin's declarative registration, registered ${when} the backend loads`, async () => {
       const dir = makeTree({
         ...framework(),
-        ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, { "reg/cpu.js": 'import { register } from "dispatch-hook";\nimport { Conv } from "../ops.js";\nregister("cpu", Conv, () => "conv by kit-ops");\n' }),
+        ...plugin(
+          "kit-ops",
+          { cpu: "./reg/cpu.js" },
+          {
+            "reg/cpu.js":
+              'import { register } from "dispatch-hook";\nimport { Conv } from "../ops.js";\nregister("cpu", Conv, () => "conv by kit-ops");\n',
+          },
+        ),
         "package.json": app(["kit-ops"]),
         "main.mjs": [
           'import { register as appRegister } from "dispatch-hook";',
@@ -190,7 +220,14 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
   it.skipIf(mode === "register")("require() of an ES dispatch module runs its registration modules after it, too", async () => {
     const dir = makeTree({
       ...framework(),
-      ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, { "reg/cpu.js": 'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nimport { Conv } from "../ops.js";\ncpuTable.register(Conv, () => "conv on cpu");\n' }),
+      ...plugin(
+        "kit-ops",
+        { cpu: "./reg/cpu.js" },
+        {
+          "reg/cpu.js":
+            'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nimport { Conv } from "../ops.js";\ncpuTable.register(Conv, () => "conv on cpu");\n',
+        },
+      ),
       "package.json": app(["kit-ops"]),
       "main.cjs": [
         'const { cpuTable } = require("tensorkit/backends/cpu/table.js");',
@@ -218,7 +255,14 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
         'exports.cpuTable.register(Add, () => "add on cpu");',
         "exports.Add = Add;",
       ].join("\n"),
-      ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, { "reg/cpu.js": 'import cpu from "cjskit/cpu.js";\nimport { Conv } from "../ops.js";\ncpu.cpuTable.register(Conv, () => "conv on cpu");\n' }),
+      ...plugin(
+        "kit-ops",
+        { cpu: "./reg/cpu.js" },
+        {
+          "reg/cpu.js":
+            'import cpu from "cjskit/cpu.js";\nimport { Conv } from "../ops.js";\ncpu.cpuTable.register(Conv, () => "conv on cpu");\n',
+        },
+      ),
       "node_modules/kit-ops/ops.js": "export class Conv {}\n",
       "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { cjskit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
       "main.mjs": [

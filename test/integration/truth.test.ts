@@ -140,10 +140,16 @@ describe("4. expectations do not depend on load order", () => {
         // It ships no numba registration module, but says it expects PoolLayer there.
         dispatchHook: { registrations: { jax: "./dispatch/jax.js" }, expects: { numba: ["PoolLayer"], jax: ["PoolLayer"] } },
       }),
-      "node_modules/ml-ops/dispatch/jax.js": 'import { register } from "dispatch-hook";\nimport { PoolLayer } from "../index.js";\nregister("jax", PoolLayer, () => "jax");\n',
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+      "node_modules/ml-ops/dispatch/jax.js":
+        'import { register } from "dispatch-hook";\nimport { PoolLayer } from "../index.js";\nregister("jax", PoolLayer, () => "jax");\n',
+      "package.json": JSON.stringify({
+        name: "app",
+        type: "module",
+        dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" },
+      }),
       "numba-only.mjs": 'await import("tensorlab/link/numba/dispatch/basic.js");\n',
-      "jax-then-numba.mjs": 'await import("tensorlab/link/jax/dispatch/basic.js");\nawait import("tensorlab/link/numba/dispatch/basic.js");\n',
+      "jax-then-numba.mjs":
+        'await import("tensorlab/link/jax/dispatch/basic.js");\nawait import("tensorlab/link/numba/dispatch/basic.js");\n',
     });
     for (const main of ["numba-only.mjs", "jax-then-numba.mjs"]) {
       const result = await run(dir, ["--import", loader, main], strict);
@@ -180,14 +186,20 @@ describe("5. a registry that nothing else references", () => {
 describe("6. a framework shipped as both CommonJS and ES modules", () => {
   const mode = hookMode(nodeVersion);
   it(`the require()d table ${mode === "register" ? "misses, and strict names it" : "gets the registration too"} (Node ${nodeVersion}, ${mode})`, async () => {
-    const table = 'class Table { constructor() { this.m = new Map(); } register(t, f) { this.m.set(t, f); } get(t) { return this.m.get(t); } unregister(t) { this.m.delete(t); } }';
+    const table =
+      "class Table { constructor() { this.m = new Map(); } register(t, f) { this.m.set(t, f); } get(t) { return this.m.get(t); } unregister(t) { this.m.delete(t); } }";
     const dir = makeTree({
       ...plugin("tensorlab", false),
       "node_modules/dual/package.json": JSON.stringify({
         name: "dual",
         exports: { "./numba": { import: "./esm/numba.mjs", require: "./cjs/numba.cjs" } },
         // One backend, two module files: the ES one by pattern, the CommonJS one by name.
-        dispatchHook: { backends: { "*": { module: "./esm/{backend}.mjs", export: "{backend}Funcify" }, numba: { module: "./cjs/numba.cjs", export: "numbaFuncify" } } },
+        dispatchHook: {
+          backends: {
+            "*": { module: "./esm/{backend}.mjs", export: "{backend}Funcify" },
+            numba: { module: "./cjs/numba.cjs", export: "numbaFuncify" },
+          },
+        },
       }),
       "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { dual: "*", "dispatch-hook": "*" } }),
       "node_modules/dual/esm/numba.mjs": `${table}\nexport const numbaFuncify = new Table();\n`,
@@ -225,7 +237,8 @@ describe("a miss says what dispatch-hook knows", () => {
     });
     const withLoader = await run(dir, ["--import", loader, "main.mjs"]);
     expect(lastJson(withLoader.stdout)).toEqual({ landed: "ERR_DISPATCH_NO_IMPL" });
-    const script = 'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js"); const { PoolLayer } = await import("ml-ops"); try { numbaFuncify.resolve(new PoolLayer()); } catch (e) { console.log(e.message); }';
+    const script =
+      'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js"); const { PoolLayer } = await import("ml-ops"); try { numbaFuncify.resolve(new PoolLayer()); } catch (e) { console.log(e.message); }';
     const explained = await run(dir, ["--import", loader, "--input-type=module", "-e", script]);
     expect(explained.stdout).toContain("The dispatch-hook loader is installed");
     expect(explained.stdout).toContain("plugins with a registration module for numba: ml-ops");

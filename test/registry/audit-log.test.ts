@@ -55,7 +55,11 @@ describe("AuditLog", () => {
   it("is one answer: registry.verify(), audit.verify(), format() and assertComplete() agree", () => {
     const registry = createRegistry();
     registry.register("numba", PoolLayer, () => 0);
-    registry.provide("numba", { register() { throw new Error("full"); } });
+    registry.provide("numba", {
+      register() {
+        throw new Error("full");
+      },
+    });
     expect(registry.audit.verify()).toEqual(registry.verify());
     expect(registry.audit.format()).toContain("[failed] PoolLayer on numba");
     expect(() => registry.audit.assertComplete()).toThrow(/full/);

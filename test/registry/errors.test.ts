@@ -6,7 +6,9 @@ import { DispatchHookError, describe as describeValue, errorCodes, warningCodes 
 
 const src = fileURLToPath(new URL("../../src", import.meta.url));
 const sources = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
 const code = sources(src)
   .filter((f) => !f.endsWith("errors.ts"))
   .map((f) => readFileSync(f, "utf8"))

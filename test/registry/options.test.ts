@@ -13,11 +13,19 @@ describe("suggest", () => {
 });
 
 describe("checkOptions", () => {
-  const spec = { override: "boolean", mode: ["registerHooks", "register"], plugins: "array", registry: "registry", root: "string" } as const;
+  const spec = {
+    override: "boolean",
+    mode: ["registerHooks", "register"],
+    plugins: "array",
+    registry: "registry",
+    root: "string",
+  } as const;
 
   it("accepts known keys with values of their kind, and undefined as absent", () => {
     expect(() => checkOptions(undefined, spec, "x()")).not.toThrow();
-    expect(() => checkOptions({ override: true, mode: "register", plugins: [], registry: { register() {} }, root: undefined }, spec, "x()")).not.toThrow();
+    expect(() =>
+      checkOptions({ override: true, mode: "register", plugins: [], registry: { register() {} }, root: undefined }, spec, "x()"),
+    ).not.toThrow();
   });
 
   it("refuses an unknown key with the nearest known one", () => {

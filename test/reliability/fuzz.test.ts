@@ -41,7 +41,9 @@ const toInput = (f: typeof facade extends fc.Arbitrary<infer T> ? T : never): Fa
   const { requirePath, ...rest } = f;
   return {
     ...rest,
-    registrations: f.registrations.map((r) => (r.missing === undefined ? { plugin: r.plugin, url: r.url, specifier: r.specifier } : r)) as FacadeInput["registrations"],
+    registrations: f.registrations.map((r) =>
+      r.missing === undefined ? { plugin: r.plugin, url: r.url, specifier: r.specifier } : r,
+    ) as FacadeInput["registrations"],
     ...(requirePath === undefined ? {} : { requirePath }),
     marker: (kind, index) => `virtual:${kind}${index ?? ""}`,
   };

@@ -194,7 +194,10 @@ describe("randomized soak", () => {
             fate.set(heir.id, "live");
           }
         } else {
-          waiting.set(entry.key, (waiting.get(entry.key) ?? []).filter((e) => e !== entry));
+          waiting.set(
+            entry.key,
+            (waiting.get(entry.key) ?? []).filter((e) => e !== entry),
+          );
         }
       } else {
         const backend = backends[random(backends.length)] as string;

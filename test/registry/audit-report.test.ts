@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { fold } from "../../src/registry/audit-fold.js";
+import { buildReport, type ThreadFacts } from "../../src/registry/audit-report.js";
+
+const requested = (id: number, backend: string, op: string) => ({ kind: "requested", seq: id, id, backend, op, site: "a.js:1" });
+const noFacts: ThreadFacts = { tables: [], loaders: [], windows: [] };
+const loader = {
+  mode: "registerHooks",
+  backends: ["{backend}"],
+  files: ["/app/package.json"],
+  root: "/app",
+  declarations: ["{backend} (tensorkit: ./b/{backend}.js)"],
+};
+
+describe("buildReport", () => {
+  it("a pending registration is a problem once its backend loaded anywhere in the thread, or when named", () => {
+    const f = fold([requested(0, "cpu", "Conv")]);
+    expect(buildReport([{ fold: f }], noFacts, { connected: false }).problems).toEqual([]);
+    const loaded = { ...noFacts, tables: [{ backend: "cpu", module: "file:///b/cpu.js", names: new Set<string>() }] };
+    expect(buildReport([{ fold: f }], loaded, { connected: false }).problems[0]?.message).toContain(
+      "still pending although a cpu table exists",
+    );
+    expect(buildReport([{ fold: f }], noFacts, { connected: false, focus: ["cpu"] }).problems[0]?.message).toContain(
+      "no dispatch-hook loader is installed",
+    );
+  });
+
+  it("checks a connected loader's expectations on every backend that loaded, against what the tables hold", () => {
+    const facts: ThreadFacts = {
+      tables: [{ backend: "cpu", module: "file:///b/cpu.js", names: new Set(["Conv"]) }],
+      loaders: [
+        {
+          ...loader,
+          plugins: [
+            { name: "kit-ops", declaredIn: "/kit/package.json", registrations: {}, expects: { cpu: ["Conv", "Pool"], gpu: ["Conv"] } },
+          ],
+        },
+      ],
+      windows: [],
+    };
+    const report = buildReport([], facts, { connected: true });
+    expect(report.problems.map((p) => [p.kind, p.backend, p.op])).toEqual([["missing", "cpu", "Pool"]]);
+    expect(report.checked).toBe(2);
+    expect(report.backends).toEqual([
+      { backend: "cpu", tables: 1, loaded: true, sealed: false },
+      { backend: "gpu", tables: 0, loaded: false, sealed: false },
+    ]);
+    // An isolated registry does not answer for the loader's plugins.
+    expect(buildReport([], facts, { connected: false }).problems).toEqual([]);
+  });
+
+  it("says when the loader watches nothing, and what it saw when nothing was checked", () => {
+    const report = buildReport([], { ...noFacts, loaders: [{ ...loader, declarations: [] }] }, { connected: true });
+    expect(report.problems.map((p) => p.kind)).toEqual(["loader"]);
+    expect(report.problems[0]?.message).toContain(
+      "found no backend declaration, so it watches nothing. It started from /app and read /app/package.json",
+    );
+    const quiet = buildReport([], { ...noFacts, loaders: [loader] }, { connected: true });
+    expect(quiet).toMatchObject({ ok: true, checked: 0 });
+    expect(quiet.notes).toContain("no registrations were made; the loader watched 0 named backends, none loaded");
+  });
+
+  it("reports plugin modules that were missing or did not finish, and writes made outside the registry", () => {
+    const info = (plugin: string) => ({ id: plugin, url: "file:///b/cpu.js", backend: "cpu", plugin, module: `file:///${plugin}/cpu.js` });
+    const facts: ThreadFacts = {
+      ...noFacts,
+      windows: [
+        { info: info("gone"), state: "missing", outside: [], error: { name: "Error", message: "Cannot find it", code: undefined } },
+        { info: info("threw"), state: "failed", outside: [], error: undefined },
+        {
+          info: info("direct"),
+          state: "done",
+          outside: [
+            { op: "Conv", opType: class Conv {}, replaced: false },
+            { op: "Add", opType: class Add {}, replaced: true },
+          ],
+          error: undefined,
+        },
+        { info: info("direct"), state: "done", outside: [], error: undefined },
+      ],
+    };
+    const report = buildReport([], facts, { connected: true });
+    expect(report.plugins.map((p) => [p.plugin, p.state])).toEqual([
+      ["gone", "missing"],
+      ["threw", "failed"],
+      ["direct", "loaded"],
+    ]);
+    expect(report.outside.map((w) => [w.op, w.replaced])).toEqual([
+      ["Conv", false],
+      ["Add", true],
+    ]);
+    expect(report.problems.map((p) => p.kind)).toEqual(["failed", "failed", "conflict"]);
+    expect(report.problems[1]?.message).toContain("did not finish evaluating");
+  });
+
+  it("names each registry when a report covers several", () => {
+    const report = buildReport(
+      [
+        { fold: fold([requested(0, "cpu", "A")]), name: "default" },
+        { fold: fold([requested(0, "cpu", "B")]), name: "#2" },
+      ],
+      noFacts,
+      { connected: true },
+    );
+    expect(report.registrations.map((r) => [r.registry, r.op])).toEqual([
+      ["default", "A"],
+      ["#2", "B"],
+    ]);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { channels } from "../../src/channel.js";
+import { createRegistry } from "../../src/registry/registry.js";
+import { threadAudit } from "../../src/registry/thread-audit.js";
+
+class Conv {}
+
+describe("threadAudit", () => {
+  it("hears every registry in the thread, and of every copy, until it is disposed", () => {
+    const a = createRegistry({ name: "a" });
+    const b = createRegistry({ name: "b" });
+    a.register("ta", Conv, () => 1);
+    b.register("tb", Conv, () => 2);
+    // A registry of another copy of the package answers the same way, from its own directory.
+    const foreign = (message: unknown) =>
+      (message as { registries: unknown[] }).registries.push({
+        name: "default",
+        copy: "/elsewhere/dispatch-hook",
+        events: [{ kind: "requested", seq: 0, id: 0, backend: "tc", op: "Conv", site: "x.js:1" }],
+      });
+    channels.auditCollect.subscribe(foreign);
+    try {
+      const report = threadAudit();
+      expect(report.registrations.map((r) => [r.registry?.split(" ")[0], r.backend])).toEqual([
+        ["a", "ta"],
+        ["b", "tb"],
+        ["default", "tc"],
+      ]);
+      expect(report.registrations[2]?.registry).toBe("default (/elsewhere/dispatch-hook)");
+      a.dispose();
+      expect(threadAudit().registrations.map((r) => r.backend)).toEqual(["tb", "tc"]);
+      expect(threadAudit({ backends: ["tb"] }).problems.map((p) => [p.kind, p.backend])).toEqual([["pending", "tb"]]);
+    } finally {
+      channels.auditCollect.unsubscribe(foreign);
+      b.dispose();
+    }
+  });
+});

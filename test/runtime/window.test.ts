@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { ask, channels, type TableAppliedMessage, type WindowQueryMessage } from "../../src/channel.js";
+import { Dispatcher } from "../../src/registry/dispatcher.js";
+import { missingRegistration, openWindow, runRegistration } from "../../src/runtime/window.js";
+
+class Conv {}
+class Pool {}
+const module = (url: string) => ({ url, backend: "cpu", exportName: "cpuTable", format: "module" as const });
+const info = (id: string) => ({ id, url: `file:///${id}/table.js`, backend: "cpu", plugin: "kit-ops", module: `file:///${id}/reg.js` });
+const facts = () => ask<WindowQueryMessage>(channels.windowQuery, { version: 1, windows: [] }).windows;
+
+describe("registration windows", () => {
+  it("find what a registration module wrote into the table outside the registry, and what it replaced", () => {
+    const table = new Dispatcher({ backend: "cpu" });
+    const old = () => "old";
+    table.register(Pool, old);
+    const namespace = { cpuTable: table };
+    const window = openWindow(info("direct"), module("file:///direct/table.js"), namespace);
+    expect(facts().find((w) => w.info.id === "direct")?.state).toBe("open");
+    table.register(Conv, () => "conv");
+    table.register(Pool, () => "new pool");
+    // What a registry writes is announced on the channel, and is not "outside".
+    const registry = () => "registry";
+    class ByRegistry {}
+    table.register(ByRegistry, registry);
+    channels.tableApplied.publish({ version: 1, table, opType: ByRegistry } satisfies TableAppliedMessage);
+    window.close();
+    const fact = facts().find((w) => w.info.id === "direct");
+    expect(fact?.state).toBe("done");
+    expect(fact?.outside.map((w) => [w.op, w.replaced])).toEqual([
+      ["Pool", true],
+      ["Conv", false],
+    ]);
+    // A second route to the same load opens nothing new.
+    openWindow(info("direct"), module("file:///direct/table.js"), namespace).close();
+    expect(facts().filter((w) => w.info.id === "direct")).toHaveLength(1);
+  });
+
+  it("a window still open once the current job is over did not finish: its module threw", async () => {
+    const table = new Map();
+    openWindow(info("threw"), module("file:///threw/table.js"), { cpuTable: table });
+    await Promise.resolve();
+    expect(facts().find((w) => w.info.id === "threw")?.state).toBe("failed");
+  });
+
+  it("records a registration module that could not be loaded, and contains a throw on the require() route", () => {
+    const table = new Map();
+    missingRegistration(info("missing"), module("file:///missing/table.js"), { cpuTable: table }, "Cannot find it");
+    expect(facts().find((w) => w.info.id === "missing")).toMatchObject({
+      state: "missing",
+      error: { message: "Cannot find it", code: "ERR_DISPATCH_REGISTRATION_MODULE" },
+    });
+    runRegistration(info("throws"), module("file:///throws/table.js"), { cpuTable: table }, () => {
+      throw new TypeError("plugin bug");
+    });
+    expect(facts().find((w) => w.info.id === "throws")).toMatchObject({
+      state: "failed",
+      error: { name: "TypeError", message: "plugin bug" },
+    });
+    runRegistration(info("fine"), module("file:///fine/table.js"), { cpuTable: table }, () => table.set(Conv, 1));
+    expect(facts().find((w) => w.info.id === "fine")).toMatchObject({ state: "done", outside: [{ op: "Conv", replaced: false }] });
+  });
+});
