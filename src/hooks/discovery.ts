@@ -54,8 +54,6 @@ export interface DiscoverOptions {
 interface Known {
   readonly dir: string;
   readonly name: string | undefined;
-  /** The package's "type" field: how its .js files load. */
-  readonly type: "module" | "commonjs";
   readonly deps: readonly string[];
   depsRead: boolean;
 }
@@ -80,6 +78,8 @@ export class Discovery {
   readonly #scopes = new Map<string, string | null>();
   /** Package directory → what was read there. */
   readonly #known = new Map<string, Known>();
+  /** Directory (as a URL prefix) → the "type" of its nearest package.json. */
+  readonly #types = new Map<string, "module" | "commonjs">();
   /** Names of packages that declare backends, and dispatch-hook itself. */
   readonly #frameworks = new Set<string>(["dispatch-hook"]);
   #version = 0;
@@ -149,16 +149,27 @@ export class Discovery {
   }
 
   /**
-   * How a learned module loads, by its extension and its package's "type", for when Node's resolve
-   * does not say (it does not for require()). Undefined when the scope is unknown.
+   * How a module loads, by its extension and the "type" of the nearest package.json (as Node
+   * decides), for when Node's hooks do not say: resolve() for require(), and load() for a CommonJS
+   * module that require() already loaded (Node 22+).
    */
   formatOf(href: string): "module" | "commonjs" | undefined {
     const clean = href.replace(/[?#].*$/, "");
     if (clean.endsWith(".mjs")) return "module";
     if (clean.endsWith(".cjs")) return "commonjs";
-    if (!clean.endsWith(".js")) return undefined;
-    const dir = this.#scopes.get(clean.slice(0, clean.lastIndexOf("/") + 1));
-    return dir === undefined || dir === null ? undefined : this.#known.get(dir)?.type;
+    if (!clean.endsWith(".js") || !clean.startsWith("file:")) return undefined;
+    const dirUrl = clean.slice(0, clean.lastIndexOf("/") + 1);
+    let type = this.#types.get(dirUrl);
+    if (type === undefined) {
+      type = "commonjs";
+      try {
+        const root = findPackageRoot(url.fileURLToPath(dirUrl));
+        const json = root === undefined ? undefined : readJson(path.join(root, "package.json"));
+        if (json?.ok && (json.value as { type?: unknown })?.type === "module") type = "module";
+      } catch {}
+      this.#types.set(dirUrl, type);
+    }
+    return type;
   }
 
   /** The package directory of a directory: the nearest package.json that names a package or declares something. */
@@ -218,8 +229,7 @@ export class Discovery {
     if (typeof json.value !== "object" || json.value === null) return undefined;
     const value = json.value as PackageJson;
     const name = typeof value.name === "string" ? value.name : fallback;
-    const type = (value as { type?: unknown }).type === "module" ? "module" : "commonjs";
-    const known: Known = { dir, name, type, deps: dependencyNames(value, isApp).filter(isPackageName), depsRead: false };
+    const known: Known = { dir, name, deps: dependencyNames(value, isApp).filter(isPackageName), depsRead: false };
     this.#known.set(dir, known);
     if (value.dispatchHook !== undefined) {
       const rulesBefore = this.#reader.rules.length;

@@ -164,7 +164,9 @@ export function createHooks(options: HookOptions) {
     // ("module") must be cleared explicitly, or the original would be loaded as an ES module.
     const passthrough: Context = { format: undefined, conditions: context.conditions ?? [], importAttributes: {} };
     return then(nextLoad(v.original, passthrough), (original) => {
-      const commonjs = isCommonJs(original.format);
+      // Node 22+ leaves the format out for a CommonJS module that require() has already loaded:
+      // then the extension and the package's "type" decide.
+      const commonjs = isCommonJs(original.format ?? discovery.formatOf?.(v.original));
       let hasDefault = true;
       if (!commonjs) {
         const lexed = hasDefaultExport(text(original.source ?? fs.readFileSync(url.fileURLToPath(v.original))));

@@ -155,4 +155,19 @@ describe("Discovery", () => {
     expect(discovery.learn(pathToFileURL(join(root, "node_modules/tensorlab/dist/esm/index.js")).href)).toBe(true);
     expect(discovery.config().rules.map((r) => r.packageName)).toEqual(["tensorlab"]);
   });
+
+  it("tells a module's format as Node does: the extension, then the nearest package.json's type", () => {
+    const root = makeTree({
+      "package.json": pkg({ name: "app", type: "module" }),
+      "dist/commonjs/package.json": pkg({ type: "commonjs" }),
+    });
+    const discovery = new Discovery({ root, packages: false });
+    const at = (p: string) => pathToFileURL(join(root, p)).href;
+    expect(discovery.formatOf(at("index.js"))).toBe("module");
+    expect(discovery.formatOf(at("dist/commonjs/index.js?x"))).toBe("commonjs");
+    expect(discovery.formatOf(at("a.cjs"))).toBe("commonjs");
+    expect(discovery.formatOf(at("dist/commonjs/a.mjs"))).toBe("module");
+    expect(discovery.formatOf(at("data.json"))).toBeUndefined();
+    expect(discovery.formatOf("node:fs")).toBeUndefined();
+  });
 });
