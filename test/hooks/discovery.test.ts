@@ -164,7 +164,7 @@ describe("Discovery", () => {
     const discovery = new Discovery({ root, packages: false });
     const at = (p: string) => pathToFileURL(join(root, p)).href;
     expect(discovery.formatOf(at("index.js"))).toBe("module");
-    expect(discovery.formatOf(at("dist/commonjs/index.js?x"))).toBe("commonjs");
+    expect(discovery.formatOf(`${at("dist/commonjs/index.js")}?x`)).toBe("commonjs");
     expect(discovery.formatOf(at("a.cjs"))).toBe("commonjs");
     expect(discovery.formatOf(at("dist/commonjs/a.mjs"))).toBe("module");
     expect(discovery.formatOf(at("data.json"))).toBeUndefined();
