@@ -149,18 +149,18 @@ const discovery = runDiscoveryBench();
 sections.push(
   [
     "## 4. Config discovery",
-    "An app with 20 direct dependencies (4 declare dispatchHook) and 100, 500 or 2,000 packages installed in node_modules.",
+    "An app with 21 direct dependencies (4 declare dispatchHook; one of the others brings a toolkit that depends on the framework and on a plugin the app does not list) and 100, 500 or 2,000 packages installed in node_modules. Eager: what the loader reads at start-up (the entry point's package and its direct dependencies). Learning: the scope learning the hooks do as 2,000 module URLs of the toolkit and the direct dependencies resolve, which finds the toolkit's plugin.",
     table(
-      ["installed packages", "discovery (ms)"],
-      Object.entries(discovery.medians).map(([n, ms]) => [n, fmt(ms, 3)]),
+      ["installed packages", "eager discovery (ms)", "learning 2,000 module URLs (ms)"],
+      Object.keys(discovery.medians).map((n) => [n, fmt(discovery.medians[n], 3), fmt(discovery.learnMedians[n], 3)]),
     ),
-    `- Files read: ${discovery.filesRead} (the app's package.json and its 20 direct dependencies'), whatever is installed. 2,000 vs 100 installed: ${fmt(discovery.ratio2000to100, 2)}× — the cost does not grow with node_modules: ${verdict(discovery.ratio2000to100 < 1.25)}.`,
+    `- Files read: ${discovery.filesRead} eagerly, ${discovery.learnedFiles} after learning, whatever is installed. 2,000 vs 100 installed: eager ${fmt(discovery.ratio2000to100, 2)}×, learning ${fmt(discovery.learnRatio2000to100, 2)}× — the cost does not grow with node_modules: ${verdict(discovery.ratio2000to100 < 1.25 && discovery.learnRatio2000to100 < 1.25)}.`,
   ].join("\n\n"),
 );
 console.log(
   `  ${Object.entries(discovery.medians)
-    .map(([n, ms]) => `${n}: ${fmt(ms, 3)} ms`)
-    .join(", ")}`,
+    .map(([n, ms]) => `${n}: ${fmt(ms, 3)} ms eager, ${fmt(discovery.learnMedians[n], 3)} ms learning`)
+    .join("; ")}`,
 );
 
 writeFileSync(join(here, "RESULTS.md"), `${sections.join("\n\n")}\n`);

@@ -141,10 +141,7 @@ export class Discovery {
       pkg = this.#scopeOf(url.fileURLToPath(dirUrl)) ?? null;
     } catch {}
     this.#scopes.set(dirUrl, pkg);
-    if (pkg !== null && !this.#known.has(pkg)) {
-      const known = this.#read(pkg, false);
-      if (known?.deps.some((dep) => this.#frameworks.has(dep))) this.#readDeps(known);
-    }
+    if (pkg !== null && !this.#known.has(pkg)) this.#read(pkg, false);
     return this.version !== before;
   }
 
@@ -241,6 +238,8 @@ export class Discovery {
       }
       this.#version++;
     }
+    // A package that depends on a framework may have plugins beside it: read its dependencies.
+    if (known.deps.some((dep) => this.#frameworks.has(dep))) this.#readDeps(known);
     return known;
   }
 
