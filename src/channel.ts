@@ -64,11 +64,14 @@ export interface TableQueryMessage {
   readonly answers: TableNotice[];
 }
 
-/** Published by a registry after it wrote an entry into a table (only while someone listens). */
-export interface TableAppliedMessage {
+/** Asked by a registration window about an entry that changed while it was open: did a registry write it? */
+export interface TableWrittenMessage {
   readonly version: 1;
   readonly table: object;
   readonly opType: Function;
+  readonly impl: unknown;
+  /** A registry that wrote exactly this entry sets it. */
+  written: boolean;
 }
 
 /** Published by a Dispatcher before it throws a miss, so registries and loaders can say why. */
@@ -179,7 +182,7 @@ export const channelNames = {
   moduleEvaluated: "dispatch-hook:module:evaluated",
   tableProvided: "dispatch-hook:table:provided",
   tableQuery: "dispatch-hook:table:query",
-  tableApplied: "dispatch-hook:table:applied",
+  tableWritten: "dispatch-hook:table:written",
   dispatchMiss: "dispatch-hook:dispatcher:miss",
   loaderStatus: "dispatch-hook:loader:status",
   windowQuery: "dispatch-hook:registrations:query",
@@ -192,7 +195,7 @@ export const channels = {
   moduleEvaluated: diagnosticsChannel.channel(channelNames.moduleEvaluated),
   tableProvided: diagnosticsChannel.channel(channelNames.tableProvided),
   tableQuery: diagnosticsChannel.channel(channelNames.tableQuery),
-  tableApplied: diagnosticsChannel.channel(channelNames.tableApplied),
+  tableWritten: diagnosticsChannel.channel(channelNames.tableWritten),
   dispatchMiss: diagnosticsChannel.channel(channelNames.dispatchMiss),
   loaderStatus: diagnosticsChannel.channel(channelNames.loaderStatus),
   windowQuery: diagnosticsChannel.channel(channelNames.windowQuery),

@@ -59,8 +59,8 @@ describe("no global mutation", () => {
     expect(result.changes).toEqual([]);
     // What stays subscribed is exactly what answers for the thread: the installation (loader status,
     // miss context), the numba table's notice, the plugin's registration window, and the default
-    // registry, which holds the plugin's registration (so it answers the audit, and listens for
-    // further instances of the table).
+    // registry, which holds the plugin's registration (so it answers the audit and says which
+    // entries it wrote, and listens for further instances of the table).
     expect([...result.channelsLeft].sort()).toEqual([
       "dispatch-hook:audit:collect",
       "dispatch-hook:dispatcher:miss",
@@ -69,6 +69,7 @@ describe("no global mutation", () => {
       "dispatch-hook:registrations:query",
       "dispatch-hook:table:provided",
       "dispatch-hook:table:query",
+      "dispatch-hook:table:written",
     ]);
   });
 });

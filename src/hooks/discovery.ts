@@ -78,6 +78,8 @@ export class Discovery {
   readonly #scopes = new Map<string, string | null>();
   /** Package directory → what was read there. */
   readonly #known = new Map<string, Known>();
+  /** The directory of the last module learned, as a URL prefix. */
+  #lastDir = "\0";
   /** Directory (as a URL prefix) → the "type" of its nearest package.json. */
   readonly #types = new Map<string, "module" | "commonjs">();
   /** Names of packages that declare backends, and dispatch-hook itself. */
@@ -130,9 +132,14 @@ export class Discovery {
    */
   learn(href: string): boolean {
     if (!this.#packages || !href.startsWith("file:")) return false;
-    const cut = href.search(/[?#]/);
-    const clean = cut < 0 ? href : href.slice(0, cut);
-    const dirUrl = clean.slice(0, clean.lastIndexOf("/") + 1);
+    // Most calls are for the directory of the previous one: answered without allocating.
+    const last = this.#lastDir;
+    if (href.startsWith(last) && href.indexOf("/", last.length) < 0) return false;
+    const query = href.indexOf("?");
+    const hash = href.indexOf("#");
+    const cut = query < 0 ? hash : hash < 0 ? query : Math.min(query, hash);
+    const dirUrl = href.slice(0, href.lastIndexOf("/", cut < 0 ? href.length : cut) + 1);
+    this.#lastDir = dirUrl;
     const cached = this.#scopes.get(dirUrl);
     if (cached !== undefined) return false;
     const before = this.version;

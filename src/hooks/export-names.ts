@@ -24,6 +24,9 @@ function load(): Lexer {
 
 /** `true`/`false` from the lexer; when the source cannot be lexed, a conservative textual guess and `exact: false`. */
 export function hasDefaultExport(source: string): { hasDefault: boolean; exact: boolean } {
+  // Without the word anywhere there is no default export, and no need to load the lexer (it costs
+  // milliseconds at start-up, and most dispatch modules only have named exports).
+  if (!source.includes("default")) return { hasDefault: false, exact: true };
   try {
     const [, exports] = load().parse(source);
     return { hasDefault: exports.some((e) => e.n === "default"), exact: true };

@@ -6,13 +6,16 @@
  * Importers of a watched ES dispatch module get its facade instead:
  *
  *   export * from "<original>"; export { default } from "<original>";   // the same exports
- *   import "<evaluated>";      // the original has finished: announce its table (registrations land)
- *   import "<begin 0>"; import "<registration module 0>"; import "<end 0>";   // per plugin
+ *   import "<step 0>";  import "<registration module 0>";   // step 0 announces the table
+ *   import "<step 1>";  import "<registration module 1>";   // (waiting registrations land), then
+ *   …                                                        // opens plugin 0's window; step i
+ *   <body: close the last plugin's window>                   // closes window i-1 and opens window i
  *
  * A module's static imports evaluate in order, so each registration module runs after the
  * original's body and before any importer continues, as the Python import hook's did, and it may
  * import the table from the dispatch module (it reads the facade's bindings, which are the
- * original's). The original itself is not changed at all.
+ * original's). The original itself is not changed at all. A facade with no plugin announces the
+ * table from its own body: one generated module, and one more per plugin.
  *
  * require() of a CommonJS original (where the hooks see require(): registerHooks) gets a CommonJS
  * facade instead, which requires the original, announces its exports and then runs the
@@ -40,6 +43,9 @@ export interface FacadeRegistration {
   readonly missing?: string;
 }
 
+/** The markers a facade imports: a "require" marker for a CommonJS original, and one step per plugin. */
+export type MarkerKind = Extract<VirtualKind, "require" | "step">;
+
 export interface FacadeInput {
   readonly module: ModuleInfo;
   /** How generated code imports the original module. */
@@ -49,7 +55,7 @@ export interface FacadeInput {
   readonly hasDefault: boolean;
   readonly registrations: readonly FacadeRegistration[];
   /** How generated code imports a marker (a host-specific virtual module). */
-  readonly marker: (kind: Exclude<VirtualKind, "facade" | "cjs-facade">, index?: number) => string;
+  readonly marker: (kind: MarkerKind, index?: number) => string;
   /** For a CommonJS original under Node's hooks: its file path, required before it is imported. */
   readonly requirePath?: string;
 }
@@ -68,8 +74,8 @@ function window(input: FacadeInput, index: number): WindowInfo {
 }
 
 /** The namespace expression the runtime gets: a CommonJS module's exports are its default export. */
-function namespace(input: FacadeInput): string {
-  return input.module.format === "commonjs" ? "ns.default" : "ns";
+function namespace(input: FacadeInput, name: string): string {
+  return input.module.format === "commonjs" ? `${name}.default` : name;
 }
 
 export function facadeSource(input: FacadeInput): string {
@@ -77,12 +83,24 @@ export function facadeSource(input: FacadeInput): string {
   if (input.module.format === "commonjs" && input.requirePath !== undefined) lines.push(`import ${s(input.marker("require"))};`);
   lines.push(`export * from ${s(input.original)};`);
   if (input.hasDefault) lines.push(`export { default } from ${s(input.original)};`);
-  lines.push(`import ${s(input.marker("evaluated"))};`);
-  input.registrations.forEach((registration, i) => {
-    if (registration.missing !== undefined) lines.push(`import ${s(input.marker("missing", i))};`);
-    else
-      lines.push(`import ${s(input.marker("begin", i))};`, `import ${s(registration.specifier)};`, `import ${s(input.marker("end", i))};`);
-  });
+  const count = input.registrations.length;
+  if (count === 0) {
+    lines.push(
+      `import * as __dispatchHookNs from ${s(input.original)};`,
+      `import { signalEvaluated } from ${s(input.runtime)};`,
+      `signalEvaluated(${s(input.module)}, ${namespace(input, "__dispatchHookNs")});`,
+    );
+  } else {
+    input.registrations.forEach((registration, i) => {
+      lines.push(
+        i === count - 1
+          ? `import { window as __dispatchHookLast } from ${s(input.marker("step", i))};`
+          : `import ${s(input.marker("step", i))};`,
+      );
+      if (registration.missing === undefined) lines.push(`import ${s(registration.specifier)};`);
+    });
+    lines.push("__dispatchHookLast.close();");
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -102,18 +120,23 @@ export function cjsFacadeSource(input: FacadeInput): string {
   ].join("\n");
 }
 
-export function markerSource(kind: Exclude<VirtualKind, "facade" | "cjs-facade">, index: number, input: FacadeInput): string {
-  const ns = `import * as ns from ${s(input.original)};`;
-  switch (kind) {
-    case "require":
-      return `import { createRequire } from "node:module";\ncreateRequire(${s(input.original)})(${s(input.requirePath ?? "")});\n`;
-    case "evaluated":
-      return `${ns}\nimport { signalEvaluated } from ${s(input.runtime)};\nsignalEvaluated(${s(input.module)}, ${namespace(input)});\n`;
-    case "begin":
-      return `${ns}\nimport { openWindow } from ${s(input.runtime)};\nexport const window = openWindow(${s(window(input, index))}, ${s(input.module)}, ${namespace(input)});\n`;
-    case "end":
-      return `import { window } from ${s(input.marker("begin", index))};\nwindow.close();\n`;
-    case "missing":
-      return `${ns}\nimport { missingRegistration } from ${s(input.runtime)};\nmissingRegistration(${s(window(input, index))}, ${s(input.module)}, ${namespace(input)}, ${s(input.registrations[index]?.missing ?? "")});\n`;
-  }
+/**
+ * A marker. Step i: step 0 announces the table; step i > 0 closes window i-1; then it opens window
+ * i, or records registration module i as missing (a window that was never opened closes as a no-op).
+ */
+export function markerSource(kind: MarkerKind, index: number, input: FacadeInput): string {
+  if (kind === "require")
+    return `import { createRequire } from "node:module";\ncreateRequire(${s(input.original)})(${s(input.requirePath ?? "")});\n`;
+  const info = window(input, index);
+  const ns = namespace(input, "ns");
+  const lines = [
+    `import * as ns from ${s(input.original)};`,
+    `import { missingRegistration, openWindow, signalEvaluated } from ${s(input.runtime)};`,
+  ];
+  if (index === 0) lines.push(`signalEvaluated(${s(input.module)}, ${ns});`);
+  else lines.push(`import { window as previous } from ${s(input.marker("step", index - 1))};`, "previous.close();");
+  const missing = input.registrations[index]?.missing;
+  if (missing === undefined) lines.push(`export const window = openWindow(${s(info)}, ${s(input.module)}, ${ns});`);
+  else lines.push(`missingRegistration(${s(info)}, ${s(input.module)}, ${ns}, ${s(missing)});`, "export const window = { close() {} };");
+  return `${lines.join("\n")}\n`;
 }

@@ -76,6 +76,12 @@ function text(source: LoadResult["source"]): string {
   return "";
 }
 
+/** Whether an object has an own enumerable key, without allocating the list of them. */
+function hasKeys(value: object | undefined): boolean {
+  for (const key in value) if (Object.hasOwn(value as object, key)) return true;
+  return false;
+}
+
 function isJavaScript(format: string | null | undefined): boolean {
   return (
     format === undefined ||
@@ -186,42 +192,53 @@ export function createHooks(options: HookOptions) {
     });
   };
 
+  /** The last importer whose scope was learned: consecutive imports usually share one. */
+  let lastParent: string | undefined;
+
+  /** What resolve() does with Node's answer. Runs for every module, so it allocates nothing on the common path. */
+  const redirect = (result: ResolveResult, context: Context): ResolveResult => {
+    try {
+      const href = result.url;
+      if (!href.startsWith("file:")) return result;
+      // The importer's scope too: a module loaded before the hooks were installed (the one that
+      // called install(), say) is otherwise never seen, and its package may list the plugins.
+      const parent = context.parentURL;
+      if (parent !== lastParent) {
+        lastParent = parent;
+        if (parent !== undefined) discovery.learn(parent);
+      }
+      discovery.learn(href);
+      if (discovery.version !== version) sync();
+      // JavaScript only: JSON, wasm and anything imported with attributes pass untouched.
+      if (!matcher.watches(href) || !isJavaScript(result.format) || hasKeys(context.importAttributes)) return result;
+      // The original itself, for its facades, their markers and its own self-import.
+      if (parent !== undefined && (parent === href || parseVirtual(parent)?.original === href)) return result;
+      const plan = matcher.match(href);
+      if (plan === undefined) return result;
+      // require() of a CommonJS module keeps its CommonJS semantics: it gets a CommonJS facade, and
+      // while the module is still loading (a require cycle through it) the module itself, with
+      // the partial exports a cycle gives. An ES facade would turn the cycle into
+      // ERR_REQUIRE_CYCLE_MODULE (Node 22, 24, 26).
+      if (context.conditions?.includes("require")) {
+        const format = result.format ?? discovery.formatOf?.(href);
+        if (format !== "module" && format !== "module-typescript") {
+          if (mode !== "registerHooks" || isLoading(href)) return result;
+          return { ...result, url: virtualUrl(href, "cjs-facade"), format: "commonjs" };
+        }
+      }
+      return { ...result, url: virtualUrl(href, "facade"), format: "module" };
+    } catch {
+      return result;
+    }
+  };
+
   function resolve(specifier: string, context: Context, nextResolve: NextResolve): Maybe<ResolveResult> {
     // A virtual URL once handed out is always served, even after disable(): a module graph that
     // is still loading must not find it gone.
     if (parseVirtual(specifier) !== undefined) return { url: specifier, format: "module", shortCircuit: true };
     if (!enabled()) return nextResolve(specifier, context);
-    return then(nextResolve(specifier, context), (result) => {
-      try {
-        const href = result.url;
-        if (!href.startsWith("file:")) return result;
-        // The importer's scope too: a module loaded before the hooks were installed (the one that
-        // called install(), say) is otherwise never seen, and its package may list the plugins.
-        const learned = (context.parentURL !== undefined && discovery.learn(context.parentURL)) || discovery.learn(href);
-        if (learned || discovery.version !== version) sync();
-        // JavaScript only: JSON, wasm and anything imported with attributes pass untouched.
-        if (!matcher.watches(href) || !isJavaScript(result.format) || Object.keys(context.importAttributes ?? {}).length > 0) return result;
-        const parent = context.parentURL;
-        // The original itself, for its facades, their markers and its own self-import.
-        if (parent !== undefined && (parent === href || parseVirtual(parent)?.original === href)) return result;
-        const plan = matcher.match(href);
-        if (plan === undefined) return result;
-        // require() of a CommonJS module keeps its CommonJS semantics: it gets a CommonJS facade, and
-        // while the module is still loading (a require cycle through it) the module itself, with
-        // the partial exports a cycle gives. An ES facade would turn the cycle into
-        // ERR_REQUIRE_CYCLE_MODULE (Node 22, 24, 26).
-        if (context.conditions?.includes("require")) {
-          const format = result.format ?? discovery.formatOf?.(href);
-          if (format !== "module" && format !== "module-typescript") {
-            if (mode !== "registerHooks" || isLoading(href)) return result;
-            return { ...result, url: virtualUrl(href, "cjs-facade"), format: "commonjs" };
-          }
-        }
-        return { ...result, url: virtualUrl(href, "facade"), format: "module" };
-      } catch {
-        return result;
-      }
-    });
+    const result = nextResolve(specifier, context);
+    return result instanceof Promise ? result.then((r) => redirect(r, context)) : redirect(result, context);
   }
 
   function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {

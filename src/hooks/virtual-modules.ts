@@ -6,11 +6,11 @@
  * names everything needed to generate the module again: the hooks keep no table of them.
  */
 /** "cjs-facade" is what require() of a CommonJS dispatch module gets (a .cjs sibling); the rest are ES modules. */
-export type VirtualKind = "facade" | "cjs-facade" | "require" | "evaluated" | "begin" | "end" | "missing";
+export type VirtualKind = "facade" | "cjs-facade" | "require" | "step";
 
 const tag = ".dispatch-hook-";
 // "-cjs" marks a CommonJS original: its exports are its namespace's default export.
-const pattern = /\.dispatch-hook-(facade|cjs-facade|require|evaluated|begin|end|missing)(\d*)(-cjs)?\.[mc]js$/;
+const pattern = /\.dispatch-hook-(facade|cjs-facade|require|step)(\d*)(-cjs)?\.[mc]js$/;
 
 function split(href: string): [string, string] {
   const cut = href.search(/[?#]/);

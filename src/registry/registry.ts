@@ -11,9 +11,9 @@ import {
   type DispatchMissMessage,
   type ModuleEvaluatedMessage,
   summarizeError,
-  type TableAppliedMessage,
   type TableNotice,
   type TableProvidedMessage,
+  type TableWrittenMessage,
 } from "../channel.js";
 import { noticeTable } from "../table-entries.js";
 import type { AuditEvent, AuditReport, Mechanism, Origin, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
@@ -136,6 +136,14 @@ export class Registry {
       miss: (registry, message) => registry.#explainMiss(message as DispatchMissMessage),
       collect: (registry, message) => {
         (message as AuditCollectMessage).registries.push({ name: registry.#name, copy, events: registry.audit.events() });
+      },
+      written: (registry, message) => {
+        const m = message as TableWrittenMessage;
+        for (const state of registry.#backends.values()) {
+          const table = state.tables.find((t) => t.table === m.table);
+          const owner = table === undefined ? undefined : state.owners.get(m.opType as Class);
+          if (owner !== undefined && owner.impl === m.impl && owner.inTable(table)) m.written = true;
+        }
       },
     });
   }
@@ -500,8 +508,6 @@ export class Registry {
     registration.addTable(table);
     if (registration.state === "pending") this.#setState(registration, "applied");
     this.#record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
-    if (channels.tableApplied.hasSubscribers)
-      channels.tableApplied.publish({ version: 1, table: table.table, opType } satisfies TableAppliedMessage);
   };
 
   #dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {

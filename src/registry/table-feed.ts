@@ -1,6 +1,7 @@
 /**
  * A registry's channel subscriptions, and how it is held. From its first registration until
- * dispose() a registry answers the thread's audit and explains dispatch misses; while it has live
+ * dispose() a registry answers the thread's audit, explains dispatch misses and says which table
+ * entries it wrote; while it has live
  * registrations it also listens for tables. It is held strongly while it holds anything that has not
  * landed (so a registry nothing else references cannot take pending registrations with it when it
  * is collected), and weakly once everything has settled.
@@ -13,6 +14,7 @@ export interface FeedHandlers<T> {
   readonly provided: (target: T, message: unknown) => void;
   readonly miss: (target: T, message: unknown) => void;
   readonly collect: (target: T, message: unknown) => void;
+  readonly written: (target: T, message: unknown) => void;
 }
 
 type Listener = (message: unknown) => void;
@@ -42,7 +44,11 @@ export class TableFeed<T extends object> {
       };
       return [channel, listener] as const;
     };
-    this.#membership = [wrap(channels.dispatchMiss, handlers.miss), wrap(channels.auditCollect, handlers.collect)];
+    this.#membership = [
+      wrap(channels.dispatchMiss, handlers.miss),
+      wrap(channels.auditCollect, handlers.collect),
+      wrap(channels.tableWritten, handlers.written),
+    ];
     this.#tables = [wrap(channels.moduleEvaluated, handlers.evaluated), wrap(channels.tableProvided, handlers.provided)];
   }
 

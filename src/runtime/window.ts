@@ -12,7 +12,7 @@ import {
   type ModuleInfo,
   type OutsideWrite,
   summarizeError,
-  type TableAppliedMessage,
+  type TableWrittenMessage,
   type WindowFact,
   type WindowInfo,
   type WindowQueryMessage,
@@ -39,11 +39,6 @@ class OpenWindow implements Window {
   /** Weak: a window answers only while its table lives (test runners drop whole module graphs). */
   readonly #table: WeakRef<object> | undefined;
   readonly #before: Map<unknown, unknown> | undefined;
-  readonly #written = new Set<unknown>();
-  readonly #onApplied = (message: unknown) => {
-    const m = message as TableAppliedMessage;
-    if (m.table === this.#table?.deref()) this.#written.add(m.opType);
-  };
   readonly #onQuery = (message: unknown) => {
     if (this.#table !== undefined && this.#table.deref() === undefined) {
       channels.windowQuery.unsubscribe(this.#onQuery);
@@ -60,7 +55,6 @@ class OpenWindow implements Window {
     this.#before = entries === undefined || state !== "open" ? undefined : new Map(entries);
     channels.windowQuery.subscribe(this.#onQuery);
     if (state !== "open") return;
-    channels.tableApplied.subscribe(this.#onApplied);
     // A registration module that throws never reaches its end marker. Its graph evaluates
     // synchronously, so a window still open once the current job is over did not finish.
     queueMicrotask(() => {
@@ -70,16 +64,16 @@ class OpenWindow implements Window {
 
   close(): void {
     if (this.state === "done" || this.state === "missing" || this.error !== undefined) return;
-    channels.tableApplied.unsubscribe(this.#onApplied);
     const table = this.#table?.deref();
     const after = listEntries(table);
-    if (this.#before !== undefined && after !== undefined) {
+    if (table !== undefined && this.#before !== undefined && after !== undefined) {
       const outside: OutsideWrite[] = [];
       for (const [type, impl] of after) {
-        if (this.#written.has(type)) continue;
         const had = this.#before.has(type);
-        if (had && this.#before.get(type) === impl) continue;
-        if (typeof type === "function") outside.push({ op: typeName(type), opType: type, replaced: had });
+        if ((had && this.#before.get(type) === impl) || typeof type !== "function") continue;
+        // Changed while the module ran: by a registry (audited there), or directly.
+        const asked = ask<TableWrittenMessage>(channels.tableWritten, { version: 1, table, opType: type, impl, written: false });
+        if (!asked.written) outside.push({ op: typeName(type), opType: type, replaced: had });
       }
       this.outside = outside;
     }
@@ -88,7 +82,6 @@ class OpenWindow implements Window {
   }
 
   fail(error: unknown): void {
-    channels.tableApplied.unsubscribe(this.#onApplied);
     this.state = "failed";
     this.error = summarizeError(error);
   }

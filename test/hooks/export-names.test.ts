@@ -18,6 +18,8 @@ describe("hasDefaultExport", () => {
 
   it("guesses from the text when the source cannot be lexed, and says it guessed", () => {
     expect(hasDefaultExport("export default {{{")).toEqual({ hasDefault: true, exact: false });
-    expect(hasDefaultExport("export const = ((")).toEqual({ hasDefault: false, exact: false });
+    expect(hasDefaultExport("export const = (( // default")).toEqual({ hasDefault: false, exact: false });
+    // Without the word anywhere, the lexer is not even loaded.
+    expect(hasDefaultExport("export const = ((")).toEqual({ hasDefault: false, exact: true });
   });
 });

@@ -64,12 +64,12 @@ describe("the resolve hook", () => {
   it("lets the facade, its markers and the module itself reach the original", () => {
     const { hooks, url, resolved } = setup();
     const numba = url("node_modules/tensorlab/link/numba.js");
-    for (const parent of [virtualUrl(numba, "facade"), virtualUrl(numba, "evaluated"), numba]) {
+    for (const parent of [virtualUrl(numba, "facade"), virtualUrl(numba, "step", 0), numba]) {
       expect((hooks.resolve(numba, { parentURL: parent }, resolved(numba)) as ResolveResult).url).toBe(numba);
     }
     // Its own virtual modules short-circuit, and never reach the next hook.
-    expect(hooks.resolve(virtualUrl(numba, "begin", 0), {}, () => ({ url: "never" }))).toEqual({
-      url: virtualUrl(numba, "begin", 0),
+    expect(hooks.resolve(virtualUrl(numba, "step", 0), {}, () => ({ url: "never" }))).toEqual({
+      url: virtualUrl(numba, "step", 0),
       format: "module",
       shortCircuit: true,
     });
@@ -119,16 +119,15 @@ describe("the load hook", () => {
     expect(facade.split("\n").filter(Boolean)).toEqual([
       `export * from ${JSON.stringify(numba)};`,
       `export { default } from ${JSON.stringify(numba)};`,
-      `import ${JSON.stringify(virtualUrl(numba, "evaluated"))};`,
-      `import ${JSON.stringify(virtualUrl(numba, "begin", 0))};`,
+      `import { window as __dispatchHookLast } from ${JSON.stringify(virtualUrl(numba, "step", 0))};`,
       `import ${JSON.stringify(url("node_modules/ml-ops/numba.js"))};`,
-      `import ${JSON.stringify(virtualUrl(numba, "end", 0))};`,
+      "__dispatchHookLast.close();",
     ]);
     const jax = url("node_modules/tensorlab/link/jax.js");
     const jaxFacade = String((hooks.load(virtualUrl(jax, "facade"), {}, nextLoad) as LoadResult).source);
     expect(jaxFacade).not.toContain("default");
-    // A registration module that does not exist is recorded by a marker, not imported.
-    expect(jaxFacade).toContain(JSON.stringify(virtualUrl(jax, "missing", 0)));
+    // A registration module that does not exist is recorded by its step, not imported.
+    expect(jaxFacade).toContain(JSON.stringify(virtualUrl(jax, "step", 0)));
     expect(jaxFacade).not.toContain("missing.js");
     expect(reports.filter((r) => r.type === "facade").map((r) => (r as { url: string }).url)).toEqual([numba, jax]);
   });
@@ -140,21 +139,19 @@ describe("the load hook", () => {
     const lines = facade.split("\n");
     expect(lines[0]).toBe(`import ${JSON.stringify(virtualUrl(cjs, "require", undefined, true))};`);
     expect(facade).toContain(`export { default } from ${JSON.stringify(cjs)};`);
-    const evaluated = String((hooks.load(virtualUrl(cjs, "evaluated", undefined, true), {}, nextLoad) as LoadResult).source);
-    expect(evaluated).toContain("ns.default);");
+    expect(facade).toContain("__dispatchHookNs.default);");
   });
 
   it("generates each marker from its URL alone", () => {
     const { hooks, url, nextLoad } = setup();
     const numba = url("node_modules/tensorlab/link/numba.js");
-    const begin = String((hooks.load(virtualUrl(numba, "begin", 0), {}, nextLoad) as LoadResult).source);
-    expect(begin).toContain("openWindow(");
-    expect(begin).toContain('"plugin":"ml-ops"');
-    const end = String((hooks.load(virtualUrl(numba, "end", 0), {}, nextLoad) as LoadResult).source);
-    expect(end).toContain(`import { window } from ${JSON.stringify(virtualUrl(numba, "begin", 0))};`);
-    expect(parseVirtual(virtualUrl(`${numba}?copy=2`, "end", 3, true))).toEqual({
+    const step = String((hooks.load(virtualUrl(numba, "step", 0), {}, nextLoad) as LoadResult).source);
+    expect(step).toContain("signalEvaluated(");
+    expect(step).toContain("openWindow(");
+    expect(step).toContain('"plugin":"ml-ops"');
+    expect(parseVirtual(virtualUrl(`${numba}?copy=2`, "step", 3, true))).toEqual({
       original: `${numba}?copy=2`,
-      kind: "end",
+      kind: "step",
       index: 3,
       commonjs: true,
     });

@@ -7,7 +7,8 @@ describe("virtual module URLs", () => {
     const facade = virtualUrl(original, "facade");
     expect(facade).toBe("file:///app/node_modules/tensorlab/link/numba/basic.js.dispatch-hook-facade.mjs?copy=2#x");
     expect(parseVirtual(facade)).toEqual({ original, kind: "facade", index: 0, commonjs: false });
-    expect(parseVirtual(virtualUrl(original, "begin", 12, true))).toEqual({ original, kind: "begin", index: 12, commonjs: true });
+    expect(parseVirtual(virtualUrl(original, "step", 12, true))).toEqual({ original, kind: "step", index: 12, commonjs: true });
+    expect(virtualUrl("file:///a/cpu.js", "cjs-facade")).toBe("file:///a/cpu.js.dispatch-hook-cjs-facade.cjs");
   });
 
   it("are not confused with ordinary files", () => {

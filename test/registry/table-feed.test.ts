@@ -16,6 +16,7 @@ function feed(target: object) {
       heard.push("collect");
       throw new Error("a handler that throws never reaches the publisher");
     },
+    written: () => heard.push("written"),
   };
   return { feed: new TableFeed(target, handlers), heard };
 }
@@ -24,19 +25,25 @@ describe("TableFeed", () => {
   it("answers the audit and misses from join() to leave(), and listens for tables only while asked", () => {
     const { feed: f, heard } = feed({});
     const publishAll = () => {
-      for (const channel of [channels.moduleEvaluated, channels.tableProvided, channels.dispatchMiss, channels.auditCollect])
+      for (const channel of [
+        channels.moduleEvaluated,
+        channels.tableProvided,
+        channels.dispatchMiss,
+        channels.auditCollect,
+        channels.tableWritten,
+      ])
         channel.publish({});
     };
     publishAll();
     expect(heard).toEqual([]);
     f.join();
     publishAll();
-    expect(heard).toEqual(["miss", "collect"]);
+    expect(heard).toEqual(["miss", "collect", "written"]);
     expect(f.listen(true)).toBe(true);
     expect(f.listen(true)).toBe(false);
     heard.length = 0;
     publishAll();
-    expect(heard).toEqual(["evaluated", "provided", "miss", "collect"]);
+    expect(heard).toEqual(["evaluated", "provided", "miss", "collect", "written"]);
     f.leave();
     heard.length = 0;
     publishAll();
@@ -48,7 +55,7 @@ describe("TableFeed", () => {
       `import { TableFeed } from ${JSON.stringify(pathToFileURL(join(repoRoot, "dist/registry/table-feed.js")).href)};`,
       "const noop = () => {};",
       "const collect = async () => { for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 0)); } };",
-      "const make = () => { const target = {}; const feed = new TableFeed(target, { evaluated: noop, provided: noop, miss: noop, collect: noop }); feed.join(); return { feed, weak: new WeakRef(target) }; };",
+      "const make = () => { const target = {}; const feed = new TableFeed(target, { evaluated: noop, provided: noop, miss: noop, collect: noop, written: noop }); feed.join(); return { feed, weak: new WeakRef(target) }; };",
       "const held = make(); held.feed.hold(true);",
       "const free = make(); free.feed.hold(false);",
       "await collect();",

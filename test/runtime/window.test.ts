@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ask, channels, type TableAppliedMessage, type WindowQueryMessage } from "../../src/channel.js";
+import { ask, channels, type TableWrittenMessage, type WindowQueryMessage } from "../../src/channel.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { missingRegistration, openWindow, runRegistration } from "../../src/runtime/window.js";
 
@@ -19,12 +19,17 @@ describe("registration windows", () => {
     expect(facts().find((w) => w.info.id === "direct")?.state).toBe("open");
     table.register(Conv, () => "conv");
     table.register(Pool, () => "new pool");
-    // What a registry writes is announced on the channel, and is not "outside".
+    // What a registry wrote it says so when asked, and it is not "outside".
     const registry = () => "registry";
     class ByRegistry {}
     table.register(ByRegistry, registry);
-    channels.tableApplied.publish({ version: 1, table, opType: ByRegistry } satisfies TableAppliedMessage);
+    const answer = (message: unknown) => {
+      const m = message as TableWrittenMessage;
+      if (m.table === table && m.opType === ByRegistry && m.impl === registry) m.written = true;
+    };
+    channels.tableWritten.subscribe(answer);
     window.close();
+    channels.tableWritten.unsubscribe(answer);
     const fact = facts().find((w) => w.info.id === "direct");
     expect(fact?.state).toBe("done");
     expect(fact?.outside.map((w) => [w.op, w.replaced])).toEqual([
