@@ -166,6 +166,12 @@ export interface WindowQueryMessage {
   readonly windows: WindowFact[];
 }
 
+/** Asked by a registry on each registration: only windows open now answer, so with none open the channel has no subscriber at all. */
+export interface WindowCurrentMessage {
+  readonly version: 1;
+  readonly open: WindowInfo[];
+}
+
 /** Published by an audit that speaks for the whole thread; every registry of every copy answers. */
 export interface AuditCollectMessage {
   readonly version: 1;
@@ -186,6 +192,7 @@ export const channelNames = {
   dispatchMiss: "dispatch-hook:dispatcher:miss",
   loaderStatus: "dispatch-hook:loader:status",
   windowQuery: "dispatch-hook:registrations:query",
+  windowCurrent: "dispatch-hook:registrations:current",
   auditCollect: "dispatch-hook:audit:collect",
   /** Never published: the one exit audit of a thread subscribes to claim it, so a second loader does not print a second. */
   auditExit: "dispatch-hook:audit:exit",
@@ -199,6 +206,7 @@ export const channels = {
   dispatchMiss: diagnosticsChannel.channel(channelNames.dispatchMiss),
   loaderStatus: diagnosticsChannel.channel(channelNames.loaderStatus),
   windowQuery: diagnosticsChannel.channel(channelNames.windowQuery),
+  windowCurrent: diagnosticsChannel.channel(channelNames.windowCurrent),
   auditCollect: diagnosticsChannel.channel(channelNames.auditCollect),
   auditExit: diagnosticsChannel.channel(channelNames.auditExit),
 };

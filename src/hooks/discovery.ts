@@ -22,7 +22,7 @@ import {
   type PluginDeclaration,
   type WatchRule,
 } from "./config-field.js";
-import { dependencyNames, findPackageDir, findPackageRoot, type PackageJson, readJson, realDir } from "./package-scope.js";
+import { dependencyNames, findPackage, findPackageDir, findPackageRoot, type PackageJson, readJson, realDir } from "./package-scope.js";
 
 export type { BackendDeclaration, ConfigProblem, DispatchHookField, PluginDeclaration, WatchRule } from "./config-field.js";
 
@@ -78,8 +78,6 @@ export class Discovery {
   readonly #scopes = new Map<string, string | null>();
   /** Package directory → what was read there. */
   readonly #known = new Map<string, Known>();
-  /** The directory of the last module learned, as a URL prefix. */
-  #lastDir = "\0";
   /** Directory (as a URL prefix) → the "type" of its nearest package.json. */
   readonly #types = new Map<string, "module" | "commonjs">();
   /** Names of packages that declare backends, and dispatch-hook itself. */
@@ -132,14 +130,12 @@ export class Discovery {
    */
   learn(href: string): boolean {
     if (!this.#packages || !href.startsWith("file:")) return false;
-    // Most calls are for the directory of the previous one: answered without allocating.
-    const last = this.#lastDir;
-    if (href.startsWith(last) && href.indexOf("/", last.length) < 0) return false;
+    // This runs for every module the program resolves: a slice and a map lookup when the directory
+    // is known (measured faster than comparing against recent directories).
     const query = href.indexOf("?");
     const hash = href.indexOf("#");
     const cut = query < 0 ? hash : hash < 0 ? query : Math.min(query, hash);
     const dirUrl = href.slice(0, href.lastIndexOf("/", cut < 0 ? href.length : cut) + 1);
-    this.#lastDir = dirUrl;
     const cached = this.#scopes.get(dirUrl);
     if (cached !== undefined) return false;
     const before = this.version;
@@ -203,13 +199,13 @@ export class Discovery {
     };
   }
 
-  /** Reads one package.json; remembers the package and feeds its dispatchHook field, if any. */
-  #read(dir: string, isApp: boolean): Known | undefined {
+  /** Reads one package.json (or takes it already read); remembers the package and feeds its dispatchHook field, if any. */
+  #read(dir: string, isApp: boolean, read?: ReturnType<typeof readJson>): Known | undefined {
     const existing = this.#known.get(dir);
     if (existing !== undefined) return existing;
     const file = path.join(dir, "package.json");
     this.#files.push(file);
-    const json = readJson(file);
+    const json = read ?? readJson(file);
     const fallback = isApp ? undefined : dir.split(path.sep).pop();
     // Built only for a package with something to say: realpath is a system call, and most
     // packages declare nothing.
@@ -254,8 +250,8 @@ export class Discovery {
     if (known.depsRead) return;
     known.depsRead = true;
     for (const name of known.deps) {
-      const dir = findPackageDir(known.dir, name);
-      if (dir !== undefined) this.#read(dir, false);
+      const found = findPackage(known.dir, name);
+      if (found !== undefined) this.#read(found.dir, false, found.json);
     }
   }
 

@@ -17,7 +17,7 @@ import type { Discovery, HookConfig } from "./discovery.js";
 import { hasDefaultExport } from "./export-names.js";
 import { cjsFacadeSource, type FacadeInput, facadeSource, markerSource } from "./facade.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
-import { parseVirtual, type VirtualModule, virtualUrl } from "./virtual-modules.js";
+import { parseVirtual, VIRTUAL_TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
 
 /** What the hooks tell their installation. Crosses the thread boundary on Node 20. */
 export type HookReport =
@@ -196,22 +196,28 @@ export function createHooks(options: HookOptions) {
   let lastParent: string | undefined;
 
   /** What resolve() does with Node's answer. Runs for every module, so it allocates nothing on the common path. */
-  const redirect = (result: ResolveResult, context: Context): ResolveResult => {
+  const redirect = (specifier: string, result: ResolveResult, context: Context): ResolveResult => {
     try {
       const href = result.url;
       if (!href.startsWith("file:")) return result;
-      // The importer's scope too: a module loaded before the hooks were installed (the one that
-      // called install(), say) is otherwise never seen, and its package may list the plugins.
-      const parent = context.parentURL;
-      if (parent !== lastParent) {
-        lastParent = parent;
-        if (parent !== undefined) discovery.learn(parent);
+      // A "./" import stays in the importer's package, which is known: learning runs for imports
+      // that can cross into another package, and this hook runs for every module (mostly still
+      // in the interpreter at start-up, where each step counts).
+      if (!specifier.startsWith("./")) {
+        // The importer's scope too: a module loaded before the hooks were installed (the one that
+        // called install(), say) is otherwise never seen, and its package may list the plugins.
+        const parent = context.parentURL;
+        if (parent !== lastParent) {
+          lastParent = parent;
+          if (parent !== undefined) discovery.learn(parent);
+        }
+        discovery.learn(href);
+        if (discovery.version !== version) sync();
       }
-      discovery.learn(href);
-      if (discovery.version !== version) sync();
       // JavaScript only: JSON, wasm and anything imported with attributes pass untouched.
       if (!matcher.watches(href) || !isJavaScript(result.format) || hasKeys(context.importAttributes)) return result;
       // The original itself, for its facades, their markers and its own self-import.
+      const parent = context.parentURL;
       if (parent !== undefined && (parent === href || parseVirtual(parent)?.original === href)) return result;
       const plan = matcher.match(href);
       if (plan === undefined) return result;
@@ -235,14 +241,15 @@ export function createHooks(options: HookOptions) {
   function resolve(specifier: string, context: Context, nextResolve: NextResolve): Maybe<ResolveResult> {
     // A virtual URL once handed out is always served, even after disable(): a module graph that
     // is still loading must not find it gone.
-    if (parseVirtual(specifier) !== undefined) return { url: specifier, format: "module", shortCircuit: true };
+    if (specifier.includes(VIRTUAL_TAG) && parseVirtual(specifier) !== undefined)
+      return { url: specifier, format: "module", shortCircuit: true };
     if (!enabled()) return nextResolve(specifier, context);
     const result = nextResolve(specifier, context);
-    return result instanceof Promise ? result.then((r) => redirect(r, context)) : redirect(result, context);
+    return result instanceof Promise ? result.then((r) => redirect(specifier, r, context)) : redirect(specifier, result, context);
   }
 
   function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
-    const v = parseVirtual(href);
+    const v = href.includes(VIRTUAL_TAG) ? parseVirtual(href) : undefined;
     if (v !== undefined) {
       try {
         return generate(v, context, nextLoad);

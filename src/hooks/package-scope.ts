@@ -32,9 +32,31 @@ export function realDir(dir: string): string {
 
 /** Finds `node_modules/<name>` from `start` upwards, as Node would. */
 export function findPackageDir(start: string, name: string): string | undefined {
+  return findPackage(start, name)?.dir;
+}
+
+/**
+ * Finds `node_modules/<name>` from `start` upwards and reads its package.json in the same step:
+ * one system call per level tried, where a check and then a read would take two.
+ */
+export function findPackage(start: string, name: string): { dir: string; json: ReturnType<typeof readJson> } | undefined {
   for (let dir = start; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, "node_modules", name);
-    if (fs.existsSync(path.join(candidate, "package.json"))) return candidate;
+    let text: string | undefined;
+    try {
+      text = fs.readFileSync(path.join(candidate, "package.json"), "utf8");
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "ENOENT" && (error as { code?: unknown }).code !== "ENOTDIR") {
+        return { dir: candidate, json: { ok: false, error: error instanceof Error ? error.message : String(error) } };
+      }
+    }
+    if (text !== undefined) {
+      try {
+        return { dir: candidate, json: { ok: true, value: JSON.parse(text) } };
+      } catch (error) {
+        return { dir: candidate, json: { ok: false, error: error instanceof Error ? error.message : String(error) } };
+      }
+    }
     if (path.dirname(dir) === dir) return undefined;
   }
 }

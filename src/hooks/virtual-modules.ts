@@ -8,7 +8,8 @@
 /** "cjs-facade" is what require() of a CommonJS dispatch module gets (a .cjs sibling); the rest are ES modules. */
 export type VirtualKind = "facade" | "cjs-facade" | "require" | "step";
 
-const tag = ".dispatch-hook-";
+/** What every virtual URL contains: a cheap first test before parsing. */
+export const VIRTUAL_TAG = ".dispatch-hook-";
 // "-cjs" marks a CommonJS original: its exports are its namespace's default export.
 const pattern = /\.dispatch-hook-(facade|cjs-facade|require|step)(\d*)(-cjs)?\.[mc]js$/;
 
@@ -26,11 +27,11 @@ export interface VirtualModule {
 
 export function virtualUrl(original: string, kind: VirtualKind, index?: number, commonjs = false): string {
   const [base, rest] = split(original);
-  return `${base}${tag}${kind}${index ?? ""}${commonjs ? "-cjs" : ""}.${kind === "cjs-facade" ? "cjs" : "mjs"}${rest}`;
+  return `${base}${VIRTUAL_TAG}${kind}${index ?? ""}${commonjs ? "-cjs" : ""}.${kind === "cjs-facade" ? "cjs" : "mjs"}${rest}`;
 }
 
 export function parseVirtual(href: string): VirtualModule | undefined {
-  if (!href.includes(tag)) return undefined;
+  if (!href.includes(VIRTUAL_TAG)) return undefined;
   const [base, rest] = split(href);
   const found = pattern.exec(base);
   if (found === null) return undefined;

@@ -9,6 +9,7 @@ import {
   type LoaderStatusMessage,
   type TableNotice,
   type TableQueryMessage,
+  type WindowCurrentMessage,
   type WindowInfo,
   type WindowQueryMessage,
 } from "../channel.js";
@@ -53,11 +54,6 @@ export function gatherFacts(
 
 /** The innermost registration window open now, if any: a registration made now is its plugin's. */
 export function currentWindow(): WindowInfo | undefined {
-  if (!channels.windowQuery.hasSubscribers) return undefined;
-  const windows = ask<WindowQueryMessage>(channels.windowQuery, { version: 1, windows: [] }).windows;
-  for (let i = windows.length - 1; i >= 0; i--) {
-    const window = windows[i];
-    if (window?.state === "open") return window.info;
-  }
-  return undefined;
+  if (!channels.windowCurrent.hasSubscribers) return undefined;
+  return ask<WindowCurrentMessage>(channels.windowCurrent, { version: 1, open: [] }).open.at(-1);
 }

@@ -13,6 +13,7 @@ import {
   type OutsideWrite,
   summarizeError,
   type TableWrittenMessage,
+  type WindowCurrentMessage,
   type WindowFact,
   type WindowInfo,
   type WindowQueryMessage,
@@ -39,6 +40,9 @@ class OpenWindow implements Window {
   /** Weak: a window answers only while its table lives (test runners drop whole module graphs). */
   readonly #table: WeakRef<object> | undefined;
   readonly #before: Map<unknown, unknown> | undefined;
+  readonly #onCurrent = (message: unknown) => {
+    if (this.state === "open") (message as WindowCurrentMessage).open.push(this.#info);
+  };
   readonly #onQuery = (message: unknown) => {
     if (this.#table !== undefined && this.#table.deref() === undefined) {
       channels.windowQuery.unsubscribe(this.#onQuery);
@@ -55,15 +59,19 @@ class OpenWindow implements Window {
     this.#before = entries === undefined || state !== "open" ? undefined : new Map(entries);
     channels.windowQuery.subscribe(this.#onQuery);
     if (state !== "open") return;
+    channels.windowCurrent.subscribe(this.#onCurrent);
     // A registration module that throws never reaches its end marker. Its graph evaluates
     // synchronously, so a window still open once the current job is over did not finish.
     queueMicrotask(() => {
-      if (this.state === "open") this.state = "failed";
+      if (this.state !== "open") return;
+      this.state = "failed";
+      channels.windowCurrent.unsubscribe(this.#onCurrent);
     });
   }
 
   close(): void {
     if (this.state === "done" || this.state === "missing" || this.error !== undefined) return;
+    channels.windowCurrent.unsubscribe(this.#onCurrent);
     const table = this.#table?.deref();
     const after = listEntries(table);
     if (table !== undefined && this.#before !== undefined && after !== undefined) {
@@ -82,6 +90,7 @@ class OpenWindow implements Window {
   }
 
   fail(error: unknown): void {
+    channels.windowCurrent.unsubscribe(this.#onCurrent);
     this.state = "failed";
     this.error = summarizeError(error);
   }
