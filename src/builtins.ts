@@ -10,6 +10,8 @@ export const fs = process.getBuiltinModule("node:fs");
 export const path = process.getBuiltinModule("node:path");
 export const url = process.getBuiltinModule("node:url");
 export const nodeModule = process.getBuiltinModule("node:module");
+export const os = process.getBuiltinModule("node:os");
+export const crypto = process.getBuiltinModule("node:crypto");
 
 /** Loaded only where needed: worker_threads costs start-up time that most paths never need. */
 export function workerThreads(): typeof import("node:worker_threads") {

@@ -1,0 +1,135 @@
+/**
+ * What every host adapter shares (Vite and Vitest, esbuild, Jest): the same declarations (package.json
+ * fields, found as the loader finds them, or given inline), the same watch list, and the same
+ * generated modules as Node's hooks (facade.ts). An adapter only maps its host's module ids.
+ *
+ * A host that can replace a module's code gives the dispatch module's own id the facade, and loads the
+ * original under another id (the adapter's `original` id): importers get the facade without being
+ * redirected, and the original's code is never changed.
+ */
+import { fs, path, url } from "../builtins.js";
+import type { ModuleInfo } from "../channel.js";
+import { checkOptions } from "../registry/options.js";
+import type { BackendDeclaration, DispatchHookField } from "../hooks/config-field.js";
+import { type DiscoverOptions, Discovery, type HookConfig } from "../hooks/discovery.js";
+import { hasDefaultExport } from "../hooks/export-names.js";
+import { cjsFacadeSource, type FacadeInput, facadeSource, type MarkerKind, markerSource } from "../hooks/facade.js";
+import { runtimeLocation } from "../hooks/hook-api.js";
+import { Matcher, type ModulePlan } from "../hooks/matcher.js";
+
+export interface AdapterOptions {
+  /** The app's directory (default: the host's root, else the working directory's package). */
+  readonly root?: string;
+  /** Backends declared in code, as in package.json `dispatchHook.backends`. */
+  readonly backends?: Readonly<Record<string, BackendDeclaration>>;
+  /** Plugins declared in code: `registrations` paths resolve against `root`. */
+  readonly plugins?: ReadonlyArray<{ readonly name?: string; readonly root?: string; readonly registrations?: Readonly<Record<string, string>>; readonly expects?: Readonly<Record<string, readonly string[]>> }>;
+  /** Read package.json declarations (default true). */
+  readonly discover?: boolean;
+}
+
+/** How a host names the modules the facade imports. */
+export interface HostIds {
+  /** The original module, under an id that does not get the facade again. */
+  readonly original: string;
+  /** A marker (a virtual module of the host). */
+  readonly marker: (kind: MarkerKind, index?: number) => string;
+  /** dispatch-hook's runtime, as the host resolves it. */
+  readonly runtime: string;
+  /** How a registration module (a file path) is imported. */
+  readonly registration?: (file: string) => string;
+}
+
+export interface AdapterCore {
+  readonly config: () => HookConfig;
+  /** The plan for a module file, or undefined if it is not a watched dispatch module. Learns its package first. */
+  plan(file: string): ModulePlan | undefined;
+  /** The facade that stands in for `file` (whose current code is `code`) under the host's ids. */
+  facade(file: string, code: string, format: ModuleInfo["format"], ids: HostIds): string;
+  /** The source of a marker the facade imports. */
+  marker(file: string, format: ModuleInfo["format"], kind: MarkerKind, index: number, ids: HostIds): string;
+  /** The CommonJS facade of `file` (for hosts that load CommonJS): requires it, then its registration modules. */
+  cjsFacade(file: string, runtimePath: string): string;
+  /** The absolute path of dispatch-hook's ES runtime, for hosts that import by path. */
+  readonly runtimePath: string;
+  /** How a file loads, by its extension and its package's "type" (a host that bundles CommonJS needs it). */
+  formatOf(file: string): ModuleInfo["format"];
+}
+
+const optionKinds = { root: "string", backends: "object", plugins: "array", discover: "boolean" } as const;
+
+function missing(file: string): string | undefined {
+  return fs.existsSync(file) ? undefined : `Cannot find the registration module ${file}`;
+}
+
+export function createAdapterCore(options: AdapterOptions = {}, where = "dispatch-hook adapter"): AdapterCore {
+  checkOptions(options, optionKinds, where);
+  const inline: Array<{ field: DispatchHookField; dir?: string; name?: string }> = [];
+  if (options.backends !== undefined) inline.push({ field: { backends: options.backends } });
+  for (const plugin of options.plugins ?? []) {
+    const field: DispatchHookField = {
+      ...(plugin.registrations === undefined ? {} : { registrations: plugin.registrations }),
+      ...(plugin.expects === undefined ? {} : { expects: plugin.expects }),
+    };
+    inline.push({ field, ...(plugin.root === undefined ? {} : { dir: plugin.root }), ...(plugin.name === undefined ? {} : { name: plugin.name }) });
+  }
+  const discoverOptions: DiscoverOptions = {
+    ...(options.root === undefined ? {} : { root: options.root }),
+    entry: undefined,
+    inline,
+    packages: options.discover !== false,
+  };
+  const discovery = new Discovery(discoverOptions);
+  let version = -1;
+  let matcher = new Matcher([]);
+  const current = () => {
+    if (discovery.version !== version) {
+      version = discovery.version;
+      const config = discovery.config();
+      matcher = new Matcher(config.rules, config.plugins);
+    }
+    return matcher;
+  };
+  const runtimeFile = url.fileURLToPath(runtimeLocation().esm);
+
+  const input = (file: string, format: ModuleInfo["format"], hasDefault: boolean, ids: HostIds): FacadeInput => {
+    const href = url.pathToFileURL(file).href;
+    const plan = current().match(href) ?? { backend: "?", exportName: "?", registrations: [] };
+    return {
+      module: { url: href, backend: plan.backend, exportName: plan.exportName, format },
+      original: ids.original,
+      runtime: ids.runtime,
+      hasDefault,
+      registrations: plan.registrations.map((r) => {
+        const registration = url.fileURLToPath(r.url);
+        const gone = missing(registration);
+        return { plugin: r.plugin, url: r.url, specifier: ids.registration?.(registration) ?? registration, ...(gone === undefined ? {} : { missing: gone }) };
+      }),
+      marker: ids.marker,
+    };
+  };
+
+  return {
+    config: () => discovery.config(),
+    runtimePath: runtimeFile,
+    formatOf: (file) => discovery.formatOf(url.pathToFileURL(file).href) ?? "module",
+    plan(file) {
+      if (!path.isAbsolute(file)) return undefined;
+      const href = url.pathToFileURL(file).href;
+      discovery.learn(href);
+      const m = current();
+      return m.watches(href) ? m.match(href) : undefined;
+    },
+    facade(file, code, format, ids) {
+      const hasDefault = format === "commonjs" || hasDefaultExport(code).hasDefault;
+      return facadeSource(input(file, format, hasDefault, ids));
+    },
+    marker(file, format, kind, index, ids) {
+      return markerSource(kind, index, input(file, format, false, ids));
+    },
+    cjsFacade(file, runtimePath) {
+      const ids: HostIds = { original: file, runtime: runtimePath, marker: () => "" };
+      return cjsFacadeSource({ ...input(file, "commonjs", true, ids), requirePath: file });
+    },
+  };
+}

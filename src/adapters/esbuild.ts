@@ -1,0 +1,46 @@
+/**
+ * dispatch-hook/esbuild: an esbuild plugin, so that a bundle carries its dispatch modules' facades
+ * and runs under plain node, with no loader. A watched dispatch module's path gets the facade; the
+ * original loads under the same path with the suffix `?dispatch-hook-original` (esbuild's suffixes
+ * keep it a file, so source maps name the real file); markers are virtual modules of their own
+ * namespace. Works with code splitting: a backend loaded with import() brings its facade into its chunk.
+ */
+import type { Plugin } from "esbuild";
+import { path } from "../builtins.js";
+import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
+
+export type { AdapterOptions } from "./adapter-core.js";
+
+const suffix = "?dispatch-hook-original";
+const namespace = "dispatch-hook";
+
+export function dispatchHook(options: AdapterOptions = {}): Plugin {
+  return {
+    name: "dispatch-hook",
+    setup(build) {
+      const core = createAdapterCore({ root: options.root ?? build.initialOptions.absWorkingDir ?? process.cwd(), ...options }, "dispatchHook() (esbuild)");
+      const ids = (file: string): HostIds => ({
+        original: `${file}${suffix}`,
+        runtime: core.runtimePath,
+        marker: (kind, index) => `${namespace}:${kind}:${index ?? 0}:${file}`,
+      });
+      build.onResolve({ filter: /^dispatch-hook:/ }, (args) => ({ path: args.path.slice(namespace.length + 1), namespace }));
+      build.onResolve({ filter: /\?dispatch-hook-original$/ }, (args) => ({ path: args.path.slice(0, -suffix.length), suffix }));
+      build.onLoad({ filter: /.*/, namespace }, (args) => {
+        const [kind, index, ...file] = args.path.split(":");
+        const target = file.join(":");
+        const contents = core.marker(target, core.formatOf(target), kind as "step" | "require", Number(index), ids(target));
+        return { contents, loader: "js", resolveDir: path.dirname(target) };
+      });
+      build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
+        if (args.namespace !== "file" || args.suffix === suffix || core.plan(args.path) === undefined) return undefined;
+        const { readFile } = await import("node:fs/promises");
+        const code = await readFile(args.path, "utf8");
+        const contents = core.facade(args.path, code, core.formatOf(args.path), ids(args.path));
+        return { contents, loader: "js", resolveDir: path.dirname(args.path) };
+      });
+    },
+  };
+}
+
+export default dispatchHook;

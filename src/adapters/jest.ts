@@ -1,0 +1,68 @@
+/**
+ * dispatch-hook/jest: a Jest resolver (`resolver: "dispatch-hook/jest"`). Jest runs modules in its own
+ * registry, where Node's hooks never see them, and a transformer sees one file's text and cannot send
+ * that file's importers anywhere else. The resolver can: an importer of a watched dispatch module
+ * gets its facade, written once to a cache directory, as an ES module for `import` (Jest's ESM mode)
+ * and as a CommonJS module for `require()` (its default mode). The facade imports the original by
+ * its path, so the original's code, line numbers and coverage are untouched.
+ */
+import { crypto, fs, os, path } from "../builtins.js";
+import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
+
+export type { AdapterOptions } from "./adapter-core.js";
+
+/** What Jest passes a custom resolver. */
+export interface JestResolverOptions {
+  readonly basedir: string;
+  readonly conditions?: readonly string[];
+  readonly rootDir?: string;
+  readonly defaultResolver: (request: string, options: JestResolverOptions) => string;
+}
+
+/** Where generated facades live: one directory per dispatch module file and plan. */
+export function cacheDirectory(): string {
+  return path.join(os.tmpdir(), `dispatch-hook-jest-${typeof process.getuid === "function" ? process.getuid() : "user"}`);
+}
+
+function write(file: string, text: string): void {
+  // Written next to a temporary name, then renamed: parallel Jest workers never read half a file.
+  if (fs.existsSync(file) && fs.readFileSync(file, "utf8") === text) return;
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, text);
+  fs.renameSync(temporary, file);
+}
+
+/** A resolver with its own configuration (the default export reads package.json declarations from Jest's rootDir). */
+export function createResolver(options: AdapterOptions = {}): (request: string, jest: JestResolverOptions) => string {
+  let core: ReturnType<typeof createAdapterCore> | undefined;
+  const cache = cacheDirectory();
+  return (request, jest) => {
+    const resolved = jest.defaultResolver(request, jest);
+    // The facade and its markers import the original.
+    if (jest.basedir.startsWith(cache) || !path.isAbsolute(resolved)) return resolved;
+    core ??= createAdapterCore({ ...(jest.rootDir === undefined ? {} : { root: jest.rootDir }), ...options }, "dispatch-hook/jest");
+    const plan = core.plan(resolved);
+    if (plan === undefined) return resolved;
+    const esm = jest.conditions?.includes("import") === true && !jest.conditions.includes("require");
+    const format = core.formatOf(resolved);
+    const key = crypto.createHash("sha256").update(`${resolved}\0${JSON.stringify(plan)}\0${format}`).digest("hex").slice(0, 16);
+    const dir = path.join(cache, key);
+    fs.mkdirSync(dir, { recursive: true });
+    if (!esm) {
+      const file = path.join(dir, "facade.cjs");
+      write(file, core.cjsFacade(resolved, core.runtimePath.replace(/\.js$/, ".cjs")));
+      return file;
+    }
+    const ids: HostIds = {
+      original: resolved,
+      runtime: core.runtimePath,
+      marker: (kind, index) => path.join(dir, `${kind}${index ?? 0}.mjs`),
+    };
+    for (let i = 0; i < plan.registrations.length; i++) write(path.join(dir, `step${i}.mjs`), core.marker(resolved, format, "step", i, ids));
+    const file = path.join(dir, "facade.mjs");
+    write(file, core.facade(resolved, fs.readFileSync(resolved, "utf8"), format, ids));
+    return file;
+  };
+}
+
+export default createResolver();

@@ -1,0 +1,53 @@
+/**
+ * dispatch-hook/vite: a Vite plugin, for Vite apps running in Node (SSR) and for Vitest in every
+ * pool. Vite and Vitest load the modules they inline themselves, where Node's hooks never see them:
+ * this plugin gives a watched dispatch module's own id its facade, in `transform`, and the original
+ * module keeps loading under `<file>?dispatch-hook-original`, transformed by the other plugins as
+ * usual. A module Vitest externalizes is never transformed: it is left to Node's loader, so no
+ * module gets two facades.
+ */
+import type { Plugin } from "vite";
+import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
+
+export type { AdapterOptions } from "./adapter-core.js";
+
+const original = "dispatch-hook-original";
+const virtual = "\0dispatch-hook:";
+
+export function dispatchHook(options: AdapterOptions = {}): Plugin {
+  let core: ReturnType<typeof createAdapterCore> | undefined;
+  const use = (root?: string) => {
+    core ??= createAdapterCore({ ...(root === undefined ? {} : { root }), ...options }, "dispatchHook() (Vite)");
+    return core;
+  };
+  const ids = (file: string): HostIds => ({
+    original: `${file}?${original}`,
+    runtime: use().runtimePath,
+    marker: (kind, index) => `${virtual}${kind}:${index ?? 0}:${file}`,
+  });
+  return {
+    name: "dispatch-hook",
+    configResolved(config) {
+      use(config.root);
+    },
+    resolveId(source) {
+      return source.startsWith(virtual) ? source : null;
+    },
+    load(id) {
+      if (!id.startsWith(virtual)) return null;
+      const [kind, index, ...file] = id.slice(virtual.length).split(":");
+      const path = file.join(":");
+      return { code: use().marker(path, "module", kind as "step" | "require", Number(index), ids(path)), map: { mappings: "" } };
+    },
+    transform(code, id) {
+      if (id.startsWith("\0") || id.includes(original)) return null;
+      const file = id.split("?")[0] as string;
+      if (use().plan(file) === undefined) return null;
+      // The facade is a new module with no lines of the original in it: an empty map, and the
+      // original keeps its own code and maps under its other id.
+      return { code: use().facade(file, code, "module", ids(file)), map: { mappings: "" } };
+    },
+  };
+}
+
+export default dispatchHook;

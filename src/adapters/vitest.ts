@@ -1,0 +1,80 @@
+/**
+ * dispatch-hook/vitest: test helpers.
+ * - `test`: Vitest's test with a `registry` fixture, an isolated registry per test, disposed after it;
+ * - `toHaveLanded`: `expect(registry).toHaveLanded(["PoolLayer"], { backend: "numba" })`, whose
+ *   failure message is the audit table;
+ * - `failOnPending()`: a test that leaves a registration it made pending fails, with the audit.
+ * `import "dispatch-hook/vitest/setup"` (or setupFiles) installs the matcher and failOnPending().
+ */
+import { afterEach, beforeEach, test as base, expect } from "vitest";
+import type { AuditReport } from "../registry/audit-events.js";
+import { formatReport } from "../registry/audit-format.js";
+import { createRegistry, type Registry } from "../registry/registry.js";
+import { threadAudit } from "../registry/thread-audit.js";
+
+/** Vitest's `test`, with an isolated `registry` for each test. */
+export const test = base.extend<{ registry: Registry }>({
+  // biome-ignore lint/correctness/noEmptyPattern: Vitest reads the fixture's dependencies from this pattern.
+  registry: async ({}, use) => {
+    const registry = createRegistry({ name: "test fixture" });
+    await use(registry);
+    registry.dispose();
+  },
+});
+
+interface LandedOptions {
+  readonly backend?: string;
+}
+
+/** Whether every op type named landed (on the backend given), and the audit when not. */
+function toHaveLanded(this: { isNot: boolean }, received: unknown, ops: readonly string[], options: LandedOptions = {}) {
+  const registry = received as Registry;
+  if (typeof registry?.verify !== "function") {
+    return { pass: false, message: () => `toHaveLanded() needs a dispatch-hook registry, got ${String(received)}` };
+  }
+  const report: AuditReport = registry.verify(options.backend === undefined ? {} : { backends: [options.backend] });
+  const landed = (op: string) =>
+    report.registrations.some((r) => r.op === op && r.state === "applied" && (options.backend === undefined || r.backend === options.backend)) ||
+    report.outside.some((w) => w.op === op && (options.backend === undefined || w.backend === options.backend));
+  const missing = ops.filter((op) => !landed(op));
+  const where = options.backend === undefined ? "" : ` on ${options.backend}`;
+  return {
+    pass: missing.length === 0,
+    message: () =>
+      missing.length === 0
+        ? `expected ${ops.join(", ")} not to have landed${where}, but they did:\n${formatReport(report)}`
+        : `expected ${missing.join(", ")} to have landed${where}:\n${formatReport(report)}`,
+  };
+}
+
+export const matchers = { toHaveLanded };
+
+/** Registrations, anywhere in the thread, that were pending when asked: registry name and id. */
+function pendingNow(): Set<string> {
+  return new Set(threadAudit().registrations.flatMap((r) => (r.state === "pending" ? [`${r.registry} #${r.id}`] : [])));
+}
+
+/** Makes a test fail when it leaves a registration it made pending. */
+export function failOnPending(): void {
+  let before = new Set<string>();
+  beforeEach(() => {
+    before = pendingNow();
+  });
+  afterEach(() => {
+    const report = threadAudit();
+    const left = report.registrations.filter((r) => r.state === "pending" && !before.has(`${r.registry} #${r.id}`));
+    if (left.length > 0) {
+      throw new Error(
+        `This test left ${left.length} registration${left.length === 1 ? "" : "s"} pending: ${left.map((r) => `${r.op} on ${r.backend}`).join(", ")}.\n${formatReport(report)}`,
+      );
+    }
+  });
+}
+
+declare module "vitest" {
+  interface Assertion<T> {
+    toHaveLanded(ops: readonly string[], options?: LandedOptions): T;
+  }
+}
+
+export { expect };
