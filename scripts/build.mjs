@@ -54,8 +54,33 @@ await build({
     "hooks-thread": join(src, "hooks/hooks-thread.ts"),
     runtime: join(src, "runtime/index.ts"),
     cli: join(src, "cli/bin.ts"),
+    vite: join(src, "adapters/vite.ts"),
+    vitest: join(src, "adapters/vitest.ts"),
+    "vitest-setup": join(src, "adapters/vitest-setup.ts"),
+    esbuild: join(src, "adapters/esbuild.ts"),
   },
   format: "esm",
+  // The hosts' own packages are the user's: never bundled. The adapters reach the registry through
+  // the main entry's bundle, so that a test and its helpers share one Registry class.
+  external: ["vite", "vitest", "esbuild"],
+  plugins: [
+    {
+      name: "main-entry-external",
+      setup(b) {
+        b.onResolve({ filter: /^\.\.\/index\.js$/ }, (args) => (args.importer.includes("/adapters/") ? { path: "./index.js", external: true } : undefined));
+      },
+    },
+  ],
+});
+// The Jest resolver, as CommonJS: Jest require()s its resolver. import.meta.url is the bundle's own URL.
+await build({
+  ...bundle,
+  entryPoints: { jest: join(src, "adapters/jest.ts") },
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__dispatchHookUrl" },
+  banner: { js: 'const __dispatchHookUrl = require("node:url").pathToFileURL(__filename).href;' },
+  footer: { js: "module.exports = Object.assign(module.exports.default, module.exports);" },
 });
 // The runtime again as CommonJS, for CommonJS facades (and the epilogue of Jest's CommonJS mode). It
 // keeps no state, so the two copies of it never disagree.

@@ -20,6 +20,7 @@ export type {
   RegistrationState,
   VerifyOptions,
 } from "./registry/audit-events.js";
+export { formatReport } from "./registry/audit-format.js";
 export { AuditLog } from "./registry/audit-log.js";
 export type { Class, DispatcherOptions, Impl } from "./registry/dispatcher.js";
 export { Dispatcher, isDispatcher } from "./registry/dispatcher.js";

@@ -10,6 +10,7 @@ describe("the public API", () => {
       "Registry",
       "createRegistry",
       "errorCodes",
+      "formatReport",
       "isDispatcher",
       "provide",
       "register",

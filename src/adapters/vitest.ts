@@ -7,10 +7,9 @@
  * `import "dispatch-hook/vitest/setup"` (or setupFiles) installs the matcher and failOnPending().
  */
 import { afterEach, beforeEach, test as base, expect } from "vitest";
-import type { AuditReport } from "../registry/audit-events.js";
-import { formatReport } from "../registry/audit-format.js";
-import { createRegistry, type Registry } from "../registry/registry.js";
-import { threadAudit } from "../registry/thread-audit.js";
+// Through the package's main entry (kept external by the build), so that the fixture's registries
+// are the same Registry class the tests import.
+import { type AuditReport, createRegistry, formatReport, type Registry, threadAudit } from "../index.js";
 
 /** Vitest's `test`, with an isolated `registry` for each test. */
 export const test = base.extend<{ registry: Registry }>({

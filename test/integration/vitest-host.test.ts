@@ -1,0 +1,163 @@
+/**
+ * Vitest as a host: fixture projects run with the repository's Vitest 4 in real processes. In each
+ * setup, registrations land and the audit counts them with dispatch-hook/vite, and the same project
+ * fails without it.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
+
+const vitestBin = join(repoRoot, "node_modules/vitest/vitest.mjs");
+
+/** A framework (tensorkit, cpu backend with a built-in Add) and a plugin (kit-ops, Conv), under `at`. */
+function packages(at: (name: string) => string): Tree {
+  return {
+    [`${at("tensorkit")}/package.json`]: JSON.stringify({
+      name: "tensorkit",
+      type: "module",
+      exports: { "./*": "./*" },
+      dependencies: { "dispatch-hook": "*" },
+      dispatchHook: { backends: { "*": { module: "./backends/{backend}/table.js", export: "{backend}Table" } } },
+    }),
+    [`${at("tensorkit")}/backends/cpu/table.js`]:
+      'import { Dispatcher } from "dispatch-hook";\nexport class Add {}\nexport const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\ncpuTable.register(Add, () => "add on cpu");\n',
+    [`${at("kit-ops")}/package.json`]: JSON.stringify({
+      name: "kit-ops",
+      type: "module",
+      exports: { "./*": "./*" },
+      dependencies: { tensorkit: "*", "dispatch-hook": "*" },
+      dispatchHook: { registrations: { cpu: "./reg/cpu.js" }, expects: { cpu: ["Conv"] } },
+    }),
+    [`${at("kit-ops")}/ops.js`]: "export class Conv {}\n",
+    [`${at("kit-ops")}/reg/cpu.js`]: 'import { register } from "dispatch-hook";\nimport { Conv } from "../ops.js";\nregister("cpu", Conv, () => "conv on cpu");\n',
+  };
+}
+
+const common: Tree = {
+  "node_modules/dispatch-hook": { symlink: "<repo>" },
+  "node_modules/vitest": { symlink: join(repoRoot, "node_modules/vitest") },
+  "node_modules/vite": { symlink: join(repoRoot, "node_modules/vite") },
+};
+
+const landedTest = (table: string) =>
+  [
+    'import { expect, test } from "vitest";',
+    `import { cpuTable } from ${JSON.stringify(table)};`,
+    'import { Conv } from "kit-ops/ops.js";',
+    'import { threadAudit } from "dispatch-hook";',
+    'test("Conv lands on cpu, and the audit counts it", () => {',
+    '  expect(cpuTable.resolve(new Conv())()).toBe("conv on cpu");',
+    "  const report = threadAudit();",
+    '  expect(report.registrations.map((r) => r.op + ":" + r.state)).toContain("Conv:applied");',
+    "  expect(report.problems).toEqual([]);",
+    "});",
+  ].join("\n");
+
+function config(test: Record<string, unknown>): string {
+  return [
+    'import { dispatchHook } from "dispatch-hook/vite";',
+    "export default {",
+    "  plugins: process.env.WITHOUT_PLUGIN ? [] : [dispatchHook()],",
+    `  test: ${JSON.stringify(test)},`,
+    "};",
+  ].join("\n");
+}
+
+async function vitest(dir: string, env: Record<string, string> = {}) {
+  return run(dir, [vitestBin, "run"], { ...env, CI: "1", NO_COLOR: "1" });
+}
+
+/** Runs the project with the plugin (it must pass) and without it (it must fail). */
+async function passesOnlyWithThePlugin(dir: string): Promise<void> {
+  const withPlugin = await vitest(dir);
+  expect(withPlugin.stdout + withPlugin.stderr).toMatch(/Tests\s+\d+ passed/);
+  expect(withPlugin.code).toBe(0);
+  const without = await vitest(dir, { WITHOUT_PLUGIN: "1" });
+  expect(without.code).toBe(1);
+  expect(without.stdout + without.stderr).toMatch(/ERR_DISPATCH_NO_IMPL|expected .* to contain 'Conv:applied'/);
+}
+
+describe("dispatch-hook/vite under Vitest", () => {
+  it("the framework inlined (server.deps.inline)", async () => {
+    const dir = makeTree({
+      ...common,
+      ...packages((name) => `node_modules/${name}`),
+      "package.json": JSON.stringify({ name: "app", type: "module" }),
+      "vitest.config.mjs": config({ server: { deps: { inline: ["tensorkit"] } } }),
+      "test/landed.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
+    });
+    await passesOnlyWithThePlugin(dir);
+  });
+
+  it("framework and plugin as workspace packages (inlined, because they live outside node_modules)", async () => {
+    const dir = makeTree({
+      ...common,
+      ...packages((name) => `packages/${name}`),
+      "node_modules/tensorkit": { symlink: "packages/tensorkit" },
+      "node_modules/kit-ops": { symlink: "packages/kit-ops" },
+      "package.json": JSON.stringify({ name: "app", type: "module", workspaces: ["packages/*"] }),
+      "vitest.config.mjs": config({}),
+      "test/landed.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
+    });
+    await passesOnlyWithThePlugin(dir);
+  });
+
+  it("the backend in the app's own source, declared in the app's package.json", async () => {
+    const dir = makeTree({
+      ...common,
+      ...packages((name) => `node_modules/${name}`),
+      "package.json": JSON.stringify({
+        name: "app",
+        type: "module",
+        dependencies: { "kit-ops": "*" },
+        dispatchHook: { backends: { cpu: { module: "./src/cpu.js", export: "cpuTable" } } },
+      }),
+      "src/cpu.js": 'import { Dispatcher } from "dispatch-hook";\nexport const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\n',
+      "vitest.config.mjs": config({}),
+      "test/landed.test.mjs": landedTest("../src/cpu.js"),
+    });
+    await passesOnlyWithThePlugin(dir);
+  });
+
+  for (const pool of ["threads", "forks", "vmThreads", "vmForks"]) {
+    for (const isolate of [true, false]) {
+      it(`pool ${pool}, isolate ${isolate}, the framework inlined`, async () => {
+        const dir = makeTree({
+          ...common,
+          ...packages((name) => `node_modules/${name}`),
+          "package.json": JSON.stringify({ name: "app", type: "module" }),
+          "vitest.config.mjs": config({ pool, isolate, server: { deps: { inline: ["tensorkit"] } } }),
+          "test/landed.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
+          "test/again.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
+        });
+        const result = await vitest(dir);
+        expect(result.stdout + result.stderr).toMatch(/Tests\s+2 passed/);
+        expect(result.code).toBe(0);
+      });
+    }
+  }
+
+  it("the plugin inlined and the framework left to Node: the miss says the class is a second copy, and the audit marks it", async () => {
+    const dir = makeTree({
+      ...common,
+      ...packages((name) => `node_modules/${name}`),
+      "package.json": JSON.stringify({ name: "app", type: "module" }),
+      "vitest.config.mjs": config({ server: { deps: { inline: ["kit-ops"] } } }),
+      "test/landed.test.mjs": [
+        'import { expect, test } from "vitest";',
+        'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+        'import { Conv } from "kit-ops/ops.js";',
+        'import { threadAudit } from "dispatch-hook";',
+        'test("the miss tells the truth", () => {',
+        "  let message = '';",
+        "  try { cpuTable.resolve(new Conv()); } catch (e) { message = e.message; }",
+        '  expect(message).toContain("second copy of that class");',
+        '  expect(threadAudit().problems.map((p) => p.kind)).toContain("identity");',
+        "});",
+      ].join("\n"),
+    });
+    // Node's loader handles the externalized framework and runs the plugin's registration module in Node.
+    const result = await vitest(dir, { NODE_OPTIONS: `--import ${join(repoRoot, "loader.mjs")}` });
+    expect(result.stdout + result.stderr).toMatch(/Tests\s+1 passed/);
+  });
+});
