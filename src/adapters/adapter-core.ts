@@ -78,6 +78,9 @@ export function createAdapterCore(options: AdapterOptions = {}, where = "dispatc
     entry: undefined,
     inline,
     packages: options.discover !== false,
+    // A host sees only the modules it loads itself, not every import the way Node's hooks do: the
+    // whole tree is read once, up front (a build or a test run, not a program's start-up).
+    transitive: options.discover !== false,
   };
   const discovery = new Discovery(discoverOptions);
   let version = -1;

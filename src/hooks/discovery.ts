@@ -2,8 +2,8 @@
  * Finding the declarations, independent of the working directory and without scanning
  * node_modules. Three sources, all feeding one FieldReader:
  * - the program's own package: the package scope of the entry point (process.argv[1]), wherever
- *   node was started; its direct dependencies too (the working directory only when there is no
- *   entry point, as in `node -e`);
+ *   node was started; its direct dependencies too. The working directory's package when there is no
+ *   entry point (`node -e`) or the entry point is a tool's, inside node_modules (vitest, jest, tsx);
  * - package scopes as modules load: the first time the hooks resolve a module of a package, its
  *   package.json is read (Node reads it anyway), and when a package depends on a framework (a
  *   package that declares backends) or on dispatch-hook, its direct dependencies are read too. That
@@ -58,15 +58,19 @@ interface Known {
   depsRead: boolean;
 }
 
-/** Where discovery starts: the package of the entry point, else the working directory's. */
+const tool = /[\\/]node_modules[\\/]/;
+
+/** Where discovery starts: the package of the entry point (unless a tool's), else the working directory's. */
 export function appRoot(options: { readonly root?: string | undefined; readonly entry?: string | undefined }): string {
   if (options.root !== undefined) return findPackageRoot(options.root) ?? path.resolve(options.root);
   const entry = options.entry;
-  if (entry !== undefined && entry !== "" && path.isAbsolute(entry)) {
-    const found = findPackageRoot(path.dirname(realDir(entry)));
-    if (found !== undefined) return found;
-  }
-  return findPackageRoot(process.cwd()) ?? process.cwd();
+  if (entry === undefined || entry === "" || !path.isAbsolute(entry)) return findPackageRoot(process.cwd()) ?? process.cwd();
+  const real = realDir(entry);
+  const entryRoot = findPackageRoot(path.dirname(real));
+  // An entry point inside node_modules is a tool's (vitest, jest, mocha, tsx): the app is the one it
+  // was started for, in the working directory. The tool's package is the answer only if there is none.
+  if (tool.test(real) || tool.test(entry)) return findPackageRoot(process.cwd()) ?? entryRoot ?? process.cwd();
+  return entryRoot ?? findPackageRoot(process.cwd()) ?? process.cwd();
 }
 
 export class Discovery {

@@ -25,6 +25,12 @@ describe("where discovery starts", () => {
     expect(appRoot({ entry: undefined })).toBe(process.cwd());
     expect(appRoot({ entry: "" })).toBe(process.cwd());
   });
+
+  it("at the working directory's package when the entry point is a tool's, inside node_modules (vitest, jest)", () => {
+    const root = makeTree({ "node_modules/tool/package.json": pkg({ name: "tool" }), "node_modules/tool/bin.mjs": "" });
+    // The test runs in the repository, whose package.json is the working directory's.
+    expect(appRoot({ entry: join(root, "node_modules/tool/bin.mjs") })).toBe(process.cwd());
+  });
 });
 
 describe("Discovery", () => {

@@ -33,6 +33,9 @@ function packages(at: (name: string) => string): Tree {
   };
 }
 
+/** The app's package.json: it depends on the framework and the plugin, as an app does. */
+const app = { name: "app", type: "module", dependencies: { tensorkit: "*", "kit-ops": "*", "dispatch-hook": "*" } };
+
 const common: Tree = {
   "node_modules/dispatch-hook": { symlink: "<repo>" },
   "node_modules/vitest": { symlink: join(repoRoot, "node_modules/vitest") },
@@ -82,7 +85,7 @@ describe("dispatch-hook/vite under Vitest", () => {
     const dir = makeTree({
       ...common,
       ...packages((name) => `node_modules/${name}`),
-      "package.json": JSON.stringify({ name: "app", type: "module" }),
+      "package.json": JSON.stringify(app),
       "vitest.config.mjs": config({ server: { deps: { inline: ["tensorkit"] } } }),
       "test/landed.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
     });
@@ -95,7 +98,7 @@ describe("dispatch-hook/vite under Vitest", () => {
       ...packages((name) => `packages/${name}`),
       "node_modules/tensorkit": { symlink: "packages/tensorkit" },
       "node_modules/kit-ops": { symlink: "packages/kit-ops" },
-      "package.json": JSON.stringify({ name: "app", type: "module", workspaces: ["packages/*"] }),
+      "package.json": JSON.stringify({ ...app, workspaces: ["packages/*"] }),
       "vitest.config.mjs": config({}),
       "test/landed.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
     });
@@ -119,13 +122,44 @@ describe("dispatch-hook/vite under Vitest", () => {
     await passesOnlyWithThePlugin(dir);
   });
 
+  it("a transitive plugin (app → toolkit → framework + plugin), the framework inlined", async () => {
+    const dir = makeTree({
+      ...common,
+      ...packages((name) => `node_modules/${name}`),
+      "node_modules/toolkit/package.json": JSON.stringify({ name: "toolkit", dependencies: { tensorkit: "*", "kit-ops": "*" } }),
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { toolkit: "*", "dispatch-hook": "*" } }),
+      "vitest.config.mjs": config({ server: { deps: { inline: ["tensorkit"] } } }),
+      "test/landed.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
+    });
+    await passesOnlyWithThePlugin(dir);
+  });
+
+  it("the framework externalized: Node's loader instruments it, the plugin leaves it alone, and it lands once", async () => {
+    const dir = makeTree({
+      ...common,
+      ...packages((name) => `node_modules/${name}`),
+      "package.json": JSON.stringify(app),
+      "vitest.config.mjs": config({}),
+      "test/landed.test.mjs": [
+        landedTest("tensorkit/backends/cpu/table.js"),
+        'test("one registration, applied once", () => {',
+        '  const conv = threadAudit().registrations.filter((r) => r.op === "Conv");',
+        "  expect(conv.map((r) => r.state)).toEqual(['applied']);",
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, { NODE_OPTIONS: `--import ${join(repoRoot, "loader.mjs")}` });
+    expect(result.stdout + result.stderr).toMatch(/Tests\s+2 passed/);
+    expect(result.code).toBe(0);
+  });
+
   for (const pool of ["threads", "forks", "vmThreads", "vmForks"]) {
     for (const isolate of [true, false]) {
       it(`pool ${pool}, isolate ${isolate}, the framework inlined`, async () => {
         const dir = makeTree({
           ...common,
           ...packages((name) => `node_modules/${name}`),
-          "package.json": JSON.stringify({ name: "app", type: "module" }),
+          "package.json": JSON.stringify(app),
           "vitest.config.mjs": config({ pool, isolate, server: { deps: { inline: ["tensorkit"] } } }),
           "test/landed.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
           "test/again.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
@@ -141,7 +175,7 @@ describe("dispatch-hook/vite under Vitest", () => {
     const dir = makeTree({
       ...common,
       ...packages((name) => `node_modules/${name}`),
-      "package.json": JSON.stringify({ name: "app", type: "module" }),
+      "package.json": JSON.stringify(app),
       "vitest.config.mjs": config({ server: { deps: { inline: ["kit-ops"] } } }),
       "test/landed.test.mjs": [
         'import { expect, test } from "vitest";',

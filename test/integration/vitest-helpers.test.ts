@@ -1,0 +1,139 @@
+/**
+ * dispatch-hook/vitest in a real Vitest 4 run: the per-test registry fixture, toHaveLanded() and the
+ * setup that fails a test leaving a registration pending. With `isolate: false` and one worker, test
+ * files share modules and dispatch tables; a fixture's registrations must not leak from one file into
+ * the next, while files that use the shared default registry do share it.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
+
+const vitestBin = join(repoRoot, "node_modules/vitest/vitest.mjs");
+
+const tree: Tree = {
+  "node_modules/dispatch-hook": { symlink: "<repo>" },
+  "node_modules/vitest": { symlink: join(repoRoot, "node_modules/vitest") },
+  "node_modules/vite": { symlink: join(repoRoot, "node_modules/vite") },
+  "node_modules/tensorkit/package.json": JSON.stringify({
+    name: "tensorkit",
+    type: "module",
+    exports: { "./*": "./*" },
+    dependencies: { "dispatch-hook": "*" },
+    dispatchHook: { backends: { "*": { module: "./backends/{backend}/table.js", export: "{backend}Table" } } },
+  }),
+  "node_modules/tensorkit/backends/cpu/table.js":
+    'import { Dispatcher } from "dispatch-hook";\nexport const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\n',
+  "node_modules/tensorkit/ops.js": "export class OpA {}\nexport class OpB {}\nexport class Shared1 {}\nexport class Shared2 {}\nexport class Conv {}\n",
+  "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorkit: "*", "dispatch-hook": "*" } }),
+  "vitest.config.mjs": [
+    'import { dispatchHook } from "dispatch-hook/vite";',
+    "export default {",
+    "  plugins: [dispatchHook()],",
+    '  test: { pool: "threads", isolate: false, maxWorkers: 1, setupFiles: ["dispatch-hook/vitest/setup"], server: { deps: { inline: ["tensorkit"] } } },',
+    "};",
+  ].join("\n"),
+};
+
+/** A file that registers its op through the fixture; its second test checks that no other file's op is in the table. */
+function fixtureFile(mine: string, other: string): string {
+  return [
+    'import { expect } from "vitest";',
+    'import { test } from "dispatch-hook/vitest";',
+    'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+    `import { ${mine}, ${other} } from "tensorkit/ops.js";`,
+    `test("registers ${mine} in its own registry", ({ registry }) => {`,
+    `  registry.register("cpu", ${mine}, () => "${mine}");`,
+    `  expect(registry).toHaveLanded(["${mine}"], { backend: "cpu" });`,
+    `  expect(cpuTable.resolve(new ${mine}())()).toBe("${mine}");`,
+    "});",
+    `test("sees nothing of the other file, nor of its own previous test", ({ registry }) => {`,
+    `  expect(() => cpuTable.resolve(new ${other}())).toThrow(/ERR_DISPATCH_NO_IMPL|No implementation/);`,
+    `  expect(() => cpuTable.resolve(new ${mine}())).toThrow(/ERR_DISPATCH_NO_IMPL|No implementation/);`,
+    "  expect(registry.verify().registrations).toEqual([]);",
+    "  globalThis.fixtureFilesRun = (globalThis.fixtureFilesRun ?? 0) + 1;",
+    '  console.log("fixture files run: " + globalThis.fixtureFilesRun);',
+    "});",
+  ].join("\n");
+}
+
+/** A file that asks for the shared default registry: the file that runs second sees the first one's op. */
+function sharedFile(mine: string, other: string): string {
+  return [
+    'import { expect, test } from "vitest";',
+    'import { register, registry } from "dispatch-hook";',
+    'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+    `import { ${mine}, ${other} } from "tensorkit/ops.js";`,
+    `test("the default registry is shared by the files that use it", () => {`,
+    `  register("cpu", ${mine}, () => "${mine}");`,
+    "  globalThis.sharedFilesRun = (globalThis.sharedFilesRun ?? 0) + 1;",
+    '  console.log("shared files run: " + globalThis.sharedFilesRun);',
+    "  const ops = registry.verify().registrations.map((r) => r.op);",
+    `  expect(ops).toContain("${mine}");`,
+    `  if (globalThis.sharedFilesRun === 2) expect(cpuTable.resolve(new ${other}())()).toBe("${other}");`,
+    "});",
+  ].join("\n");
+}
+
+async function vitest(dir: string, files: readonly string[]) {
+  const result = await run(dir, [vitestBin, "run", ...files], { CI: "1", NO_COLOR: "1" });
+  return { ...result, output: result.stdout + result.stderr };
+}
+
+describe("dispatch-hook/vitest", () => {
+  it("with isolate: false, fixture registrations stay in their file and the default registry is shared", async () => {
+    const dir = makeTree({
+      ...tree,
+      "test/a.test.mjs": fixtureFile("OpA", "OpB"),
+      "test/b.test.mjs": fixtureFile("OpB", "OpA"),
+      "test/shared1.test.mjs": sharedFile("Shared1", "Shared2"),
+      "test/shared2.test.mjs": sharedFile("Shared2", "Shared1"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.output).toMatch(/Tests\s+6 passed/);
+    expect(result.code).toBe(0);
+    // The files did share one worker: the second shared file saw the first (and checked its op).
+    expect(result.output).toContain("shared files run: 2");
+    expect(result.output).toContain("fixture files run: 2");
+  });
+
+  it("a test that leaves a registration pending fails, with the audit", async () => {
+    const dir = makeTree({
+      ...tree,
+      "test/pending.test.mjs": [
+        'import { test } from "vitest";',
+        'import { register } from "dispatch-hook";',
+        'import { Conv } from "tensorkit/ops.js";',
+        'test("leaves Conv pending on a backend that never loads", () => {',
+        '  register("gpu", Conv, () => "conv");',
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.code).toBe(1);
+    expect(result.output).toContain("This test left 1 registration pending: Conv on gpu");
+    expect(result.output).toMatch(/Conv\s.*pending/);
+  });
+
+  it("toHaveLanded() fails with the audit table", async () => {
+    const dir = makeTree({
+      ...tree,
+      "test/landed.test.mjs": [
+        'import { expect } from "vitest";',
+        'import { test } from "dispatch-hook/vitest";',
+        'import { Conv } from "tensorkit/ops.js";',
+        'test("Conv did not land on gpu", ({ registry }) => {',
+        '  const handle = registry.register("gpu", Conv, () => "conv");',
+        "  try {",
+        '    expect(registry).toHaveLanded(["Conv"], { backend: "gpu" });',
+        "  } finally {",
+        "    handle.dispose();",
+        "  }",
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.code).toBe(1);
+    expect(result.output).toContain("expected Conv to have landed on gpu");
+    expect(result.output).toMatch(/Conv\s.*pending/);
+  });
+});
