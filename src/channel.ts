@@ -36,6 +36,19 @@ export interface ModuleInfo {
   /** The name of the export that holds the backend's dispatch table. */
   readonly exportName: string;
   readonly format: "module" | "commonjs";
+  /**
+   * Set by a host adapter's facade (Vite, esbuild, Jest), where no loader is installed to answer
+   * for the declarations: the plugins declared for this backend, carried with the table.
+   */
+  readonly host?: HostFacts;
+}
+
+/** What a host adapter knew of a dispatch module's backend when it generated the facade. */
+export interface HostFacts {
+  /** The adapter: "dispatch-hook/vite", "dispatch-hook/esbuild", "dispatch-hook/jest". */
+  readonly name: string;
+  /** The plugins with a registration module or expectations for this backend, for this backend only. */
+  readonly plugins: readonly PluginStatus[];
 }
 
 /** Published when a watched dispatch module has finished evaluating. */
@@ -55,7 +68,14 @@ export interface TableProvidedMessage {
 
 /** A table that exists in this thread, as its notice remembers it. */
 export type TableNotice =
-  | { readonly via: "hook"; readonly backend: string; readonly module: string; readonly namespace: unknown; readonly exportName: string }
+  | {
+      readonly via: "hook";
+      readonly backend: string;
+      readonly module: string;
+      readonly namespace: unknown;
+      readonly exportName: string;
+      readonly host?: HostFacts | undefined;
+    }
   | { readonly via: "native"; readonly backend: string; readonly module: string | undefined; readonly table: unknown };
 
 /** Published to learn of every table in the thread; each notice pushes itself into `answers`. */

@@ -1,9 +1,9 @@
 /** The default registry, for plugins, and the `register()` shorthand for it. */
 import type { Class, Impl } from "./registry/dispatcher.js";
-import { type RegisterOptions, type RegistrationHandle, Registry } from "./registry/registry.js";
+import { markDefault, type RegisterOptions, type RegistrationHandle, Registry } from "./registry/registry.js";
 
 /** The default registry. Creating it subscribes to nothing and changes nothing. */
-export const registry: Registry = new Registry({ name: "default" });
+export const registry: Registry = markDefault(new Registry({ name: "default" }));
 
 /** Shorthand for `registry.register(...)` on the default registry. */
 export function register(backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {

@@ -62,8 +62,9 @@ function missing(file: string): string | undefined {
   return fs.existsSync(file) ? undefined : `Cannot find the registration module ${file}`;
 }
 
-export function createAdapterCore(options: AdapterOptions = {}, where = "dispatch-hook adapter"): AdapterCore {
-  checkOptions(options, optionKinds, where);
+/** `host` names the adapter ("dispatch-hook/vite") in errors, and in the audit of the tables its facades announce. */
+export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch-hook adapter"): AdapterCore {
+  checkOptions(options, optionKinds, `${host} options`);
   const inline: Array<{ field: DispatchHookField; dir?: string; name?: string }> = [];
   if (options.backends !== undefined) inline.push({ field: { backends: options.backends } });
   for (const plugin of options.plugins ?? []) {
@@ -77,6 +78,7 @@ export function createAdapterCore(options: AdapterOptions = {}, where = "dispatc
     ...(options.root === undefined ? {} : { root: options.root }),
     entry: undefined,
     inline,
+    inlineSource: `${host} options`,
     packages: options.discover !== false,
     // A host sees only the modules it loads itself, not every import the way Node's hooks do: the
     // whole tree is read once, up front (a build or a test run, not a program's start-up).
@@ -98,8 +100,22 @@ export function createAdapterCore(options: AdapterOptions = {}, where = "dispatc
   const input = (file: string, format: ModuleInfo["format"], hasDefault: boolean, ids: HostIds): FacadeInput => {
     const href = url.pathToFileURL(file).href;
     const plan = current().match(href) ?? { backend: "?", exportName: "?", registrations: [] };
+    // No loader answers for the declarations where the facade runs: the table carries them.
+    const plugins = discovery.config().plugins.flatMap((p) => {
+      const registration = p.registrations[plan.backend];
+      const expects = p.expects[plan.backend];
+      if (registration === undefined && expects === undefined) return [];
+      return [
+        {
+          name: p.name,
+          declaredIn: p.declaredIn,
+          registrations: registration === undefined ? {} : { [plan.backend]: registration },
+          expects: expects === undefined ? {} : { [plan.backend]: expects },
+        },
+      ];
+    });
     return {
-      module: { url: href, backend: plan.backend, exportName: plan.exportName, format },
+      module: { url: href, backend: plan.backend, exportName: plan.exportName, format, host: { name: host, plugins } },
       original: ids.original,
       runtime: ids.runtime,
       hasDefault,

@@ -17,7 +17,7 @@ const virtual = "\0dispatch-hook:";
 export function dispatchHook(options: AdapterOptions = {}): Plugin {
   let core: ReturnType<typeof createAdapterCore> | undefined;
   const use = (root?: string) => {
-    core ??= createAdapterCore({ ...(root === undefined ? {} : { root }), ...options }, "dispatchHook() (Vite)");
+    core ??= createAdapterCore({ ...(root === undefined ? {} : { root }), ...options }, "dispatch-hook/vite");
     return core;
   };
   const ids = (file: string): HostIds => ({

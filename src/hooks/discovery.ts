@@ -45,6 +45,8 @@ export interface DiscoverOptions {
   readonly configFile?: string | undefined;
   /** Declarations given in code; paths resolve against `dir` (default `root`). */
   readonly inline?: ReadonlyArray<{ readonly field: DispatchHookField; readonly dir?: string; readonly name?: string }>;
+  /** Where inline declarations come from, in messages (default "install() options"). */
+  readonly inlineSource?: string;
   /** Read package.json files (default true). */
   readonly packages?: boolean;
   /** Follow the whole dependency tree from the root, eagerly (for `dispatch-hook doctor`). */
@@ -98,10 +100,11 @@ export class Discovery {
     if (options.transitive === true) this.#walk();
     if (options.configFile !== undefined) this.#configFile(options.configFile);
     for (const { field, dir, name } of options.inline ?? []) {
-      const label = name === undefined ? "install() options" : `install() options for ${name}`;
+      const source = options.inlineSource ?? "install() options";
+      const label = name === undefined ? source : `${source} for ${name}`;
       this.#reader.field(
         {
-          file: "install() options",
+          file: label,
           label,
           packageName: name,
           dir: realDir(path.resolve(this.root, dir ?? ".")),

@@ -3,7 +3,7 @@
  * registration windows) into one report. Pure. A registry's verify() and the thread's exit audit
  * both come through here, so they give one answer to one question.
  */
-import type { InstallationStatus, WindowFact } from "../channel.js";
+import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, OutsideRecord, PluginModuleRecord, Problem, RegistrationRecord } from "./audit-events.js";
 import { type Fold, getOrCreate, type MutableRecord } from "./audit-fold.js";
 
@@ -12,6 +12,8 @@ export interface TableFact {
   readonly backend: string;
   readonly module: string | undefined;
   readonly names: ReadonlySet<string> | undefined;
+  /** The host adapter whose facade announced the table, and what it knew of the backend's plugins. */
+  readonly host?: HostFacts | undefined;
 }
 
 export interface ThreadFacts {
@@ -200,6 +202,9 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
         for (const [backend, ops] of Object.entries(plugin.expects)) for (const op of ops) expect(backend, op, plugin.declaredIn);
       }
     }
+    for (const table of facts.tables) {
+      for (const plugin of table.host?.plugins ?? []) for (const op of plugin.expects[table.backend] ?? []) expect(table.backend, op, plugin.declaredIn);
+    }
   }
   let checked = registrations.filter((r) => r.state !== "disposed").length + windows.outside.length;
   for (const [backend, ops] of expected) {
@@ -268,7 +273,10 @@ function notes(facts: ThreadFacts, backends: readonly BackendRecord[], registrat
         `loader (${loader.mode}) read ${loader.files?.length ?? 0} file(s) from ${loader.root ?? "?"}; it watches ${declared.length === 0 ? "nothing" : declared.join("; ")}`,
       );
     }
-    if (facts.loaders.length === 0) out.push("no dispatch-hook loader is installed in this thread");
+    const hosts = new Map<string, Set<string>>();
+    for (const table of facts.tables) if (table.host !== undefined) getOrCreate(hosts, table.host.name, () => new Set<string>()).add(table.backend);
+    for (const [host, names] of hosts) out.push(`${host} instrumented the dispatch modules of ${[...names].sort().join(", ")}`);
+    if (facts.loaders.length === 0 && hosts.size === 0) out.push("no dispatch-hook loader is installed in this thread");
   }
   if (backends.length > 0) {
     out.push(

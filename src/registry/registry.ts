@@ -67,6 +67,13 @@ export interface RegistrySnapshot {
 }
 
 const snapshots = new WeakMap<RegistrySnapshot, Registry>();
+const defaults = new WeakSet<Registry>();
+
+/** Marks a copy's default registry (internal: default-registry.ts). */
+export function markDefault(registry: Registry): Registry {
+  defaults.add(registry);
+  return registry;
+}
 /** Registration states that have not landed: a registry holding any is kept alive. */
 const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
 // Names for the thread-wide audit only; the copy's directory tells copies apart there.
@@ -375,7 +382,8 @@ export class Registry {
       b.tables.map((t) => ({ backend: t.backend, module: t.module, table: t.table })),
     );
     const facts = gatherFacts(own);
-    const connected = facts.loaders.some((loader) => loader.registry === this);
+    // With no loader, the default registry is the one host adapters' facades feed.
+    const connected = facts.loaders.some((loader) => loader.registry === this) || (facts.loaders.length === 0 && defaults.has(this));
     return buildReport([{ fold: fold(events) }], facts, { connected, focus: options.backends });
   }
 

@@ -6,6 +6,7 @@
 import {
   ask,
   channels,
+  type HostFacts,
   type LoaderStatusMessage,
   type TableNotice,
   type TableQueryMessage,
@@ -38,12 +39,12 @@ export function gatherFacts(
 ): ThreadFacts {
   const seen = new Set<unknown>();
   const tables: TableFact[] = [];
-  const add = (backend: string, module: string | undefined, table: unknown) => {
+  const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts) => {
     if (typeof table !== "object" || table === null || seen.has(table)) return;
     seen.add(table);
-    tables.push({ backend, module, names: names(table) });
+    tables.push({ backend, module, names: names(table), host });
   };
-  for (const notice of tableNotices()) add(notice.backend, notice.module, noticeTable(notice));
+  for (const notice of tableNotices()) add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
   for (const t of own) add(t.backend, t.module, t.table);
   return {
     tables,

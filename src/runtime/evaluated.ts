@@ -7,7 +7,7 @@ import { announce } from "./table-notice.js";
  * is the module namespace of an ES module, or `module.exports` of a CommonJS one.
  */
 export function signalEvaluated(info: ModuleInfo, namespace: unknown): void {
-  announce({ via: "hook", backend: info.backend, module: info.url, namespace, exportName: info.exportName });
+  announce({ via: "hook", backend: info.backend, module: info.url, namespace, exportName: info.exportName, host: info.host });
   if (channels.moduleEvaluated.hasSubscribers) {
     channels.moduleEvaluated.publish({ version: 1, ...info, namespace } satisfies ModuleEvaluatedMessage);
   }

@@ -1,0 +1,133 @@
+/**
+ * esbuild as a host: the tensorlab + ml-ops example bundled for node, once into one file and once with
+ * code splitting (each backend's dispatch module in a lazily loaded chunk). The bundle is copied to a
+ * directory with no node_modules and run with plain node, no --import: the registrations land, the
+ * thread's audit counts all sixteen, and stack traces point at the original files. Without the
+ * plugin the same bundle misses.
+ */
+import { cpSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { lastJson, makeTree, nodeBinary, repoRoot, run } from "./fixture.js";
+
+const examples = join(repoRoot, "examples");
+
+function project(): string {
+  return makeTree({
+    "node_modules/dispatch-hook": { symlink: "<repo>" },
+    "node_modules/esbuild": { symlink: join(repoRoot, "node_modules/esbuild") },
+    "node_modules/tensorlab": { symlink: join(examples, "tensorlab") },
+    "node_modules/ml-ops": { symlink: join(examples, "ml-ops") },
+    "package.json": JSON.stringify({ name: "bundled-app", type: "module", dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+    "workload.js": readFileSync(join(examples, "ordering-bug/workload.js"), "utf8"),
+    "main.mjs": [
+      'import { formatReport, threadAudit } from "dispatch-hook";',
+      'import { backends, compile } from "tensorlab";',
+      'import { graph, inputs, matchesReference } from "./workload.js";',
+      "const results = {};",
+      "for (const backend of backends) {",
+      "  try {",
+      "    results[backend] = matchesReference((await compile(graph, { backend }))(inputs));",
+      "  } catch (error) {",
+      "    results[backend] = error.code ?? error.message;",
+      "  }",
+      "}",
+      "const report = threadAudit();",
+      "console.log(formatReport(report));",
+      "console.log(JSON.stringify({",
+      "  results,",
+      '  applied: report.registrations.filter((r) => r.state === "applied").length,',
+      "  problems: report.problems.map((p) => p.kind),",
+      "  ok: report.ok,",
+      "  checked: report.checked,",
+      "}));",
+    ].join("\n"),
+    // The stack-trace check: a kernel that throws, from the original file and line.
+    "trace.mjs": [
+      'import { compile } from "tensorlab";',
+      'import { Graph, Tensor } from "tensorlab";',
+      'import { PoolLayer } from "ml-ops";',
+      "const graph = new Graph();",
+      'graph.output(graph.apply(new PoolLayer({ kernel: 2, stride: 2, padding: 0 }), graph.input("x")));',
+      'const run = await compile(graph, { backend: "numba" });',
+      "try { run({ x: { shape: null } }); } catch (error) { console.log(error.stack); }",
+    ].join("\n"),
+    "build.mjs": [
+      'import { build } from "esbuild";',
+      'import { dispatchHook } from "dispatch-hook/esbuild";',
+      "const splitting = process.argv.includes('--splitting');",
+      "await build({",
+      '  entryPoints: ["main.mjs", "trace.mjs"],',
+      "  bundle: true,",
+      '  platform: "node",',
+      '  format: "esm",',
+      "  splitting,",
+      '  outdir: "out",',
+      "  sourcemap: true,",
+      '  logLevel: "error",',
+      "  plugins: process.env.WITHOUT_PLUGIN ? [] : [dispatchHook(process.env.GHOST ? { plugins: [{ name: 'ghost-ops', expects: { numba: ['GhostOp'] } }] } : {})],",
+      "});",
+    ].join("\n"),
+  });
+}
+
+/** Builds, copies the output where nothing can be resolved, and runs it with plain node. */
+async function bundleAndRun(dir: string, options: { splitting?: boolean; withoutPlugin?: boolean; ghost?: boolean } = {}) {
+  const built = await run(dir, ["build.mjs", ...(options.splitting ? ["--splitting"] : [])], {
+    ...(options.withoutPlugin ? { WITHOUT_PLUGIN: "1" } : {}),
+    ...(options.ghost ? { GHOST: "1" } : {}),
+  });
+  expect(built.stderr).toBe("");
+  expect(built.code).toBe(0);
+  const away = mkdtempSync(join(tmpdir(), "dispatch-hook-bundle-"));
+  cpSync(join(dir, "out"), away, { recursive: true });
+  const main = await run(away, [join(away, "main.js")], { NODE_OPTIONS: "" });
+  const trace = await run(away, ["--enable-source-maps", join(away, "trace.js")], { NODE_OPTIONS: "" });
+  return { main, trace, away };
+}
+
+describe("dispatch-hook/esbuild", () => {
+  for (const splitting of [false, true]) {
+    it(`a bundle${splitting ? " with code splitting" : ""} runs with plain node: registrations land and the audit counts them`, async () => {
+      const dir = project();
+      const { main, trace, away } = await bundleAndRun(dir, { splitting });
+      expect(main.stderr).toBe("");
+      const summary = lastJson(main.stdout);
+      expect(summary.results).toEqual({ numba: true, jax: true, mlx: true, pytorch: true });
+      expect(summary.applied).toBe(16);
+      expect(summary.problems).toEqual([]);
+      expect(summary.ok).toBe(true);
+      // Sixteen registrations, and ml-ops's sixteen expectations, carried by the facades.
+      expect(summary.checked).toBe(32);
+      expect(main.stdout).toContain("dispatch-hook/esbuild instrumented the dispatch modules of jax, mlx, numba, pytorch");
+      expect(main.stdout).toContain("ok: every registration landed");
+      if (splitting) {
+        // Each backend's dispatch module sits in a lazily loaded chunk of its own, with its facade.
+        const chunks = readdirSync(away).filter((name) => /^basic-.*\.js$/.test(name));
+        expect(chunks).toHaveLength(4);
+        for (const chunk of chunks) expect(readFileSync(join(away, chunk), "utf8")).toContain("signalEvaluated(");
+      }
+      // Source maps: the frame that threw names the original kernel file, not the bundle.
+      expect(trace.stdout).toMatch(/ml-ops[\\/](kernels|implementations|dispatch[\\/]numba)\.js:\d+:\d+/);
+    });
+  }
+
+  it("without the plugin, the same bundle misses, and its audit does not say ok", async () => {
+    const { main } = await bundleAndRun(project(), { withoutPlugin: true });
+    const summary = lastJson(main.stdout);
+    expect(summary.results).toEqual({ numba: "ERR_DISPATCH_NO_IMPL", jax: "ERR_DISPATCH_NO_IMPL", mlx: "ERR_DISPATCH_NO_IMPL", pytorch: "ERR_DISPATCH_NO_IMPL" });
+    expect(summary.applied).toBe(0);
+    expect(main.stdout).not.toContain("ok: every registration landed");
+    expect(main.stdout).toContain("nothing was checked");
+  });
+
+  it("an expectation declared inline that nothing meets is a problem in the bundle's audit", async () => {
+    const { main } = await bundleAndRun(project(), { ghost: true });
+    const summary = lastJson(main.stdout);
+    expect(summary.applied).toBe(16);
+    expect(summary.problems).toEqual(["missing"]);
+    expect(main.stdout).toMatch(/GhostOp on numba was expected \(by dispatch-hook\/esbuild options for ghost-ops\)/);
+    expect(main.stdout).not.toContain("ok: every registration landed");
+  });
+});
