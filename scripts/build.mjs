@@ -67,7 +67,9 @@ await build({
     {
       name: "main-entry-external",
       setup(b) {
-        b.onResolve({ filter: /^\.\.\/index\.js$/ }, (args) => (args.importer.includes("/adapters/") ? { path: "./index.js", external: true } : undefined));
+        b.onResolve({ filter: /^\.\.\/index\.js$/ }, (args) =>
+          args.importer.includes("/adapters/") ? { path: "./index.js", external: true } : undefined,
+        );
       },
     },
   ],
@@ -82,9 +84,18 @@ await build({
   banner: { js: 'const __dispatchHookUrl = require("node:url").pathToFileURL(__filename).href;' },
   footer: { js: "module.exports = Object.assign(module.exports.default, module.exports);" },
 });
-// The runtime again as CommonJS, for CommonJS facades (and the epilogue of Jest's CommonJS mode). It
-// keeps no state, so the two copies of it never disagree.
-await build({ ...bundle, entryPoints: { runtime: join(src, "runtime/index.ts") }, format: "cjs", outExtension: { ".js": ".cjs" } });
+// The runtime and the main entry again as CommonJS. The runtime is for CommonJS facades; it keeps no
+// state, so its two copies never disagree. The main entry is for hosts that cannot require() an ES
+// module (Jest's CommonJS mode): Node itself takes the ES one through "module-sync", and a second copy,
+// where one loads, works with the first through the channels, as two installed copies do.
+await build({
+  ...bundle,
+  entryPoints: { runtime: join(src, "runtime/index.ts"), index: join(src, "index.ts") },
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__dispatchHookUrl" },
+  banner: { js: 'const __dispatchHookUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
 if (!process.argv.includes("--no-types")) {
   execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], {
     stdio: "inherit",

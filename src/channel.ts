@@ -8,6 +8,11 @@
  * table with its notice, a plugin module's load with its window, the loader's config with its
  * installation), and answers thread-wide queries here. Nothing is kept in module-level state, so a
  * second copy of the package sees everything the first one knows.
+ *
+ * Every message carries the realm (the global object) of the code that published it, and listeners
+ * ignore other realms' messages. Node's channels are one per thread, but a host that runs each test
+ * file in a vm context of its own (Jest, Vitest's vm pools) evaluates every module again in each, and
+ * a registry or table of one test file must never meet those of the next.
  */
 import { diagnosticsChannel } from "./builtins.js";
 
@@ -78,10 +83,12 @@ export type TableNotice =
     }
   | { readonly via: "native"; readonly backend: string; readonly module: string | undefined; readonly table: unknown };
 
-/** Published to learn of every table in the thread; each notice pushes itself into `answers`. */
+/** Published to learn of every table in the thread; each notice of the asker's realm pushes itself into `answers`. */
 export interface TableQueryMessage {
   readonly version: 1;
   readonly answers: TableNotice[];
+  /** When present, every notice of every realm pushes itself here too, with a way to stop answering. */
+  readonly everyRealm?: Array<{ readonly notice: TableNotice; readonly realm: object; readonly retire: () => void }>;
 }
 
 /** Asked by a registration window about an entry that changed while it was open: did a registry write it? */
@@ -231,8 +238,25 @@ export const channels = {
   auditExit: diagnosticsChannel.channel(channelNames.auditExit),
 };
 
-/** Asks every subscriber of a query channel; returns the message they filled. */
-export function ask<M extends { readonly version: 1 }>(channel: (typeof channels)[keyof typeof channels], message: M): M {
-  if (channel.hasSubscribers) channel.publish(message);
+/** Where a message comes from: the global object of the publishing code's realm. */
+export interface FromRealm {
+  realm?: object;
+}
+
+/** Whether a message was published in this realm (a message from a copy that predates realms counts as ours). */
+export function sameRealm(message: unknown): boolean {
+  const realm = (message as FromRealm).realm;
+  return realm === undefined || realm === globalThis;
+}
+
+/** Publishes a message stamped with this realm. */
+export function publish<M extends { readonly version: 1 }>(channel: (typeof channels)[keyof typeof channels], message: M): M {
+  (message as FromRealm).realm = globalThis;
+  channel.publish(message);
   return message;
+}
+
+/** Asks every subscriber of a query channel in this realm; returns the message they filled. */
+export function ask<M extends { readonly version: 1 }>(channel: (typeof channels)[keyof typeof channels], message: M): M {
+  return channel.hasSubscribers ? publish(channel, message) : message;
 }

@@ -1,5 +1,5 @@
 /** The framework-native route: a dispatch module announces its own table, and no loader is needed. */
-import { channels, type TableProvidedMessage } from "./channel.js";
+import { channels, publish, type TableProvidedMessage } from "./channel.js";
 import { DispatchHookError, describe } from "./registry/errors.js";
 import { checkBackend } from "./registry/names.js";
 import { checkOptions } from "./registry/options.js";
@@ -20,6 +20,6 @@ export function provide(backend: string, table: object, meta: { readonly module?
   checkOptions(meta, { module: "string" }, `provide(${JSON.stringify(backend)}, …)`);
   announce({ via: "native", backend, module: meta.module, table });
   if (channels.tableProvided.hasSubscribers) {
-    channels.tableProvided.publish({ version: 1, backend, table, module: meta.module } satisfies TableProvidedMessage);
+    publish(channels.tableProvided, { version: 1, backend, table, module: meta.module } satisfies TableProvidedMessage);
   }
 }

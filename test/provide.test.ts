@@ -18,7 +18,7 @@ describe("provide (the framework-native route)", () => {
     provide("native-a", table, { module: "file:///fw/native.js" });
     channels.tableProvided.unsubscribe(listener);
     expect(table.resolve(new Op())()).toBe("now");
-    expect(seen).toEqual([{ version: 1, backend: "native-a", table, module: "file:///fw/native.js" }]);
+    expect(seen).toEqual([{ version: 1, backend: "native-a", table, module: "file:///fw/native.js", realm: globalThis }]);
     waiting.dispose();
     const later = createRegistry();
     const second = new Dispatcher({ backend: "native-a" });

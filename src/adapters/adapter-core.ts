@@ -9,13 +9,13 @@
  */
 import { fs, path, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
-import { checkOptions } from "../registry/options.js";
 import type { BackendDeclaration, DispatchHookField } from "../hooks/config-field.js";
 import { type DiscoverOptions, Discovery, type HookConfig } from "../hooks/discovery.js";
 import { hasDefaultExport } from "../hooks/export-names.js";
 import { cjsFacadeSource, type FacadeInput, facadeSource, type MarkerKind, markerSource } from "../hooks/facade.js";
 import { runtimeLocation } from "../hooks/hook-api.js";
 import { Matcher, type ModulePlan } from "../hooks/matcher.js";
+import { checkOptions } from "../registry/options.js";
 
 export interface AdapterOptions {
   /** The app's directory (default: the host's root, else the working directory's package). */
@@ -23,7 +23,12 @@ export interface AdapterOptions {
   /** Backends declared in code, as in package.json `dispatchHook.backends`. */
   readonly backends?: Readonly<Record<string, BackendDeclaration>>;
   /** Plugins declared in code: `registrations` paths resolve against `root`. */
-  readonly plugins?: ReadonlyArray<{ readonly name?: string; readonly root?: string; readonly registrations?: Readonly<Record<string, string>>; readonly expects?: Readonly<Record<string, readonly string[]>> }>;
+  readonly plugins?: ReadonlyArray<{
+    readonly name?: string;
+    readonly root?: string;
+    readonly registrations?: Readonly<Record<string, string>>;
+    readonly expects?: Readonly<Record<string, readonly string[]>>;
+  }>;
   /** Read package.json declarations (default true). */
   readonly discover?: boolean;
 }
@@ -72,7 +77,11 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
       ...(plugin.registrations === undefined ? {} : { registrations: plugin.registrations }),
       ...(plugin.expects === undefined ? {} : { expects: plugin.expects }),
     };
-    inline.push({ field, ...(plugin.root === undefined ? {} : { dir: plugin.root }), ...(plugin.name === undefined ? {} : { name: plugin.name }) });
+    inline.push({
+      field,
+      ...(plugin.root === undefined ? {} : { dir: plugin.root }),
+      ...(plugin.name === undefined ? {} : { name: plugin.name }),
+    });
   }
   const discoverOptions: DiscoverOptions = {
     ...(options.root === undefined ? {} : { root: options.root }),
@@ -122,7 +131,12 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
       registrations: plan.registrations.map((r) => {
         const registration = url.fileURLToPath(r.url);
         const gone = missing(registration);
-        return { plugin: r.plugin, url: r.url, specifier: ids.registration?.(registration) ?? registration, ...(gone === undefined ? {} : { missing: gone }) };
+        return {
+          plugin: r.plugin,
+          url: r.url,
+          specifier: ids.registration?.(registration) ?? registration,
+          ...(gone === undefined ? {} : { missing: gone }),
+        };
       }),
       marker: ids.marker,
     };

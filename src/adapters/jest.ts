@@ -45,7 +45,11 @@ export function createResolver(options: AdapterOptions = {}): (request: string, 
     if (plan === undefined) return resolved;
     const esm = jest.conditions?.includes("import") === true && !jest.conditions.includes("require");
     const format = core.formatOf(resolved);
-    const key = crypto.createHash("sha256").update(`${resolved}\0${JSON.stringify(plan)}\0${format}`).digest("hex").slice(0, 16);
+    const key = crypto
+      .createHash("sha256")
+      .update(`${resolved}\0${JSON.stringify(plan)}\0${format}`)
+      .digest("hex")
+      .slice(0, 16);
     const dir = path.join(cache, key);
     fs.mkdirSync(dir, { recursive: true });
     if (!esm) {
@@ -58,7 +62,8 @@ export function createResolver(options: AdapterOptions = {}): (request: string, 
       runtime: core.runtimePath,
       marker: (kind, index) => path.join(dir, `${kind}${index ?? 0}.mjs`),
     };
-    for (let i = 0; i < plan.registrations.length; i++) write(path.join(dir, `step${i}.mjs`), core.marker(resolved, format, "step", i, ids));
+    for (let i = 0; i < plan.registrations.length; i++)
+      write(path.join(dir, `step${i}.mjs`), core.marker(resolved, format, "step", i, ids));
     const file = path.join(dir, "facade.mjs");
     write(file, core.facade(resolved, fs.readFileSync(resolved, "utf8"), format, ids));
     return file;

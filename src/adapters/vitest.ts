@@ -6,10 +6,10 @@
  * - `failOnPending()`: a test that leaves a registration it made pending fails, with the audit.
  * `import "dispatch-hook/vitest/setup"` (or setupFiles) installs the matcher and failOnPending().
  */
-import { afterEach, beforeEach, test as base, expect } from "vitest";
+import { afterEach, test as base, beforeEach, expect } from "vitest";
 // Through the package's main entry (kept external by the build), so that the fixture's registries
 // are the same Registry class the tests import.
-import { type AuditReport, createRegistry, formatReport, type Registry, threadAudit } from "../index.js";
+import { type AuditReport, createRegistry, DispatchHookError, formatReport, type Registry, threadAudit } from "../index.js";
 
 /** Vitest's `test`, with an isolated `registry` for each test. */
 export const test = base.extend<{ registry: Registry }>({
@@ -33,8 +33,9 @@ function toHaveLanded(this: { isNot: boolean }, received: unknown, ops: readonly
   }
   const report: AuditReport = registry.verify(options.backend === undefined ? {} : { backends: [options.backend] });
   const landed = (op: string) =>
-    report.registrations.some((r) => r.op === op && r.state === "applied" && (options.backend === undefined || r.backend === options.backend)) ||
-    report.outside.some((w) => w.op === op && (options.backend === undefined || w.backend === options.backend));
+    report.registrations.some(
+      (r) => r.op === op && r.state === "applied" && (options.backend === undefined || r.backend === options.backend),
+    ) || report.outside.some((w) => w.op === op && (options.backend === undefined || w.backend === options.backend));
   const missing = ops.filter((op) => !landed(op));
   const where = options.backend === undefined ? "" : ` on ${options.backend}`;
   return {
@@ -63,7 +64,8 @@ export function failOnPending(): void {
     const report = threadAudit();
     const left = report.registrations.filter((r) => r.state === "pending" && !before.has(`${r.registry} #${r.id}`));
     if (left.length > 0) {
-      throw new Error(
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INCOMPLETE",
         `This test left ${left.length} registration${left.length === 1 ? "" : "s"} pending: ${left.map((r) => `${r.op} on ${r.backend}`).join(", ")}.\n${formatReport(report)}`,
       );
     }

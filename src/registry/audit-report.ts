@@ -203,7 +203,8 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
       }
     }
     for (const table of facts.tables) {
-      for (const plugin of table.host?.plugins ?? []) for (const op of plugin.expects[table.backend] ?? []) expect(table.backend, op, plugin.declaredIn);
+      for (const plugin of table.host?.plugins ?? [])
+        for (const op of plugin.expects[table.backend] ?? []) expect(table.backend, op, plugin.declaredIn);
     }
   }
   let checked = registrations.filter((r) => r.state !== "disposed").length + windows.outside.length;
@@ -274,7 +275,8 @@ function notes(facts: ThreadFacts, backends: readonly BackendRecord[], registrat
       );
     }
     const hosts = new Map<string, Set<string>>();
-    for (const table of facts.tables) if (table.host !== undefined) getOrCreate(hosts, table.host.name, () => new Set<string>()).add(table.backend);
+    for (const table of facts.tables)
+      if (table.host !== undefined) getOrCreate(hosts, table.host.name, () => new Set<string>()).add(table.backend);
     for (const [host, names] of hosts) out.push(`${host} instrumented the dispatch modules of ${[...names].sort().join(", ")}`);
     if (facts.loaders.length === 0 && hosts.size === 0) out.push("no dispatch-hook loader is installed in this thread");
   }

@@ -1,15 +1,17 @@
-import { channels, type DispatchMissMessage, dispatcherBrand } from "../channel.js";
+import { channels, type DispatchMissMessage, dispatcherBrand, publish } from "../channel.js";
+import { noticeTable } from "../table-entries.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { checkOptions } from "./options.js";
 import { tableNotices } from "./thread-facts.js";
-import { noticeTable } from "../table-entries.js";
 
 /** What a miss says when no loader is installed: what a host adapter knew of the table, if one instrumented it. */
 function withoutLoader(table: object): string {
   for (const notice of tableNotices()) {
     if (notice.via !== "hook" || notice.host === undefined || noticeTable(notice) !== table) continue;
     const backend = notice.backend;
-    const declaring = notice.host.plugins.flatMap((p) => (p.registrations[backend] === undefined ? [] : [`${p.name} (${p.registrations[backend]})`]));
+    const declaring = notice.host.plugins.flatMap((p) =>
+      p.registrations[backend] === undefined ? [] : [`${p.name} (${p.registrations[backend]})`],
+    );
     return `${notice.host.name} instrumented this table's module; ${declaring.length === 0 ? `no plugin it found declares a registration module for ${backend}` : `it loaded the registration modules of ${declaring.join(", ")}`}.`;
   }
   return "No dispatch-hook loader is installed in this thread (node --import dispatch-hook/loader.mjs), so no declared registration module was loaded for this backend.";
@@ -218,7 +220,7 @@ export class Dispatcher<F extends Impl = Impl> {
     const hints: string[] = [...this.#twins(chain)];
     const context: string[] = [];
     if (channels.dispatchMiss.hasSubscribers) {
-      channels.dispatchMiss.publish({
+      publish(channels.dispatchMiss, {
         version: 1,
         table: this,
         name: this.name,

@@ -7,7 +7,7 @@
  * is collected), and weakly once everything has settled.
  */
 import type { Channel } from "node:diagnostics_channel";
-import { channels } from "../channel.js";
+import { channels, sameRealm } from "../channel.js";
 
 export interface FeedHandlers<T> {
   readonly evaluated: (target: T, message: unknown) => void;
@@ -31,6 +31,7 @@ export class TableFeed<T extends object> {
     this.#weak = new WeakRef(target);
     const wrap = (channel: Channel, handle: (target: T, message: unknown) => void) => {
       const listener: Listener = (message) => {
+        if (!sameRealm(message)) return;
         const current = this.#strong ?? this.#weak.deref();
         if (current === undefined) {
           channel.unsubscribe(listener);

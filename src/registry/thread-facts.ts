@@ -44,7 +44,8 @@ export function gatherFacts(
     seen.add(table);
     tables.push({ backend, module, names: names(table), host });
   };
-  for (const notice of tableNotices()) add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
+  for (const notice of tableNotices())
+    add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
   for (const t of own) add(t.backend, t.module, t.table);
   return {
     tables,

@@ -1,5 +1,5 @@
 /** The signal that a watched dispatch module has finished evaluating. Generated code calls it. */
-import { channels, type ModuleEvaluatedMessage, type ModuleInfo } from "../channel.js";
+import { channels, type ModuleEvaluatedMessage, type ModuleInfo, publish } from "../channel.js";
 import { announce } from "./table-notice.js";
 
 /**
@@ -9,6 +9,6 @@ import { announce } from "./table-notice.js";
 export function signalEvaluated(info: ModuleInfo, namespace: unknown): void {
   announce({ via: "hook", backend: info.backend, module: info.url, namespace, exportName: info.exportName, host: info.host });
   if (channels.moduleEvaluated.hasSubscribers) {
-    channels.moduleEvaluated.publish({ version: 1, ...info, namespace } satisfies ModuleEvaluatedMessage);
+    publish(channels.moduleEvaluated, { version: 1, ...info, namespace } satisfies ModuleEvaluatedMessage);
   }
 }

@@ -11,6 +11,7 @@ import {
   type ErrorSummary,
   type ModuleInfo,
   type OutsideWrite,
+  sameRealm,
   summarizeError,
   type TableWrittenMessage,
   type WindowCurrentMessage,
@@ -41,13 +42,14 @@ class OpenWindow implements Window {
   readonly #table: WeakRef<object> | undefined;
   readonly #before: Map<unknown, unknown> | undefined;
   readonly #onCurrent = (message: unknown) => {
-    if (this.state === "open") (message as WindowCurrentMessage).open.push(this.#info);
+    if (this.state === "open" && sameRealm(message)) (message as WindowCurrentMessage).open.push(this.#info);
   };
   readonly #onQuery = (message: unknown) => {
     if (this.#table !== undefined && this.#table.deref() === undefined) {
       channels.windowQuery.unsubscribe(this.#onQuery);
       return;
     }
+    if (!sameRealm(message)) return;
     (message as WindowQueryMessage).windows.push({ info: this.#info, state: this.state, outside: this.outside, error: this.error });
   };
 

@@ -19,7 +19,11 @@ function project(): string {
     "node_modules/esbuild": { symlink: join(repoRoot, "node_modules/esbuild") },
     "node_modules/tensorlab": { symlink: join(examples, "tensorlab") },
     "node_modules/ml-ops": { symlink: join(examples, "ml-ops") },
-    "package.json": JSON.stringify({ name: "bundled-app", type: "module", dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+    "package.json": JSON.stringify({
+      name: "bundled-app",
+      type: "module",
+      dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" },
+    }),
     "workload.js": readFileSync(join(examples, "ordering-bug/workload.js"), "utf8"),
     "main.mjs": [
       'import { formatReport, threadAudit } from "dispatch-hook";',
@@ -116,7 +120,12 @@ describe("dispatch-hook/esbuild", () => {
   it("without the plugin, the same bundle misses, and its audit does not say ok", async () => {
     const { main } = await bundleAndRun(project(), { withoutPlugin: true });
     const summary = lastJson(main.stdout);
-    expect(summary.results).toEqual({ numba: "ERR_DISPATCH_NO_IMPL", jax: "ERR_DISPATCH_NO_IMPL", mlx: "ERR_DISPATCH_NO_IMPL", pytorch: "ERR_DISPATCH_NO_IMPL" });
+    expect(summary.results).toEqual({
+      numba: "ERR_DISPATCH_NO_IMPL",
+      jax: "ERR_DISPATCH_NO_IMPL",
+      mlx: "ERR_DISPATCH_NO_IMPL",
+      pytorch: "ERR_DISPATCH_NO_IMPL",
+    });
     expect(summary.applied).toBe(0);
     expect(main.stdout).not.toContain("ok: every registration landed");
     expect(main.stdout).toContain("nothing was checked");

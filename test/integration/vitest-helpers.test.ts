@@ -23,7 +23,8 @@ const tree: Tree = {
   }),
   "node_modules/tensorkit/backends/cpu/table.js":
     'import { Dispatcher } from "dispatch-hook";\nexport const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\n',
-  "node_modules/tensorkit/ops.js": "export class OpA {}\nexport class OpB {}\nexport class Shared1 {}\nexport class Shared2 {}\nexport class Conv {}\n",
+  "node_modules/tensorkit/ops.js":
+    "export class OpA {}\nexport class OpB {}\nexport class Shared1 {}\nexport class Shared2 {}\nexport class Conv {}\n",
   "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorkit: "*", "dispatch-hook": "*" } }),
   "vitest.config.mjs": [
     'import { dispatchHook } from "dispatch-hook/vite";',

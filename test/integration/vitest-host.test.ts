@@ -29,7 +29,8 @@ function packages(at: (name: string) => string): Tree {
       dispatchHook: { registrations: { cpu: "./reg/cpu.js" }, expects: { cpu: ["Conv"] } },
     }),
     [`${at("kit-ops")}/ops.js`]: "export class Conv {}\n",
-    [`${at("kit-ops")}/reg/cpu.js`]: 'import { register } from "dispatch-hook";\nimport { Conv } from "../ops.js";\nregister("cpu", Conv, () => "conv on cpu");\n',
+    [`${at("kit-ops")}/reg/cpu.js`]:
+      'import { register } from "dispatch-hook";\nimport { Conv } from "../ops.js";\nregister("cpu", Conv, () => "conv on cpu");\n',
   };
 }
 
@@ -115,7 +116,8 @@ describe("dispatch-hook/vite under Vitest", () => {
         dependencies: { "kit-ops": "*" },
         dispatchHook: { backends: { cpu: { module: "./src/cpu.js", export: "cpuTable" } } },
       }),
-      "src/cpu.js": 'import { Dispatcher } from "dispatch-hook";\nexport const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\n',
+      "src/cpu.js":
+        'import { Dispatcher } from "dispatch-hook";\nexport const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\n',
       "vitest.config.mjs": config({}),
       "test/landed.test.mjs": landedTest("../src/cpu.js"),
     });

@@ -13,7 +13,9 @@ describe("signalEvaluated", () => {
     } finally {
       channels.moduleEvaluated.unsubscribe(listener);
     }
-    expect(seen).toEqual([{ version: 1, url: "file:///gpu.js", backend: "gpu", exportName: "gpuTable", format: "module", namespace }]);
+    expect(seen).toEqual([
+      { version: 1, url: "file:///gpu.js", backend: "gpu", exportName: "gpuTable", format: "module", namespace, realm: globalThis },
+    ]);
     const answers = ask<TableQueryMessage>(channels.tableQuery, { version: 1, answers: [] }).answers;
     expect(answers.find((n) => n.via === "hook" && n.module === "file:///gpu.js")).toMatchObject({ backend: "gpu", namespace });
   });

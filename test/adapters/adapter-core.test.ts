@@ -1,0 +1,88 @@
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createAdapterCore, type HostIds } from "../../src/adapters/adapter-core.js";
+import { frameworkTree } from "./trees.js";
+
+const ids = (file: string): HostIds => ({
+  original: `${file}?original`,
+  runtime: "/runtime.js",
+  marker: (kind, index) => `virtual:${kind}:${index ?? 0}`,
+});
+
+describe("the adapters' shared core", () => {
+  it("plans a watched dispatch module from the package.json declarations, and nothing else", () => {
+    const { root, table, registration } = frameworkTree();
+    const core = createAdapterCore({ root }, "test host");
+    const plan = core.plan(table);
+    expect(plan?.backend).toBe("cpu");
+    expect(plan?.exportName).toBe("cpuTable");
+    expect(plan?.registrations.map((r) => [r.plugin, r.url])).toEqual([["kit-ops", `file://${registration}`]]);
+    expect(core.plan(join(root, "node_modules/tensorkit/other.js"))).toBeUndefined();
+    expect(core.plan("relative/path.js")).toBeUndefined();
+  });
+
+  it("writes a facade that re-exports the original under the host's id, imports each step, and carries the host's facts", () => {
+    const { root, table } = frameworkTree();
+    const core = createAdapterCore({ root }, "test host");
+    const code = core.facade(table, "export const cpuTable = new Map();\nexport default cpuTable;\n", "module", ids(table));
+    expect(code).toContain(`export * from ${JSON.stringify(`${table}?original`)}`);
+    expect(code).toContain(`export { default } from ${JSON.stringify(`${table}?original`)}`);
+    expect(code).toContain('"virtual:step:0"');
+    const step = core.marker(table, "module", "step", 0, ids(table));
+    expect(step).toContain("signalEvaluated(");
+    expect(step).toContain("openWindow(");
+    // What the adapter knew travels with the table: its name, and the backend's plugins with their expectations.
+    expect(step).toContain('"host":{"name":"test host","plugins":[{"name":"kit-ops"');
+    expect(step).toContain('"expects":{"cpu":["Conv"]}');
+  });
+
+  it("does not add a default export the original lacks", () => {
+    const { root, table } = frameworkTree();
+    const core = createAdapterCore({ root }, "test host");
+    const code = core.facade(table, "export const cpuTable = new Map();\n", "module", ids(table));
+    expect(code).toContain("export * from");
+    expect(code).not.toContain("export { default }");
+  });
+
+  it("takes declarations inline, with discovery off, and names them after the adapter", () => {
+    const { root, table } = frameworkTree({ "mine/cpu.js": "export {};\n" });
+    const core = createAdapterCore(
+      {
+        root,
+        discover: false,
+        backends: { cpu: { module: "./node_modules/tensorkit/backends/cpu/table.js", export: "cpuTable" } },
+        plugins: [{ name: "mine", registrations: { cpu: "./mine/cpu.js" }, expects: { cpu: ["Mine"] } }],
+      },
+      "test host",
+    );
+    const plan = core.plan(table);
+    expect(plan?.registrations.map((r) => r.plugin)).toEqual(["mine"]);
+    expect(core.config().plugins.map((p) => p.declaredIn)).toEqual(["test host options for mine"]);
+  });
+
+  it("marks a registration module that does not exist, so the audit reports it instead of the build failing", () => {
+    const { root, table, registration } = frameworkTree();
+    const core = createAdapterCore({ root }, "test host");
+    rmSync(registration);
+    const step = core.marker(table, "module", "step", 0, ids(table));
+    expect(step).toContain("missingRegistration(");
+    expect(step).toContain("Cannot find the registration module");
+  });
+
+  it("writes a CommonJS facade that requires the original, then the registration modules", () => {
+    const { root, table, registration } = frameworkTree();
+    const core = createAdapterCore({ root }, "test host");
+    const code = core.cjsFacade(table, "/runtime.cjs");
+    expect(code).toContain(JSON.stringify(table));
+    expect(code).toContain(JSON.stringify(registration));
+    expect(code).toContain("requireRegistrations");
+    expect(core.formatOf(table)).toBe("module");
+  });
+
+  it("refuses an unknown option with a code and a suggestion", () => {
+    expect(() => createAdapterCore({ backend: {} } as never, "test host")).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION", message: expect.stringContaining("backends") }),
+    );
+  });
+});

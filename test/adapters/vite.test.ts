@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { dispatchHook } from "../../src/adapters/vite.js";
+import { frameworkTree } from "./trees.js";
+
+type Hook = (...args: unknown[]) => unknown;
+const call = (plugin: ReturnType<typeof dispatchHook>, name: "configResolved" | "resolveId" | "load" | "transform", ...args: unknown[]) =>
+  (plugin[name] as unknown as Hook).call({}, ...args);
+
+describe("dispatch-hook/vite", () => {
+  it("gives a watched dispatch module's own id its facade, and leaves its original id and other modules alone", () => {
+    const { root, table } = frameworkTree();
+    const plugin = dispatchHook();
+    call(plugin, "configResolved", { root });
+    const code = "export const cpuTable = new Map();\n";
+    const result = call(plugin, "transform", code, table) as { code: string; map: unknown };
+    expect(result.code).toContain(`export * from ${JSON.stringify(`${table}?dispatch-hook-original`)}`);
+    expect(result.map).toEqual({ mappings: "" });
+    // A query on the id (Vite adds some) still names the file.
+    expect(call(plugin, "transform", code, `${table}?v=123`)).not.toBeNull();
+    expect(call(plugin, "transform", code, `${table}?dispatch-hook-original`)).toBeNull();
+    expect(call(plugin, "transform", code, `${root}/node_modules/tensorkit/other.js`)).toBeNull();
+    expect(call(plugin, "transform", code, "\0virtual:thing")).toBeNull();
+  });
+
+  it("resolves and loads its markers as virtual modules that signal the table and run the registration module", () => {
+    const { root, table, registration } = frameworkTree();
+    const plugin = dispatchHook();
+    call(plugin, "configResolved", { root });
+    const facade = (call(plugin, "transform", "export const cpuTable = 1;\n", table) as { code: string }).code;
+    const quoted = /from ("\\u0000dispatch-hook:step:0:[^"]+")/.exec(facade)?.[1];
+    const marker = quoted === undefined ? undefined : (JSON.parse(quoted) as string);
+    expect(marker).toBeDefined();
+    expect(call(plugin, "resolveId", marker)).toBe(marker);
+    expect(call(plugin, "resolveId", "./other.js")).toBeNull();
+    const loaded = call(plugin, "load", marker) as { code: string };
+    expect(loaded.code).toContain("signalEvaluated(");
+    expect(loaded.code).toContain('"host":{"name":"dispatch-hook/vite"');
+    expect(facade).toContain(JSON.stringify(registration));
+    expect(call(plugin, "load", table)).toBeNull();
+  });
+
+  it("reads inline declarations given to the plugin", () => {
+    const { root, table } = frameworkTree();
+    const plugin = dispatchHook({
+      root,
+      discover: false,
+      backends: { cpu: { module: "./node_modules/tensorkit/backends/cpu/table.js", export: "cpuTable" } },
+    });
+    const result = call(plugin, "transform", "export const cpuTable = 1;\n", table) as { code: string };
+    expect(result.code).toContain("dispatch-hook-original");
+    // With discovery off, kit-ops's declarations were not read: no step marker.
+    expect(result.code).not.toContain("step:0");
+  });
+});

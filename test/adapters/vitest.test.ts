@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { matchers, test as withRegistry } from "../../src/adapters/vitest.js";
+import { Dispatcher } from "../../src/registry/dispatcher.js";
+import { createRegistry, type Registry } from "../../src/registry/registry.js";
+
+class PoolLayer {}
+class Conv {}
+const toHaveLanded = (registry: unknown, ops: readonly string[], options?: { backend?: string }) =>
+  matchers.toHaveLanded.call({ isNot: false }, registry, ops, options);
+
+describe("toHaveLanded", () => {
+  it("passes when every op named was applied on the backend, and fails with the audit table when one was not", () => {
+    const registry = createRegistry({ name: "matcher test" });
+    const table = new Dispatcher({ name: "t", backend: "matcher-cpu" });
+    registry.provide("matcher-cpu", table);
+    registry.register("matcher-cpu", PoolLayer, () => 1);
+    registry.register("matcher-gpu", Conv, () => 2);
+    expect(toHaveLanded(registry, ["PoolLayer"], { backend: "matcher-cpu" }).pass).toBe(true);
+    const failed = toHaveLanded(registry, ["PoolLayer", "Conv"]);
+    expect(failed.pass).toBe(false);
+    expect(failed.message()).toContain("expected Conv to have landed:");
+    // The audit table, with the pending registration's row.
+    expect(failed.message()).toMatch(/matcher-gpu\s+Conv\s+pending/);
+    // Landed, but on another backend than the one asked for.
+    expect(toHaveLanded(registry, ["PoolLayer"], { backend: "matcher-gpu" }).pass).toBe(false);
+    registry.dispose();
+  });
+
+  it("says what it needs when given something that is not a registry", () => {
+    const result = toHaveLanded({}, ["X"]);
+    expect(result.pass).toBe(false);
+    expect(result.message()).toContain("needs a dispatch-hook registry");
+  });
+});
+
+let previous: Registry | undefined;
+describe("the registry fixture", () => {
+  withRegistry("gives each test a registry of its own", ({ registry }) => {
+    registry.register("fixture-cpu", Conv, () => 1);
+    expect(registry.pending("fixture-cpu")).toHaveLength(1);
+    previous = registry;
+  });
+
+  withRegistry("and disposes of it after the test", ({ registry }) => {
+    expect(registry).not.toBe(previous);
+    expect(registry.pending()).toEqual([]);
+    expect(() => previous?.register("fixture-cpu", PoolLayer, () => 2)).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_REGISTRY_DISPOSED" }),
+    );
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * Jest as a host: Jest 29 runs modules in its own module registry, where Node's hooks never see
+ * them. Fixture projects in both of Jest's modes (CommonJS, and ES modules through
+ * --experimental-vm-modules), each with two test files (Jest gives every file a fresh module
+ * registry): with `resolver: "dispatch-hook/jest"` the registrations land and the audit counts
+ * them; without it they miss.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
+
+const jestBin = join(repoRoot, "node_modules/jest/bin/jest.js");
+
+function project(mode: "commonjs" | "module"): Tree {
+  const cjs = mode === "commonjs";
+  const table = cjs
+    ? 'const { Dispatcher } = require("dispatch-hook");\nclass Add {}\nconst cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\ncpuTable.register(Add, () => "add");\nmodule.exports = { Add, cpuTable };\n'
+    : 'import { Dispatcher } from "dispatch-hook";\nexport class Add {}\nexport const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\ncpuTable.register(Add, () => "add");\n';
+  const ops = cjs ? "class Conv {}\nmodule.exports = { Conv };\n" : "export class Conv {}\n";
+  const registration = cjs
+    ? 'const { register } = require("dispatch-hook");\nconst { Conv } = require("../ops.js");\nregister("cpu", Conv, () => "conv on cpu");\n'
+    : 'import { register } from "dispatch-hook";\nimport { Conv } from "../ops.js";\nregister("cpu", Conv, () => "conv on cpu");\n';
+  const test = (name: string) =>
+    [
+      cjs
+        ? 'const { cpuTable } = require("tensorkit/backends/cpu/table.js");'
+        : 'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+      cjs ? 'const { Conv } = require("kit-ops/ops.js");' : 'import { Conv } from "kit-ops/ops.js";',
+      cjs ? 'const { threadAudit } = require("dispatch-hook");' : 'import { threadAudit } from "dispatch-hook";',
+      `test(${JSON.stringify(name)}, () => {`,
+      '  expect(cpuTable.resolve(new Conv())()).toBe("conv on cpu");',
+      "  const report = threadAudit();",
+      '  expect(report.registrations.filter((r) => r.op === "Conv").map((r) => r.state)).toContain("applied");',
+      "  expect(report.problems).toEqual([]);",
+      "  expect(report.checked).toBeGreaterThanOrEqual(2);",
+      "});",
+    ].join("\n");
+  return {
+    "node_modules/dispatch-hook": { symlink: "<repo>" },
+    "node_modules/jest": { symlink: join(repoRoot, "node_modules/jest") },
+    "node_modules/tensorkit/package.json": JSON.stringify({
+      name: "tensorkit",
+      type: mode,
+      dependencies: { "dispatch-hook": "*" },
+      dispatchHook: { backends: { "*": { module: "./backends/{backend}/table.js", export: "{backend}Table" } } },
+    }),
+    "node_modules/tensorkit/backends/cpu/table.js": table,
+    "node_modules/kit-ops/package.json": JSON.stringify({
+      name: "kit-ops",
+      type: mode,
+      dependencies: { tensorkit: "*", "dispatch-hook": "*" },
+      dispatchHook: { registrations: { cpu: "./reg/cpu.js" }, expects: { cpu: ["Conv"] } },
+    }),
+    "node_modules/kit-ops/ops.js": ops,
+    "node_modules/kit-ops/reg/cpu.js": registration,
+    "package.json": JSON.stringify({ name: "app", type: mode, dependencies: { tensorkit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+    "jest.config.json": JSON.stringify({ testEnvironment: "node", ...(cjs ? {} : { transform: {} }) }),
+    "jest.resolver.json": JSON.stringify({ testEnvironment: "node", resolver: "dispatch-hook/jest", ...(cjs ? {} : { transform: {} }) }),
+    "test/first.test.js": test("lands in the first file"),
+    "test/second.test.js": test("lands again in the second file, which has a module registry of its own"),
+  };
+}
+
+async function jest(dir: string, mode: "commonjs" | "module", config: string) {
+  const flags = mode === "module" ? ["--experimental-vm-modules", "--no-warnings"] : [];
+  const result = await run(dir, [...flags, jestBin, "--ci", "--no-cache", "--config", config], { NODE_OPTIONS: "" });
+  return { ...result, output: result.stdout + result.stderr };
+}
+
+describe("dispatch-hook/jest", () => {
+  for (const mode of ["commonjs", "module"] as const) {
+    it(`${mode === "commonjs" ? "CommonJS mode" : "ES module mode (--experimental-vm-modules)"}: lands with the resolver, misses without`, async () => {
+      const dir = makeTree(project(mode));
+      const withResolver = await jest(dir, mode, "jest.resolver.json");
+      expect(withResolver.output).toMatch(/Tests:\s+2 passed, 2 total/);
+      expect(withResolver.code).toBe(0);
+      const without = await jest(dir, mode, "jest.config.json");
+      expect(without.output).toContain("ERR_DISPATCH_NO_IMPL");
+      expect(without.output).toMatch(/Tests:\s+2 failed, 2 total/);
+    });
+  }
+});
