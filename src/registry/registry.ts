@@ -7,7 +7,6 @@
 import { url } from "../builtins.js";
 import {
   type AuditCollectMessage,
-  channels,
   type DispatchMissMessage,
   type ModuleEvaluatedMessage,
   summarizeError,

@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { lastJson, makeTree, nodeBinary, repoRoot, run } from "./fixture.js";
+import { lastJson, makeTree, repoRoot, run } from "./fixture.js";
 
 const examples = join(repoRoot, "examples");
 

@@ -89,7 +89,7 @@ describe("facadeSource() and markerSource() fuzzed", () => {
         const input = toInput(f);
         parsesAs(facadeSource(input), "module");
         parsesAs(markerSource("require", 0, input), "module");
-        input.registrations.forEach((_, i) => parsesAs(markerSource("step", i, input), "module"));
+        for (let i = 0; i < input.registrations.length; i++) parsesAs(markerSource("step", i, input), "module");
         parsesAs(cjsFacadeSource(input), "commonjs");
       }),
       { numRuns: 400 },
