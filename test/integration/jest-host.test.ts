@@ -35,6 +35,8 @@ function project(mode: "commonjs" | "module"): Tree {
       "  expect(report.checked).toBeGreaterThanOrEqual(2);",
       "});",
     ].join("\n");
+  const withBoom = `${table}function boom() {\n  throw new Error("boom");\n}\n${cjs ? "module.exports.boom = boom;\n" : "export { boom };\n"}`;
+  const throwsAt = withBoom.split("\n").findIndex((line) => line.includes("throw new Error")) + 1;
   return {
     "node_modules/dispatch-hook": { symlink: "<repo>" },
     "node_modules/jest": { symlink: join(repoRoot, "node_modules/jest") },
@@ -44,7 +46,8 @@ function project(mode: "commonjs" | "module"): Tree {
       dependencies: { "dispatch-hook": "*" },
       dispatchHook: { backends: { "*": { module: "./backends/{backend}/table.js", export: "{backend}Table" } } },
     }),
-    "node_modules/tensorkit/backends/cpu/table.js": table,
+    // The dispatch module throws at line `throwsAt`, column 9: the stack trace must say so.
+    "node_modules/tensorkit/backends/cpu/table.js": withBoom,
     "node_modules/kit-ops/package.json": JSON.stringify({
       name: "kit-ops",
       type: mode,
@@ -58,6 +61,14 @@ function project(mode: "commonjs" | "module"): Tree {
     "jest.resolver.json": JSON.stringify({ testEnvironment: "node", resolver: "dispatch-hook/jest", ...(cjs ? {} : { transform: {} }) }),
     "test/first.test.js": test("lands in the first file"),
     "test/second.test.js": test("lands again in the second file, which has a module registry of its own"),
+    "test/trace.test.js": [
+      cjs ? 'const { boom } = require("tensorkit/backends/cpu/table.js");' : 'import { boom } from "tensorkit/backends/cpu/table.js";',
+      'test("a stack trace names the dispatch module\'s own file and line", () => {',
+      "  let stack = '';",
+      "  try { boom(); } catch (error) { stack = error.stack; }",
+      `  expect(stack).toContain(${JSON.stringify(`backends/cpu/table.js:${throwsAt}:9`)});`,
+      "});",
+    ].join("\n"),
   };
 }
 
@@ -72,11 +83,11 @@ describe("dispatch-hook/jest", () => {
     it(`${mode === "commonjs" ? "CommonJS mode" : "ES module mode (--experimental-vm-modules)"}: lands with the resolver, misses without`, async () => {
       const dir = makeTree(project(mode));
       const withResolver = await jest(dir, mode, "jest.resolver.json");
-      expect(withResolver.output).toMatch(/Tests:\s+2 passed, 2 total/);
+      expect(withResolver.output).toMatch(/Tests:\s+3 passed, 3 total/);
       expect(withResolver.code).toBe(0);
       const without = await jest(dir, mode, "jest.config.json");
       expect(without.output).toContain("ERR_DISPATCH_NO_IMPL");
-      expect(without.output).toMatch(/Tests:\s+2 failed, 2 total/);
+      expect(without.output).toMatch(/Tests:\s+2 failed, 1 passed, 3 total/);
     });
   }
 });

@@ -155,6 +155,29 @@ describe("dispatch-hook/vite under Vitest", () => {
     expect(result.code).toBe(0);
   });
 
+  it("a stack trace through an inlined dispatch module points at its original file and line", async () => {
+    const tree = { ...common, ...packages((name) => `node_modules/${name}`) };
+    // Line 6 of the dispatch module throws, at column 9.
+    tree["node_modules/tensorkit/backends/cpu/table.js"] += "export function boom() {\n  throw new Error('boom');\n}\n";
+    const dir = makeTree({
+      ...tree,
+      "package.json": JSON.stringify(app),
+      "vitest.config.mjs": config({ server: { deps: { inline: ["tensorkit"] } } }),
+      "test/trace.test.mjs": [
+        'import { expect, test } from "vitest";',
+        'import { boom } from "tensorkit/backends/cpu/table.js";',
+        'test("the frame names the original", () => {',
+        "  let stack = '';",
+        "  try { boom(); } catch (error) { stack = error.stack; }",
+        "  console.log(stack);",
+        '  expect(stack).toMatch(/tensorkit\\/backends\\/cpu\\/table\\.js(\\?[^:]*)?:6:9/);',
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir);
+    expect(result.stdout + result.stderr).toMatch(/Tests\s+1 passed/);
+  });
+
   for (const pool of ["threads", "forks", "vmThreads", "vmForks"]) {
     for (const isolate of [true, false]) {
       it(`pool ${pool}, isolate ${isolate}, the framework inlined`, async () => {
