@@ -170,7 +170,7 @@ describe("dispatch-hook/vite under Vitest", () => {
         "  let stack = '';",
         "  try { boom(); } catch (error) { stack = error.stack; }",
         "  console.log(stack);",
-        '  expect(stack).toMatch(/tensorkit\\/backends\\/cpu\\/table\\.js(\\?[^:]*)?:6:9/);',
+        "  expect(stack).toMatch(/tensorkit\\/backends\\/cpu\\/table\\.js(\\?[^:]*)?:6:9/);",
         "});",
       ].join("\n"),
     });
