@@ -111,9 +111,16 @@ export function cjsFacadeSource(input: FacadeInput): string {
     path: r.specifier,
     ...(r.missing === undefined ? {} : { missing: r.missing }),
   }));
+  // module.exports is the original's, read when asked: a require() cycle through the original can
+  // reach this facade while the original is still loading (Node caches a relative require's
+  // resolution per directory, past the hooks), and must get the original's own exports object, the
+  // one its body is still filling, as it would without the facade.
   return [
     `const runtime = require(${s(input.runtime)});`,
-    `module.exports = require(${s(input.requirePath ?? "")});`,
+    `const original = ${s(input.requirePath ?? "")};`,
+    "let loaded;",
+    'Object.defineProperty(module, "exports", { configurable: true, enumerable: true, get: () => loaded ?? require.cache?.[original]?.exports, set: (value) => { loaded = value; } });',
+    "loaded = require(original);",
     `runtime.signalEvaluated(${s(input.module)}, module.exports);`,
     `runtime.requireRegistrations(${s(input.module)}, module.exports, require, ${s(registrations)});`,
     "",

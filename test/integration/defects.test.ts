@@ -143,6 +143,30 @@ describe("defects", () => {
     expect(codes[1]).toContain('ERR_DISPATCH_INVALID_OPTION install(): "root" must be a string, got number 5');
   });
 
+  it("a require cycle that reaches a CommonJS dispatch module through a sibling's relative require gets the module's own exports", async () => {
+    // cpu/index.js and cpu/helper.js both require "./table.js" from one directory: Node caches that
+    // resolution past the hooks, so helper.js, required by table.js while it loads, reaches the
+    // facade before the facade has the original's exports.
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/cjskit/package.json": JSON.stringify({
+        name: "cjskit",
+        main: "./cpu/index.js",
+        dispatchHook: { backends: { cpu: { module: "./cpu/table.js", export: "cpuTable" } } },
+      }),
+      "node_modules/cjskit/cpu/index.js": 'module.exports = require("./table.js");\n',
+      "node_modules/cjskit/cpu/table.js":
+        'const helper = require("./helper.js");\nclass Base {}\nexports.Base = Base;\nexports.cpuTable = new Map();\nexports.make = () => helper.make();\n',
+      "node_modules/cjskit/cpu/helper.js":
+        'const table = require("./table.js");\nexports.make = () => new (class extends table.Base {})();\n',
+      "package.json": JSON.stringify({ name: "app", dependencies: { cjskit: "*", "dispatch-hook": "*" } }),
+      "main.cjs": 'const kit = require("cjskit");\nconsole.log(JSON.stringify({ made: kit.make() instanceof kit.Base }));\n',
+    });
+    const result = await run(dir, ["--import", loader, "main.cjs"]);
+    expect(result.stderr).toBe("");
+    expect(lastJson(result.stdout)).toEqual({ made: true });
+  });
+
   it("messages never say 'undefined undefined'", async () => {
     const dir = program([
       'import { createRegistry } from "dispatch-hook";',
