@@ -111,16 +111,18 @@ export function cjsFacadeSource(input: FacadeInput): string {
     path: r.specifier,
     ...(r.missing === undefined ? {} : { missing: r.missing }),
   }));
-  // module.exports is the original's, read when asked: a require() cycle through the original can
-  // reach this facade while the original is still loading (Node caches a relative require's
-  // resolution per directory, past the hooks), and must get the original's own exports object, the
-  // one its body is still filling, as it would without the facade.
+  // Until the original has loaded, module.exports is the original's, read when asked: a require()
+  // cycle through the original can reach this facade while the original is still loading (Node
+  // caches a relative require's resolution per directory, past the hooks), and must get the
+  // original's own exports object, the one its body is still filling, as without the facade. The
+  // assignment stays a literal `module.exports = require("…")`, which Node's CommonJS lexer reads as
+  // a re-export, so importers keep the original's named exports.
+  const original = s(input.requirePath ?? "");
   return [
     `const runtime = require(${s(input.runtime)});`,
-    `const original = ${s(input.requirePath ?? "")};`,
     "let loaded;",
-    'Object.defineProperty(module, "exports", { configurable: true, enumerable: true, get: () => loaded ?? require.cache?.[original]?.exports, set: (value) => { loaded = value; } });',
-    "loaded = require(original);",
+    `Object.defineProperty(module, "exports", { configurable: true, enumerable: true, get: () => loaded ?? require.cache?.[${original}]?.exports, set: (value) => { loaded = value; } });`,
+    `module.exports = require(${original});`,
     `runtime.signalEvaluated(${s(input.module)}, module.exports);`,
     `runtime.requireRegistrations(${s(input.module)}, module.exports, require, ${s(registrations)});`,
     "",
