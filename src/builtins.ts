@@ -17,3 +17,9 @@ export const crypto = process.getBuiltinModule("node:crypto");
 export function workerThreads(): typeof import("node:worker_threads") {
   return process.getBuiltinModule("node:worker_threads");
 }
+
+/** Loaded the first time scoped backend options are used. */
+export function asyncHooks(): typeof import("node:async_hooks") {
+  return process.getBuiltinModule("node:async_hooks");
+}
+export const util = process.getBuiltinModule("node:util");

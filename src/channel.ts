@@ -211,6 +211,12 @@ export interface AuditCollectMessage {
   }>;
 }
 
+/** The holder of scoped backend options, shared by every copy in a realm. */
+export interface BackendScopeMessage {
+  readonly version: 1;
+  holder?: { storage: unknown; entered: boolean };
+}
+
 export const channelNames = {
   moduleEvaluated: "dispatch-hook:module:evaluated",
   tableProvided: "dispatch-hook:table:provided",
@@ -223,6 +229,8 @@ export const channelNames = {
   auditCollect: "dispatch-hook:audit:collect",
   /** Never published: the one exit audit of a thread subscribes to claim it, so a second loader does not print a second. */
   auditExit: "dispatch-hook:audit:exit",
+  /** Asked once per copy: the scoped backend options every copy shares (dispatchable/options-scope.ts). */
+  backendScope: "dispatch-hook:backends:scope",
 } as const;
 
 export const channels = {
@@ -236,6 +244,7 @@ export const channels = {
   windowCurrent: diagnosticsChannel.channel(channelNames.windowCurrent),
   auditCollect: diagnosticsChannel.channel(channelNames.auditCollect),
   auditExit: diagnosticsChannel.channel(channelNames.auditExit),
+  backendScope: diagnosticsChannel.channel(channelNames.backendScope),
 };
 
 /** Where a message comes from: the global object of the publishing code's realm. */

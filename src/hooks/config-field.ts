@@ -71,7 +71,7 @@ export interface FieldSource {
   readonly lookup: (name: string) => string | undefined;
 }
 
-const fieldKeys = ["backends", "registrations", "expects"] as const;
+const fieldKeys = ["backends", "registrations", "expects", "dispatchables"] as const;
 const backendKeys = ["module", "export", "package"] as const;
 const nameSegment = /^(?:@[a-z0-9._~-]+\/)?[a-z0-9._~-]+$/i;
 
@@ -95,10 +95,25 @@ function packagePath(value: string): { ok: true; path: string } | { ok: false; r
   return { ok: true, path: normal.replace(/^\.\//, "") };
 }
 
+/**
+ * A backend for a framework's dispatchable functions, declared in a package.json:
+ * `"dispatchables": { "<framework's set>": { "<backend>": { primaryTypes, implementations, … } } }`.
+ * Checked here only as far as its shape; the set that reads it checks the rest.
+ */
+export interface DispatchableDeclaration {
+  readonly set: string;
+  readonly backend: string;
+  readonly declaration: Readonly<Record<string, unknown>>;
+  /** The package directory its paths resolve against. */
+  readonly dir: string;
+  readonly declaredIn: string;
+}
+
 /** Collects rules, plugins and problems from any number of fields. */
 export class FieldReader {
   readonly rules: WatchRule[] = [];
   readonly plugins: PluginDeclaration[] = [];
+  readonly dispatchables: DispatchableDeclaration[] = [];
   readonly problems: ConfigProblem[] = [];
 
   problem(source: FieldSource, code: ConfigErrorCode, key: string, message: string, fix: string): void {
@@ -205,8 +220,22 @@ export class FieldReader {
         expects[backend] = [...ops];
       }
     }
+    if (field.dispatchables !== undefined) this.#dispatchables(source, field.dispatchables);
     if (Object.keys(registrations).length > 0 || Object.keys(expects).length > 0) {
       this.plugins.push({ name: source.packageName ?? source.file, declaredIn: source.file, registrations, expects });
+    }
+  }
+
+  #dispatchables(source: FieldSource, value: unknown): void {
+    const example = '{ "tensorlab": { "jax": { "primaryTypes": ["jax-like#Array"], "implementations": { "add": "./add.js#add" } } } }';
+    if (!this.#record(source, "dispatchables", value, example)) return;
+    for (const [set, backends] of Object.entries(value)) {
+      if (!this.#record(source, `dispatchables.${set}`, backends, example)) continue;
+      for (const [backend, declaration] of Object.entries(backends)) {
+        const key = `dispatchables.${set}.${backend}`;
+        if (!this.#backendName(source, key, backend) || !this.#record(source, key, declaration, '{ "implementations": { … } }')) continue;
+        this.dispatchables.push({ set, backend, declaration, dir: source.dir, declaredIn: source.file });
+      }
     }
   }
 

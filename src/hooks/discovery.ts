@@ -15,6 +15,7 @@
 import { fs, path, url } from "../builtins.js";
 import {
   type ConfigProblem,
+  type DispatchableDeclaration,
   type DispatchHookField,
   FieldReader,
   type FieldSource,
@@ -29,6 +30,8 @@ export type { BackendDeclaration, ConfigProblem, DispatchHookField, PluginDeclar
 export interface HookConfig {
   readonly rules: readonly WatchRule[];
   readonly plugins: readonly PluginDeclaration[];
+  /** Backends for dispatchable functions (see dispatchable/backend-set.ts). */
+  readonly dispatchables: readonly DispatchableDeclaration[];
   readonly problems: readonly ConfigProblem[];
   /** Every package.json (or config file) that was read. */
   readonly files: readonly string[];
@@ -125,6 +128,7 @@ export class Discovery {
     return {
       rules: this.#reader.rules,
       plugins: this.#reader.plugins,
+      dispatchables: this.#reader.dispatchables,
       problems: this.#reader.problems,
       files: this.#files,
       root: this.root,

@@ -25,12 +25,17 @@ export const errorCodes = {
   ERR_DISPATCH_CONFIG_PATH: "a path in a dispatchHook field leaves its package",
   ERR_DISPATCH_CONFIG_JSON: "a package.json or config file is not valid JSON",
   ERR_DISPATCH_CONFIG_DUPLICATE: "a backend is declared twice with different modules",
+  ERR_DISPATCH_MIXED_INPUTS: "the arguments' types belong to different backends and no single backend accepts them all",
+  ERR_DISPATCH_PRIORITY_CYCLE: "backends' priority constraints form a cycle",
+  ERR_DISPATCH_IMPL_LOAD: "a lazily named implementation could not be loaded",
+  ERR_DISPATCH_BACKEND_DECLARATION: "a backend declaration is malformed or names a backend twice",
 } as const;
 
 /** Warnings, emitted with process.emitWarning and these codes. */
 export const warningCodes = {
   DISPATCH_HOOK_INSTRUMENT_FAILED: "a watched module could not be instrumented; it loaded unchanged",
   DISPATCH_HOOK_AUDIT_MODE: "DISPATCH_HOOK_AUDIT holds an unknown mode",
+  DISPATCH_HOOK_BACKEND_ENV: "a backend control variable (<PREFIX>_PRIORITIZE, _BLOCK, _SET_ORDER) holds an invalid value; it is ignored",
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,0 +1,268 @@
+/**
+ * A framework's backends for its dispatchable functions. Each backend declares its types (primary
+ * and secondary), whether it needs opt-in, its priority against others, and its implementations:
+ * functions, or `"specifier#export"` names loaded on first use. Declarations come from code, or from
+ * package.json (`"dispatchHook": { "dispatchables": { "<set>": { "<backend>": { … } } } }`), read the
+ * first time the set decides anything, so a third-party backend needs no code in the framework.
+ *
+ * The set is built on the registry: each backend has a table, each dispatchable an op class, and an
+ * implementation is a registration. Handles undo, duplicates are refused unless overridden, a
+ * registration for a backend not declared yet waits for it, and the audit counts them all.
+ */
+import { path } from "../builtins.js";
+import { Discovery } from "../hooks/discovery.js";
+import type { Class } from "../registry/dispatcher.js";
+import { DispatchHookError, describe } from "../registry/errors.js";
+import { checkBackend } from "../registry/names.js";
+import { checkOptions } from "../registry/options.js";
+import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
+import { type EnvControl, noEnvControl, prioritize, readEnvControl, sortBackends } from "./backend-order.js";
+import { type FunctionInfo, formatDocs } from "./docs.js";
+import { type Implementation, ImplTable, implLabel, lazyStub, parseLazyImpl } from "./impl-table.js";
+import type { Scope } from "./options-scope.js";
+import type { Control, PlanBackend } from "./plan.js";
+import { NamedTypeResolver, TypeSet, type TypeSpec } from "./type-match.js";
+
+export interface BackendDeclaration {
+  readonly name: string;
+  readonly primaryTypes?: readonly TypeSpec[];
+  readonly secondaryTypes?: readonly TypeSpec[];
+  /** Used only when prioritized (by the environment or backendOptions()). */
+  readonly requiresOptIn?: boolean;
+  readonly higherPriorityThan?: readonly string[];
+  readonly lowerPriorityThan?: readonly string[];
+  /** Function name → implementation, or `"specifier#export"`, loaded on first use. */
+  readonly implementations?: Readonly<Record<string, Implementation | string>>;
+  /** Where `"specifier#…"` names resolve from (default: the working directory; a package's own directory for package.json). */
+  readonly base?: string;
+}
+
+export interface BackendSetOptions {
+  /** The set's name: package.json declarations under `dispatchables.<name>` belong to it. */
+  readonly name: string;
+  /** The prefix of the control variables: `<prefix>_PRIORITIZE`, `_BLOCK`, `_SET_ORDER` (default: the name, upper-cased). */
+  readonly envPrefix?: string;
+  /** The environment to read (default process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Read package.json declarations (default true); a string is the app's directory. */
+  readonly discover?: boolean | string;
+}
+
+export interface BackendInfo {
+  readonly name: string;
+  readonly primaryTypes: readonly string[];
+  readonly secondaryTypes: readonly string[];
+  readonly requiresOptIn: boolean;
+  /** Function name → how its implementation is named. */
+  readonly functions: Readonly<Record<string, string>>;
+  readonly declaredIn: string;
+}
+
+interface Backend extends PlanBackend {
+  readonly higherPriorityThan: readonly string[];
+  readonly lowerPriorityThan: readonly string[];
+  readonly table: ImplTable;
+  readonly declaredIn: string;
+}
+
+const declarationKinds = {
+  name: "string",
+  primaryTypes: "array",
+  secondaryTypes: "array",
+  requiresOptIn: "boolean",
+  higherPriorityThan: "array",
+  lowerPriorityThan: "array",
+  implementations: "object",
+  base: "string",
+} as const;
+
+export class BackendSet {
+  readonly name: string;
+  /** Where every implementation is registered: its audit lists them, per backend. */
+  readonly registry: Registry;
+  /** Changes with every declaration and every change to a table: cached decisions compare it. */
+  version = 0;
+  readonly #backends = new Map<string, Backend>();
+  readonly #ops = new Map<string, Class>();
+  readonly #functions = new Map<string, FunctionInfo>();
+  readonly #prefix: string;
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #discover: boolean | string;
+  #discovered = false;
+  readonly #warned = new Set<string>();
+  #control: { version: number; env: EnvControl; order: Backend[] } | undefined;
+  readonly #controls = new WeakMap<Scope, { version: number; control: Control }>();
+  #plain: { version: number; control: Control } | undefined;
+
+  constructor(options: BackendSetOptions) {
+    checkOptions(options, { name: "string", envPrefix: "string", env: "object", discover: "any" }, "createBackends()");
+    if (typeof options.name !== "string" || options.name === "") {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_OPTION",
+        `createBackends(): name must be a non-empty string, got ${describe(options.name)}.`,
+      );
+    }
+    this.name = options.name;
+    this.#prefix = options.envPrefix ?? options.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+    this.#env = options.env ?? process.env;
+    this.#discover = options.discover ?? true;
+    this.registry = createRegistry({ name: `backends of ${options.name}`, callSites: false });
+  }
+
+  /** The op class that stands for a dispatchable function in the tables. */
+  opFor(fn: string): Class {
+    let op = this.#ops.get(fn);
+    if (op === undefined) {
+      op = { [fn]: class {} }[fn] as Class;
+      this.#ops.set(fn, op);
+    }
+    return op;
+  }
+
+  /** Records a dispatchable function for docs() (dispatchable() calls it). */
+  describeFunction(info: FunctionInfo): void {
+    this.#functions.set(info.name, info);
+  }
+
+  /** Generated documentation for every dispatchable function of the set, or for one. */
+  docs(fn?: string): string {
+    const functions = [...this.#functions.values()].filter((f) => fn === undefined || f.name === fn);
+    return formatDocs(this.name, functions, this.backends());
+  }
+
+  /** Declares a backend; its implementations are registered at once. */
+  declare(declaration: BackendDeclaration, declaredIn = "code"): void {
+    checkOptions(declaration, declarationKinds, `declare(${JSON.stringify(declaration?.name)})`);
+    const where = `Backend ${JSON.stringify(declaration.name)} of ${this.name}`;
+    checkBackend(declaration.name, where);
+    if (this.#backends.has(declaration.name)) {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_BACKEND_DECLARATION",
+        `${where} is declared twice (first in ${this.#backends.get(declaration.name)?.declaredIn}, again in ${declaredIn}). To fix: give one of them another name.`,
+      );
+    }
+    const base = declaration.base ?? process.cwd();
+    const types = new TypeSet(declaration.primaryTypes ?? [], declaration.secondaryTypes ?? [], new NamedTypeResolver(base), where);
+    const table = new ImplTable(() => this.version++);
+    const backend: Backend = {
+      name: declaration.name,
+      types,
+      requiresOptIn: declaration.requiresOptIn === true,
+      higherPriorityThan: declaration.higherPriorityThan ?? [],
+      lowerPriorityThan: declaration.lowerPriorityThan ?? [],
+      table,
+      declaredIn,
+      implementation: (op) => table.get(op) as Implementation | undefined,
+    };
+    const impls = Object.entries(declaration.implementations ?? {}).map(
+      ([fn, impl]) => [fn, this.#implementation(impl, base, declaration.name, fn)] as const,
+    );
+    this.#backends.set(declaration.name, backend);
+    this.version++;
+    this.registry.provide(declaration.name, table, { module: declaredIn });
+    for (const [fn, impl] of impls) this.registry.register(declaration.name, this.opFor(fn), impl);
+  }
+
+  /** Adds an implementation of `fn` to a backend (declared now or later). The handle undoes it. */
+  register(
+    backend: string,
+    fn: string | { readonly name: string },
+    impl: Implementation | string,
+    options?: RegisterOptions,
+  ): RegistrationHandle {
+    const name = typeof fn === "string" ? fn : fn.name;
+    return this.registry.register(backend, this.opFor(name), this.#implementation(impl, process.cwd(), backend, name), options);
+  }
+
+  #implementation(impl: Implementation | string, base: string, backend: string, fn: string): Implementation {
+    if (typeof impl === "function") return impl;
+    const lazy = typeof impl === "string" ? parseLazyImpl(impl) : undefined;
+    if (lazy === undefined) {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_IMPL",
+        `Backend ${JSON.stringify(backend)}: the implementation of ${fn} must be a function or "specifier#export", got ${describe(impl)}.`,
+      );
+    }
+    return lazyStub(lazy, base, backend, fn);
+  }
+
+  /** Reads package.json declarations once, the first time the set decides anything. */
+  #readPackages(): void {
+    if (this.#discovered) return;
+    this.#discovered = true;
+    if (this.#discover === false) return;
+    const discovery = new Discovery({ ...(typeof this.#discover === "string" ? { root: this.#discover } : {}), transitive: true });
+    for (const d of discovery.config().dispatchables) {
+      if (d.set !== this.name) continue;
+      try {
+        this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration, d.declaredIn);
+      } catch (error) {
+        const e = error as DispatchHookError;
+        process.emitWarning(`${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`, {
+          code: e.code,
+        });
+      }
+    }
+  }
+
+  /** The order and the blocks for a scope (undefined: no scope), recomputed after any change. */
+  control(scope: Scope | undefined): Control {
+    this.#readPackages();
+    const cached = scope === undefined ? this.#plain : this.#controls.get(scope);
+    if (cached !== undefined && cached.version === this.version) return cached.control;
+    if (this.#control?.version !== this.version) {
+      const backends = [...this.#backends.values()];
+      const known = new Set(backends.map((b) => b.name));
+      const env = known.size === 0 ? noEnvControl : readEnvControl(this.#prefix, this.#env, known, this.#warned);
+      const names = prioritize(sortBackends(backends, env.order, `${this.#prefix}_SET_ORDER`), env.prioritize);
+      this.#control = { version: this.version, env, order: names.map((n) => this.#backends.get(n) as Backend) };
+    }
+    const { env, order } = this.#control;
+    const blocked = new Map<string, string>();
+    for (const name of env.block) blocked.set(name, `blocked by ${this.#prefix}_BLOCK`);
+    for (const name of scope?.disable ?? []) blocked.set(name, "disabled by backendOptions()");
+    const first = scope?.prioritize ?? [];
+    const sorted =
+      first.length === 0
+        ? order
+        : prioritize(
+            order.map((b) => b.name),
+            first,
+          ).map((n) => this.#backends.get(n) as Backend);
+    const control: Control = { order: sorted, blocked, optedIn: new Set([...env.prioritize, ...first]) };
+    const entry = { version: this.version, control };
+    if (scope === undefined) this.#plain = entry;
+    else this.#controls.set(scope, entry);
+    return control;
+  }
+
+  /** A backend's implementation of a function, as registered (a lazy one not loaded yet). */
+  implementation(backend: string, fn: string): Implementation | undefined {
+    const op = this.#ops.get(fn);
+    return op === undefined ? undefined : this.#backends.get(backend)?.implementation(op);
+  }
+
+  /** The declared backends, in the order they are tried outside any scope. */
+  backends(): BackendInfo[] {
+    return (this.control(undefined).order as readonly Backend[]).map((b) => {
+      const functions: Record<string, string> = {};
+      for (const [fn, op] of this.#ops) {
+        const impl = b.implementation(op);
+        if (impl !== undefined) functions[fn] = implLabel(impl);
+      }
+      return {
+        name: b.name,
+        primaryTypes: b.types.labels.primary,
+        secondaryTypes: b.types.labels.secondary,
+        requiresOptIn: b.requiresOptIn,
+        functions,
+        declaredIn: b.declaredIn,
+      };
+    });
+  }
+}
+
+/** A framework's set of backends for its dispatchable functions. */
+export function createBackends(options: BackendSetOptions): BackendSet {
+  return new BackendSet(options);
+}

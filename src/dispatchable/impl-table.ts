@@ -1,0 +1,123 @@
+/**
+ * One backend's implementations of a set's dispatchable functions: a table the set's registry writes
+ * into, keyed by each function's op class, which tells the set whenever it changes (so cached
+ * decisions go). Implementations named as `"specifier#export"` sit in it as stubs that load the
+ * module on first use. A call is synchronous, so the module is loaded with require(): CommonJS, or
+ * an ES module without top-level await (Node >= 20.19 and 22.12 load those through require()). A
+ * specifier that does not resolve, a module that throws, and an export that is not a function each
+ * fail with ERR_DISPATCH_IMPL_LOAD, naming the backend and the function.
+ */
+
+import { nodeModule, path } from "../builtins.js";
+import type { Class, Impl } from "../registry/dispatcher.js";
+import { DispatchHookError, describe } from "../registry/errors.js";
+
+/** What a call passes to an implementation's `shouldRun`. */
+export interface CallContext {
+  readonly function: string;
+  readonly backend: string;
+  /** The relevant arguments' types. */
+  readonly types: readonly string[];
+}
+
+/** An implementation: a function, optionally with a per-call veto. */
+export type Implementation = ((...args: never[]) => unknown) & {
+  readonly shouldRun?: (context: CallContext, ...args: never[]) => boolean;
+};
+
+export interface LazyImpl {
+  readonly specifier: string;
+  readonly exportName: string;
+  readonly label: string;
+}
+
+export function parseLazyImpl(text: string): LazyImpl | undefined {
+  const hash = text.lastIndexOf("#");
+  if (hash <= 0 || hash === text.length - 1) return undefined;
+  return { specifier: text.slice(0, hash), exportName: text.slice(hash + 1), label: text };
+}
+
+export function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: string): (...args: never[]) => unknown {
+  const fail = (why: string, cause?: unknown) =>
+    new DispatchHookError(
+      "ERR_DISPATCH_IMPL_LOAD",
+      `Backend ${JSON.stringify(backend)} names ${JSON.stringify(lazy.label)} as its implementation of ${fn}, but ${why}.`,
+      { cause, details: { backend, function: fn, implementation: lazy.label } },
+    );
+  let namespace: Record<string, unknown>;
+  try {
+    const require = nodeModule.createRequire(path.join(base, "noop.js"));
+    namespace = require(lazy.specifier.startsWith(".") ? path.resolve(base, lazy.specifier) : lazy.specifier) as Record<string, unknown>;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const why =
+      code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED"
+        ? `${JSON.stringify(lazy.specifier)} does not resolve from ${base}`
+        : `loading ${JSON.stringify(lazy.specifier)} failed: ${error instanceof Error ? error.message : String(error)}`;
+    throw fail(why, error);
+  }
+  const impl = namespace?.[lazy.exportName] ?? (lazy.exportName === "default" ? namespace : undefined);
+  if (typeof impl !== "function") throw fail(`its export ${JSON.stringify(lazy.exportName)} is ${describe(impl)}, not a function`);
+  return impl as (...args: never[]) => unknown;
+}
+
+interface Lazy {
+  readonly label: string;
+  load(): Implementation;
+}
+
+const lazies = new WeakMap<Function, Lazy>();
+
+/** A stand-in for a lazily named implementation: a function (so the registry takes it) that loads it. */
+export function lazyStub(lazy: LazyImpl, base: string, backend: string, fn: string): Implementation {
+  let loaded: Implementation | undefined;
+  const load = () => {
+    loaded ??= loadLazyImpl(lazy, base, backend, fn) as Implementation;
+    return loaded;
+  };
+  const stub = function (this: unknown, ...args: never[]) {
+    return load().apply(this, args);
+  };
+  lazies.set(stub, { label: lazy.label, load });
+  return stub as Implementation;
+}
+
+/** The implementation to call: a stub's module is loaded now. */
+export function realImpl(impl: Implementation): Implementation {
+  return lazies.get(impl)?.load() ?? impl;
+}
+
+/** How an implementation is shown in docs: its lazy name, or its function name. */
+export function implLabel(impl: Implementation): string {
+  return lazies.get(impl)?.label ?? (impl.name || "(anonymous)");
+}
+
+export class ImplTable {
+  readonly #entries = new Map<Class, Impl>();
+  readonly #changed: () => void;
+
+  constructor(changed: () => void) {
+    this.#changed = changed;
+  }
+
+  register(type: Class, impl: Impl): void {
+    this.#entries.set(type, impl);
+    this.#changed();
+  }
+
+  unregister(type: Class): void {
+    if (this.#entries.delete(type)) this.#changed();
+  }
+
+  get(type: Class): Impl | undefined {
+    return this.#entries.get(type);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  keys(): IterableIterator<Class> {
+    return this.#entries.keys();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The decision for one tuple of relevant types: which backends may run, in order, and why each
+ * other one was passed over; or, when the types belong to different backends and no single one
+ * accepts them all, the error to throw. Pure: the caller caches it per type tuple and scope.
+ */
+import type { Class } from "../registry/dispatcher.js";
+import { DispatchHookError } from "../registry/errors.js";
+import type { Implementation } from "./impl-table.js";
+import type { TypeSet } from "./type-match.js";
+import { typeName } from "./type-match.js";
+
+export interface PlanBackend {
+  readonly name: string;
+  readonly types: TypeSet;
+  readonly requiresOptIn: boolean;
+  implementation(op: Class): Implementation | undefined;
+}
+
+export interface Skip {
+  readonly backend: string;
+  readonly reason: string;
+}
+
+export interface Plan {
+  readonly candidates: ReadonlyArray<{ readonly backend: string; readonly impl: Implementation }>;
+  readonly skipped: readonly Skip[];
+  readonly types: readonly string[];
+  readonly error: DispatchHookError | undefined;
+}
+
+/** What shapes the order: the sorted backends, the blocked ones (and by whom), the opted-in ones. */
+export interface Control {
+  readonly order: readonly PlanBackend[];
+  readonly blocked: ReadonlyMap<string, string>;
+  readonly optedIn: ReadonlySet<string>;
+}
+
+export function plan(
+  fn: string,
+  op: Class,
+  labels: readonly string[],
+  values: readonly unknown[],
+  protos: readonly (object | null)[],
+  control: Control,
+): Plan {
+  const types = values.map(typeName);
+  const candidates: Array<{ backend: string; impl: Implementation }> = [];
+  const skipped: Skip[] = [];
+  const accepts = (b: PlanBackend): string | undefined => {
+    let primary = false;
+    for (let i = 0; i < values.length; i++) {
+      if (values[i] === undefined || values[i] === null) continue;
+      const claim = b.types.claim(values[i], protos[i] ?? null);
+      if (claim === undefined) return `does not accept ${types[i]} (${labels[i]})`;
+      if (claim === "primary") primary = true;
+    }
+    return primary ? undefined : "none of the arguments is one of its primary types";
+  };
+  for (const b of control.order) {
+    const blocked = control.blocked.get(b.name);
+    if (blocked !== undefined) {
+      skipped.push({ backend: b.name, reason: blocked });
+      continue;
+    }
+    if (b.requiresOptIn && !control.optedIn.has(b.name)) {
+      skipped.push({ backend: b.name, reason: "requires opt-in: prioritize it to use it" });
+      continue;
+    }
+    const impl = b.implementation(op);
+    if (impl === undefined) {
+      skipped.push({ backend: b.name, reason: `has no implementation of ${fn}` });
+      continue;
+    }
+    const refusal = accepts(b);
+    if (refusal !== undefined) skipped.push({ backend: b.name, reason: refusal });
+    else candidates.push({ backend: b.name, impl });
+  }
+  let error: DispatchHookError | undefined;
+  if (candidates.length === 0) error = mixed(fn, labels, values, protos, types, control.order, accepts, skipped);
+  return { candidates, skipped, types, error };
+}
+
+/** The error for mixed inputs, or undefined when the default implementation may take them. */
+function mixed(
+  fn: string,
+  labels: readonly string[],
+  values: readonly unknown[],
+  protos: readonly (object | null)[],
+  types: readonly string[],
+  all: readonly PlanBackend[],
+  accepts: (b: PlanBackend) => string | undefined,
+  skipped: readonly Skip[],
+): DispatchHookError | undefined {
+  const owners = values.map((v, i) =>
+    v === undefined || v === null ? [] : all.filter((b) => b.types.claim(v, protos[i] ?? null) === "primary").map((b) => b.name),
+  );
+  // Inputs no backend owns are the default's; so are inputs that one backend could take all of
+  // (it was passed over for a reason the trace gives: blocked, opt-in, no implementation).
+  if (owners.every((o) => o.length === 0) || all.some((b) => accepts(b) === undefined)) return undefined;
+  const args = values.map(
+    (_, i) => `${labels[i]} is ${types[i]}${(owners[i] ?? []).length > 0 ? ` (a type of ${(owners[i] ?? []).join(", ")})` : ""}`,
+  );
+  const considered = skipped.map((s) => `${s.backend}: ${s.reason}`);
+  return new DispatchHookError(
+    "ERR_DISPATCH_MIXED_INPUTS",
+    `${fn}() got inputs that no single backend accepts: ${args.join("; ")}.\n` +
+      `  backends considered: ${considered.length === 0 ? "none" : considered.join("; ")}.\n` +
+      "  Mixed inputs are never converted silently. To fix: convert the arguments to one backend's types before the call, or declare the other types as that backend's secondaryTypes.",
+    { details: { function: fn, types, owners, considered } },
+  );
+}

@@ -1,0 +1,62 @@
+/**
+ * The executable-spec loop: every backend's implementation of a dispatchable is run on the inputs
+ * the caller supplies and compared with the default (reference) implementation on the same inputs.
+ * Each disagreement is reported with the backend, the inputs and both results (or the error).
+ */
+import { util } from "../builtins.js";
+import type { Dispatchable } from "./dispatchable.js";
+import { realImpl } from "./impl-table.js";
+
+export interface ReferenceCheckOptions {
+  /** Argument lists to run. */
+  readonly inputs: ReadonlyArray<readonly unknown[]>;
+  /** Converts the arguments into a backend's own types (default: as given). */
+  readonly prepare?: (backend: string, args: readonly unknown[]) => readonly unknown[];
+  /** Converts a backend's result back for comparison (default: as returned). */
+  readonly normalize?: (backend: string, result: unknown) => unknown;
+  /** Whether a backend's result agrees with the reference's (default: deep strict equality). */
+  readonly equal?: (actual: unknown, expected: unknown) => boolean;
+}
+
+export interface Disagreement {
+  readonly backend: string;
+  readonly inputs: readonly unknown[];
+  readonly expected: unknown;
+  readonly actual: unknown;
+  /** Set when the backend threw (actual is then undefined). */
+  readonly error?: unknown;
+}
+
+export interface ReferenceReport {
+  /** Backend × input pairs compared. */
+  readonly checked: number;
+  readonly backends: readonly string[];
+  readonly disagreements: readonly Disagreement[];
+}
+
+export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, options: ReferenceCheckOptions): ReferenceReport {
+  const reference = fn.reference as unknown as (...args: unknown[]) => unknown;
+  const expected = options.inputs.map((args) => reference(...args));
+  const equal = options.equal ?? util.isDeepStrictEqual;
+  const disagreements: Disagreement[] = [];
+  const backends: string[] = [];
+  let checked = 0;
+  for (const backend of fn.backends.backends()) {
+    if (backend.functions[fn.name] === undefined) continue;
+    backends.push(backend.name);
+    const impl = fn.backends.implementation(backend.name, fn.name);
+    if (impl === undefined) continue;
+    options.inputs.forEach((args, i) => {
+      checked++;
+      const prepared = options.prepare?.(backend.name, args) ?? args;
+      try {
+        const raw = (realImpl(impl) as (...a: unknown[]) => unknown)(...prepared);
+        const actual = options.normalize?.(backend.name, raw) ?? raw;
+        if (!equal(actual, expected[i])) disagreements.push({ backend: backend.name, inputs: args, expected: expected[i], actual });
+      } catch (error) {
+        disagreements.push({ backend: backend.name, inputs: args, expected: expected[i], actual: undefined, error });
+      }
+    });
+  }
+  return { checked, backends, disagreements };
+}
