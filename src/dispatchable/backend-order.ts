@@ -1,7 +1,7 @@
 /**
  * The order in which backends are tried: declaration order, bent by each backend's
  * `higherPriorityThan` / `lowerPriorityThan` and by ordering pairs from the environment, through a
- * stable topological sort (among the backends free to go next, the one declared first goes first).
+ * stable topological sort (each backend in declaration order, after the ones that must precede it).
  * A cycle is an error that names the constraints forming it.
  *
  * Backend control from the environment, under a prefix the framework chooses:
@@ -40,23 +40,29 @@ export function sortBackends(
     for (const other of b.lowerPriorityThan)
       if (known.has(other)) edges.push({ before: other, after: b.name, source: `${b.name} lowerPriorityThan ${other}` });
   }
-  for (const [before, after] of extra)
-    if (known.has(before) && known.has(after)) edges.push({ before, after, source: `${before}>${after} from ${extraSource}` });
-  const incoming = new Map<string, number>(names.map((n) => [n, 0]));
-  for (const e of edges) incoming.set(e.after, (incoming.get(e.after) ?? 0) + 1);
-  const out: string[] = [];
-  const done = new Set<string>();
-  while (out.length < names.length) {
-    const next = names.find((n) => !done.has(n) && incoming.get(n) === 0);
-    if (next === undefined)
-      throw cycleError(
-        names.filter((n) => !done.has(n)),
-        edges,
-      );
-    out.push(next);
-    done.add(next);
-    for (const e of edges) if (e.before === next) incoming.set(e.after, (incoming.get(e.after) ?? 0) - 1);
+  // An explicit order (the environment's) wins over a declared constraint it contradicts.
+  for (const [before, after] of extra) {
+    if (!known.has(before) || !known.has(after)) continue;
+    for (let i = edges.length - 1; i >= 0; i--) if (edges[i]?.before === after && edges[i]?.after === before) edges.splice(i, 1);
+    edges.push({ before, after, source: `${before}>${after} from ${extraSource}` });
   }
+  // Each backend in declaration order, preceded by whatever must come before it (themselves in
+  // declaration order): a constraint moves only the backends it names.
+  const before = new Map<string, string[]>(names.map((n) => [n, []]));
+  for (const e of edges) before.get(e.after)?.push(e.before);
+  for (const list of before.values()) list.sort((x, y) => names.indexOf(x) - names.indexOf(y));
+  const out: string[] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const visit = (name: string, path: string[]): void => {
+    const now = state.get(name);
+    if (now === "done") return;
+    if (now === "visiting") throw cycleError(path.slice(path.indexOf(name)), edges);
+    state.set(name, "visiting");
+    for (const first of before.get(name) ?? []) visit(first, [...path, name]);
+    state.set(name, "done");
+    out.push(name);
+  };
+  for (const name of names) visit(name, []);
   return out;
 }
 

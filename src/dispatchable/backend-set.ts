@@ -157,6 +157,8 @@ export class BackendSet {
     const impls = Object.entries(declaration.implementations ?? {}).map(
       ([fn, impl]) => [fn, this.#implementation(impl, base, declaration.name, fn)] as const,
     );
+    // A declaration whose priorities close a cycle is refused here, not at the first call.
+    sortBackends([...this.#backends.values(), backend]);
     this.#backends.set(declaration.name, backend);
     this.version++;
     this.registry.provide(declaration.name, table, { module: declaredIn });

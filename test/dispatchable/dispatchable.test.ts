@@ -1,0 +1,181 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createBackends } from "../../src/dispatchable/backend-set.js";
+import { dispatchable, parameterNames } from "../../src/dispatchable/dispatchable.js";
+import { backendOptions, type TraceEntry } from "../../src/dispatchable/options-scope.js";
+
+// The SciPy use case in JS terms: a NumPy-like default over plain arrays and numbers; JAX-like
+// arrays that share no base class, matched through a protocol; an opt-in CuPy-like backend.
+class JaxArray {
+  constructor(readonly data: number[]) {}
+  __jax_array__() {}
+}
+class TracedArray {
+  constructor(readonly data: number[]) {}
+  __jax_array__() {}
+}
+class CupyArray {
+  constructor(readonly data: number[]) {}
+}
+const JaxLike = { name: "JaxLike", [Symbol.hasInstance]: (v: unknown) => typeof (v as { __jax_array__?: unknown })?.__jax_array__ === "function" };
+const values = (x: unknown): number[] => (typeof x === "number" ? [x] : Array.isArray(x) ? x : (x as { data: number[] }).data);
+
+function numlike(env: Record<string, string> = {}) {
+  const backends = createBackends({ name: "numlike", discover: false, env });
+  backends.declare({
+    name: "jax",
+    primaryTypes: [JaxLike],
+    secondaryTypes: [Number, Array],
+    implementations: { add: (x: unknown, y: unknown) => new JaxArray(values(x).map((v, i) => v + (values(y)[i] ?? values(y)[0] ?? 0))) },
+  });
+  backends.declare({
+    name: "cupy",
+    primaryTypes: [CupyArray],
+    secondaryTypes: [Number],
+    requiresOptIn: true,
+    higherPriorityThan: ["jax"],
+    implementations: { add: () => "cupy add" },
+  });
+  const add = dispatchable(
+    function add(x: unknown, y: unknown): unknown {
+      return values(x).map((v, i) => v + (values(y)[i] ?? values(y)[0] ?? 0));
+    },
+    { args: ["x", "y"], backends },
+  );
+  const concatenate = dispatchable((arrays: unknown[]) => arrays.flatMap(values), { name: "concatenate", args: (arrays: unknown[]) => arrays, backends });
+  backends.register("jax", concatenate, (arrays: unknown[]) => new JaxArray(arrays.flatMap(values)));
+  return { backends, add, concatenate };
+}
+
+describe("dispatchable", () => {
+  it("runs the default for types no backend claims, and a backend for its own types, protocols included", () => {
+    const { add } = numlike();
+    expect(add([1, 2], 1)).toEqual([2, 3]);
+    expect(add(new JaxArray([1, 2]), 1)).toEqual(new JaxArray([2, 3]));
+    // Arrays that share no base class with JaxArray, matched by the protocol; a plain array is a secondary type.
+    expect(add(new TracedArray([1]), [5])).toEqual(new JaxArray([6]));
+  });
+
+  it("runs an opt-in backend only when prioritized, by scope or by the environment", () => {
+    const { add } = numlike();
+    expect(() => add(new CupyArray([1]), 1)).not.toThrow();
+    expect(add(new CupyArray([1]), 1)).toEqual([2]);
+    expect(backendOptions({ prioritize: ["cupy"] }, () => add(new CupyArray([1]), 1))).toBe("cupy add");
+    expect(numlike({ NUMLIKE_PRIORITIZE: "cupy" }).add(new CupyArray([1]), 1)).toBe("cupy add");
+  });
+
+  it("fails fast on mixed inputs, and never converts them", () => {
+    const { add, concatenate } = numlike();
+    const scoped = () => backendOptions({ prioritize: ["cupy"] }, () => add(new JaxArray([1]), new CupyArray([2])));
+    expect(scoped).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_MIXED_INPUTS" }));
+    expect(scoped).toThrow(/argument x is JaxArray \(a type of jax\); argument y is CupyArray \(a type of cupy\)/);
+    // Relevant arguments picked by a function: every element of the list.
+    expect(concatenate([new JaxArray([1]), [2]])).toEqual(new JaxArray([1, 2]));
+    expect(() => concatenate([new JaxArray([1]), new CupyArray([2])])).toThrow(/element 0 is JaxArray .*element 1 is CupyArray/);
+  });
+
+  it("honours the environment: a blocked backend is passed over, SET_ORDER reorders, a bad value warns and is ignored", () => {
+    expect(numlike({ NUMLIKE_BLOCK: "jax" }).add(new JaxArray([1]), 1)).toEqual([2]);
+    const reordered = numlike({ NUMLIKE_SET_ORDER: "jax>cupy" }).backends;
+    expect(reordered.backends().map((b) => b.name)).toEqual(["jax", "cupy"]);
+    expect(numlike().backends.backends().map((b) => b.name)).toEqual(["cupy", "jax"]);
+  });
+
+  it("refuses a declaration whose priorities close a cycle, and keeps the backends it had", () => {
+    const { backends } = numlike();
+    expect(() => backends.declare({ name: "tpu", higherPriorityThan: ["cupy"], lowerPriorityThan: ["jax"] })).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_PRIORITY_CYCLE", message: expect.stringContaining("tpu higherPriorityThan cupy") }),
+    );
+    expect(backends.backends().map((b) => b.name)).toEqual(["cupy", "jax"]);
+  });
+
+  it("traces every call: who ran, who was skipped and why, shouldRun vetoes included", () => {
+    const { add, backends } = numlike();
+    const veto = Object.assign((x: unknown) => `small ${String(values(x).length)}`, { shouldRun: (_ctx: unknown, x: unknown) => values(x).length < 3 });
+    backends.declare({ name: "small", primaryTypes: [JaxLike], secondaryTypes: [Number], higherPriorityThan: ["jax"], implementations: { add: veto } });
+    const trace: TraceEntry[] = [];
+    backendOptions({ trace }, () => {
+      add(new JaxArray([1, 2]), 1);
+      add(new JaxArray([1, 2, 3]), 1);
+      add([1], 1);
+    });
+    expect(trace.map((t) => t.ran)).toEqual(["small", "jax", "default"]);
+    expect(trace[1]?.skipped).toContainEqual({ backend: "small", reason: "its shouldRun() returned false for this call" });
+    expect(trace[1]?.types).toEqual(["JaxArray", "Number"]);
+    expect(trace[2]?.skipped).toContainEqual({ backend: "jax", reason: "none of the arguments is one of its primary types" });
+    expect(add.resolve(new JaxArray([1, 2, 3]), 1)).toMatchObject({ backend: "jax" });
+  });
+
+  it("resolves without calling, and documents itself", () => {
+    const { add, backends } = numlike();
+    expect(add.resolve([1], 1)).toMatchObject({ backend: "default", implementation: "add" });
+    expect(backends.docs("add")).toContain("add() [numlike]: dispatches on x, y");
+    expect(backends.docs("add")).toContain("1. cupy (requires opt-in)");
+    expect(add.name).toBe("add");
+  });
+
+  it("refuses bad options with codes", () => {
+    const { backends } = numlike();
+    expect(() => dispatchable((a: number) => a, { args: ["b"], backends })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
+    expect(() => dispatchable(3 as never, { args: [0], backends })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_IMPL" }));
+    expect(() => dispatchable((a: number) => a, { args: [0], backends: {} as never })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
+    expect(parameterNames(function f(a: number, { b }: { b: number }, ...rest: number[]) {})).toEqual(["a", "", "rest"]);
+    expect(parameterNames((x: number) => x)).toEqual(["x"]);
+  });
+
+  it("drops cached decisions on every declaration, registration, disposal and option change (property)", () => {
+    class A {}
+    class B {}
+    const ops = fc.array(
+      fc.oneof(
+        fc.record({ kind: fc.constant("declare" as const), type: fc.constantFrom(A, B), primary: fc.boolean() }),
+        fc.record({ kind: fc.constant("register" as const) }),
+        fc.record({ kind: fc.constant("dispose" as const) }),
+        fc.record({ kind: fc.constant("call" as const), x: fc.constantFrom("A", "B", "n"), prioritize: fc.boolean(), disable: fc.boolean() }),
+      ),
+      { maxLength: 30 },
+    );
+    fc.assert(
+      fc.property(ops, (steps) => {
+        // Two sets given the same steps: one called all along (its caches live), one built afresh for each call.
+        const history: Array<(s: ReturnType<typeof createBackends>, handles: Array<{ dispose(): void }>) => void> = [];
+        const live = createBackends({ name: "prop", discover: false });
+        const liveHandles: Array<{ dispose(): void }> = [];
+        const f = dispatchable((x: unknown) => `default ${typeof x}`, { name: "f", args: [0], backends: live });
+        let n = 0;
+        for (const step of steps) {
+          if (step.kind === "call") {
+            const fresh = createBackends({ name: "prop", discover: false });
+            const freshHandles: Array<{ dispose(): void }> = [];
+            const g = dispatchable((x: unknown) => `default ${typeof x}`, { name: "f", args: [0], backends: fresh });
+            for (const replay of history) replay(fresh, freshHandles);
+            const x = step.x === "A" ? new A() : step.x === "B" ? new B() : 1;
+            const options = { prioritize: step.prioritize ? ["b0"] : [], disable: step.disable ? ["b1"] : [] };
+            const run = (h: typeof f) => {
+              try {
+                return backendOptions(options, () => h(x));
+              } catch (e) {
+                return (e as { code?: string }).code;
+              }
+            };
+            expect(run(f)).toEqual(run(g));
+            continue;
+          }
+          const index = n++;
+          const replay = (s: ReturnType<typeof createBackends>, handles: Array<{ dispose(): void }>) => {
+            if (step.kind === "declare") s.declare({ name: `b${index}`, ...(step.primary ? { primaryTypes: [step.type] } : { secondaryTypes: [step.type] }) });
+            else if (step.kind === "register") {
+              const backend = `b${index % 3}`;
+              try {
+                handles.push(s.register(backend, "f", () => `${backend} ran`, { override: true }));
+              } catch {}
+            } else handles.pop()?.dispose();
+          };
+          history.push(replay);
+          replay(live, liveHandles);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

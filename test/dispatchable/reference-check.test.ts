@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { createBackends } from "../../src/dispatchable/backend-set.js";
+import { dispatchable } from "../../src/dispatchable/dispatchable.js";
+import { referenceCheck } from "../../src/dispatchable/reference-check.js";
+
+class Fast {}
+
+describe("referenceCheck", () => {
+  it("runs every backend's implementation against the reference and reports each disagreement with both results", () => {
+    const backends = createBackends({ name: "refcheck", discover: false });
+    backends.declare({ name: "good", primaryTypes: [Fast], implementations: { square: (x: number) => x * x } });
+    backends.declare({ name: "off-by-one", primaryTypes: [Fast], implementations: { square: (x: number) => x * x + (x > 2 ? 1 : 0) } });
+    backends.declare({
+      name: "throws",
+      primaryTypes: [Fast],
+      implementations: {
+        square: () => {
+          throw new Error("not ready");
+        },
+      },
+    });
+    const square = dispatchable((x: number) => x * x, { name: "square", args: [0], backends });
+    const report = referenceCheck(square, { inputs: [[1], [2], [3]] });
+    expect(report.backends).toEqual(["good", "off-by-one", "throws"]);
+    expect(report.checked).toBe(9);
+    expect(report.disagreements.map((d) => [d.backend, d.inputs, d.expected, d.actual])).toEqual([
+      ["off-by-one", [3], 9, 10],
+      ["throws", [1], 1, undefined],
+      ["throws", [2], 4, undefined],
+      ["throws", [3], 9, undefined],
+    ]);
+    expect((report.disagreements[1]?.error as Error).message).toBe("not ready");
+  });
+
+  it("prepares inputs per backend and compares with the caller's equality", () => {
+    const backends = createBackends({ name: "refcheck-2", discover: false });
+    backends.declare({ name: "strings", primaryTypes: [String], implementations: { double: (s: string) => `${Number(s) * 2}` } });
+    const double = dispatchable((x: number) => x * 2, { name: "double", args: [0], backends });
+    const report = referenceCheck(double, { inputs: [[1.5], [4]], prepare: (_backend, [x]) => [String(x)], normalize: (_b, r) => Number(r), equal: (a, e) => Math.abs((a as number) - (e as number)) < 1e-9 });
+    expect(report).toMatchObject({ checked: 2, disagreements: [] });
+  });
+});

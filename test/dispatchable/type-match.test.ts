@@ -1,0 +1,61 @@
+import { writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { NamedTypeResolver, parseNamedType, TypeSet, typeName, typeOf } from "../../src/dispatchable/type-match.js";
+import { makeTree } from "../integration/fixture.js";
+
+class Base {}
+class Child extends Base {}
+class Other {}
+const Duck = { name: "Duck", [Symbol.hasInstance]: (v: unknown) => typeof (v as { quack?: unknown })?.quack === "function" };
+
+describe("TypeSet", () => {
+  const resolver = new NamedTypeResolver(process.cwd());
+  it("claims classes along the prototype chain, most specific first, then protocols", () => {
+    const set = new TypeSet([Base, Duck], [Number], resolver, "test");
+    expect(set.claim(new Child(), typeOf(new Child()))).toBe("primary");
+    expect(set.claim(3, typeOf(3))).toBe("secondary");
+    const duck = { quack() {} };
+    expect(set.claim(duck, typeOf(duck))).toBe("primary");
+    expect(set.claim(new Other(), typeOf(new Other()))).toBeUndefined();
+    expect(set.labels).toEqual({ primary: ["Base", "Duck (protocol)"], secondary: ["Number"] });
+    // A subclass listed as secondary beats its primary base: the most specific class decides.
+    expect(new TypeSet([Base], [Child], resolver, "t").claim(new Child(), typeOf(new Child()))).toBe("secondary");
+  });
+
+  it("refuses a type that is none of class, protocol or name, with a code", () => {
+    expect(() => new TypeSet([42 as never], [], resolver, "Backend x")).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_BACKEND_DECLARATION" }));
+    expect(() => new TypeSet(["no-hash"], [], resolver, "Backend x")).toThrow(/specifier#Export/);
+  });
+
+  it("names types of values, primitives by their wrappers", () => {
+    expect([typeName(1), typeName("s"), typeName(null), typeName(undefined), typeName(new Child())]).toEqual(["Number", "String", "null", "undefined", "Child"]);
+  });
+});
+
+describe("types by name", () => {
+  it("match a class defined in the named module without ever loading it", () => {
+    const dir = makeTree({ "lib/array.cjs": "globalThis.loadedArrayModule = true;\nclass JaxArray { constructor() { this.x = 1; } }\nmodule.exports = { JaxArray };\n" });
+    const resolver = new NamedTypeResolver(dir);
+    const set = new TypeSet(["./lib/array.cjs#JaxArray"], [], resolver, "test");
+    // Another class of the same name is not it.
+    class JaxArray {}
+    expect(set.claim(new JaxArray(), typeOf(new JaxArray()))).toBeUndefined();
+    expect((globalThis as { loadedArrayModule?: boolean }).loadedArrayModule).toBeUndefined();
+    // Loaded by the program: its class is the type.
+    const real = createRequire(join(dir, "x.js"))("./lib/array.cjs").JaxArray as new () => object;
+    expect(set.claim(new real(), typeOf(new real()))).toBe("primary");
+  });
+
+  it("recognise an ES module's class by its source, since imported ES modules are in no cache", async () => {
+    const dir = makeTree({ "lib/array.mjs": "export class GpuTensor { constructor() { this.gpu = true; } }\n" });
+    const { GpuTensor } = (await import(join(dir, "lib/array.mjs"))) as { GpuTensor: new () => object };
+    const set = new TypeSet(["./lib/array.mjs#GpuTensor"], [], new NamedTypeResolver(dir), "test");
+    expect(set.claim(new GpuTensor(), typeOf(new GpuTensor()))).toBe("primary");
+    writeFileSync(join(dir, "lib/unrelated.mjs"), "");
+    expect(new TypeSet(["./lib/unrelated.mjs#GpuTensor"], [], new NamedTypeResolver(dir), "t").claim(new GpuTensor(), typeOf(new GpuTensor()))).toBeUndefined();
+    expect(parseNamedType("a#B")).toEqual({ specifier: "a", exportName: "B", label: "a#B" });
+    expect(parseNamedType("#B")).toBeUndefined();
+  });
+});
