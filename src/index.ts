@@ -3,6 +3,16 @@
  * proves they did. This entry only re-exports: the exports map is the public API.
  */
 export { register, registry } from "./default-registry.js";
+export type { BackendDeclaration, BackendInfo, BackendSet, BackendSetOptions } from "./dispatchable/backend-set.js";
+export { createBackends } from "./dispatchable/backend-set.js";
+export type { Dispatchable, DispatchableOptions, RelevantArgs, Resolution } from "./dispatchable/dispatchable.js";
+export { dispatchable } from "./dispatchable/dispatchable.js";
+export type { CallContext, Implementation } from "./dispatchable/impl-table.js";
+export type { BackendOptions, TraceEntry } from "./dispatchable/options-scope.js";
+export { backendOptions } from "./dispatchable/options-scope.js";
+export type { Disagreement, ReferenceCheckOptions, ReferenceReport } from "./dispatchable/reference-check.js";
+export { referenceCheck } from "./dispatchable/reference-check.js";
+export type { TypeSpec } from "./dispatchable/type-match.js";
 export { provide } from "./provide.js";
 export type {
   AuditEvent,
@@ -39,13 +49,3 @@ export type {
 export { createRegistry, Registry } from "./registry/registry.js";
 export type { TableAdapter } from "./registry/table-adapter.js";
 export { threadAudit } from "./registry/thread-audit.js";
-export type { BackendDeclaration, BackendInfo, BackendSet, BackendSetOptions } from "./dispatchable/backend-set.js";
-export { createBackends } from "./dispatchable/backend-set.js";
-export type { Dispatchable, DispatchableOptions, RelevantArgs, Resolution } from "./dispatchable/dispatchable.js";
-export { dispatchable } from "./dispatchable/dispatchable.js";
-export type { CallContext, Implementation } from "./dispatchable/impl-table.js";
-export type { BackendOptions, TraceEntry } from "./dispatchable/options-scope.js";
-export { backendOptions } from "./dispatchable/options-scope.js";
-export type { Disagreement, ReferenceCheckOptions, ReferenceReport } from "./dispatchable/reference-check.js";
-export { referenceCheck } from "./dispatchable/reference-check.js";
-export type { TypeSpec } from "./dispatchable/type-match.js";

@@ -27,8 +27,12 @@ describe("a set of backends", () => {
     set.declare({ name: "one", primaryTypes: [Arr], implementations: { f: () => 1 } });
     expect(() => set.declare({ name: "one" })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_BACKEND_DECLARATION" }));
     expect(() => set.declare({ name: "has space" })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_BACKEND" }));
-    expect(() => set.declare({ name: "two", implementations: { f: 3 as never } })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_IMPL" }));
-    expect(() => set.declare({ name: "three", primaryType: [Arr] } as never)).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION", message: expect.stringContaining("primaryTypes") }));
+    expect(() => set.declare({ name: "two", implementations: { f: 3 as never } })).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_IMPL" }),
+    );
+    expect(() => set.declare({ name: "three", primaryType: [Arr] } as never)).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION", message: expect.stringContaining("primaryTypes") }),
+    );
     expect(set.backends().map((b) => b.name)).toEqual(["one"]);
     expect(() => createBackends({ name: "" })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
   });
@@ -62,7 +66,9 @@ describe("a set of backends", () => {
       ["slow", "total"],
     ]);
     expect((globalThis as { totalLoaded?: boolean }).totalLoaded).toBeUndefined();
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining('Backend "broken" of bs-packages: a type must be a class'), { code: "ERR_DISPATCH_BACKEND_DECLARATION" });
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('Backend "broken" of bs-packages: a type must be a class'), {
+      code: "ERR_DISPATCH_BACKEND_DECLARATION",
+    });
     warn.mockRestore();
   });
 });

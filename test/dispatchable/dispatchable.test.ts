@@ -17,7 +17,10 @@ class TracedArray {
 class CupyArray {
   constructor(readonly data: number[]) {}
 }
-const JaxLike = { name: "JaxLike", [Symbol.hasInstance]: (v: unknown) => typeof (v as { __jax_array__?: unknown })?.__jax_array__ === "function" };
+const JaxLike = {
+  name: "JaxLike",
+  [Symbol.hasInstance]: (v: unknown) => typeof (v as { __jax_array__?: unknown })?.__jax_array__ === "function",
+};
 const values = (x: unknown): number[] => (typeof x === "number" ? [x] : Array.isArray(x) ? x : (x as { data: number[] }).data);
 
 function numlike(env: Record<string, string> = {}) {
@@ -42,7 +45,11 @@ function numlike(env: Record<string, string> = {}) {
     },
     { args: ["x", "y"], backends },
   );
-  const concatenate = dispatchable((arrays: unknown[]) => arrays.flatMap(values), { name: "concatenate", args: (arrays: unknown[]) => arrays, backends });
+  const concatenate = dispatchable((arrays: unknown[]) => arrays.flatMap(values), {
+    name: "concatenate",
+    args: (arrays: unknown[]) => arrays,
+    backends,
+  });
   backends.register("jax", concatenate, (arrays: unknown[]) => new JaxArray(arrays.flatMap(values)));
   return { backends, add, concatenate };
 }
@@ -78,7 +85,11 @@ describe("dispatchable", () => {
     expect(numlike({ NUMLIKE_BLOCK: "jax" }).add(new JaxArray([1]), 1)).toEqual([2]);
     const reordered = numlike({ NUMLIKE_SET_ORDER: "jax>cupy" }).backends;
     expect(reordered.backends().map((b) => b.name)).toEqual(["jax", "cupy"]);
-    expect(numlike().backends.backends().map((b) => b.name)).toEqual(["cupy", "jax"]);
+    expect(
+      numlike()
+        .backends.backends()
+        .map((b) => b.name),
+    ).toEqual(["cupy", "jax"]);
   });
 
   it("refuses a declaration whose priorities close a cycle, and keeps the backends it had", () => {
@@ -91,8 +102,16 @@ describe("dispatchable", () => {
 
   it("traces every call: who ran, who was skipped and why, shouldRun vetoes included", () => {
     const { add, backends } = numlike();
-    const veto = Object.assign((x: unknown) => `small ${String(values(x).length)}`, { shouldRun: (_ctx: unknown, x: unknown) => values(x).length < 3 });
-    backends.declare({ name: "small", primaryTypes: [JaxLike], secondaryTypes: [Number], higherPriorityThan: ["jax"], implementations: { add: veto } });
+    const veto = Object.assign((x: unknown) => `small ${String(values(x).length)}`, {
+      shouldRun: (_ctx: unknown, x: unknown) => values(x).length < 3,
+    });
+    backends.declare({
+      name: "small",
+      primaryTypes: [JaxLike],
+      secondaryTypes: [Number],
+      higherPriorityThan: ["jax"],
+      implementations: { add: veto },
+    });
     const trace: TraceEntry[] = [];
     backendOptions({ trace }, () => {
       add(new JaxArray([1, 2]), 1);
@@ -116,9 +135,13 @@ describe("dispatchable", () => {
 
   it("refuses bad options with codes", () => {
     const { backends } = numlike();
-    expect(() => dispatchable((a: number) => a, { args: ["b"], backends })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
+    expect(() => dispatchable((a: number) => a, { args: ["b"], backends })).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
+    );
     expect(() => dispatchable(3 as never, { args: [0], backends })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_IMPL" }));
-    expect(() => dispatchable((a: number) => a, { args: [0], backends: {} as never })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
+    expect(() => dispatchable((a: number) => a, { args: [0], backends: {} as never })).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
+    );
     expect(parameterNames(function f(a: number, { b }: { b: number }, ...rest: number[]) {})).toEqual(["a", "", "rest"]);
     expect(parameterNames((x: number) => x)).toEqual(["x"]);
   });
@@ -126,56 +149,60 @@ describe("dispatchable", () => {
   it("drops cached decisions on every declaration, registration, disposal and option change (property)", () => {
     class A {}
     class B {}
-    const ops = fc.array(
+    type Step =
+      | { kind: "declare"; type: typeof A; primary: boolean }
+      | { kind: "register"; backend: number }
+      | { kind: "dispose" }
+      | { kind: "call"; x: "A" | "B" | "n" };
+    const steps = fc.array(
       fc.oneof(
         fc.record({ kind: fc.constant("declare" as const), type: fc.constantFrom(A, B), primary: fc.boolean() }),
-        fc.record({ kind: fc.constant("register" as const) }),
+        fc.record({ kind: fc.constant("register" as const), backend: fc.nat(2) }),
         fc.record({ kind: fc.constant("dispose" as const) }),
-        fc.record({ kind: fc.constant("call" as const), x: fc.constantFrom("A", "B", "n"), prioritize: fc.boolean(), disable: fc.boolean() }),
+        fc.record({ kind: fc.constant("call" as const), x: fc.constantFrom("A" as const, "B" as const, "n" as const) }),
       ),
-      { maxLength: 30 },
+      { minLength: 3, maxLength: 24 },
     );
+    type Set = ReturnType<typeof createBackends>;
+    type Handles = Array<{ dispose(): void }>;
+    // Backends are named b0, b1, … in the order they are declared; a registration names one of the first three.
+    const apply = (step: Step, s: Set, handles: Handles) => {
+      if (step.kind === "declare")
+        s.declare({ name: `b${s.backends().length}`, ...(step.primary ? { primaryTypes: [step.type] } : { secondaryTypes: [step.type] }) });
+      else if (step.kind === "register")
+        handles.push(s.register(`b${step.backend}`, "f", () => `b${step.backend} ran`, { override: true }));
+      else if (step.kind === "dispose") handles.pop()?.dispose();
+    };
+    const outcome = (f: (x: unknown) => unknown, x: unknown) => {
+      try {
+        return f(x);
+      } catch (e) {
+        return (e as { code?: string }).code;
+      }
+    };
+    // One set lives through all the steps, its caches with it; at each call it must answer as a set
+    // built afresh from the steps so far. A run is outside any scope or inside one, so both the plain
+    // cache and a scope's cache see every change.
+    const run = (all: Step[]) => {
+      const live = createBackends({ name: "prop", discover: false });
+      const liveHandles: Handles = [];
+      const f = dispatchable((x: unknown) => `default ${typeof x}`, { name: "f", args: [0], backends: live });
+      all.forEach((step, i) => {
+        if (step.kind !== "call") return apply(step, live, liveHandles);
+        const fresh = createBackends({ name: "prop", discover: false });
+        const freshHandles: Handles = [];
+        const g = dispatchable((x: unknown) => `default ${typeof x}`, { name: "f", args: [0], backends: fresh });
+        for (const earlier of all.slice(0, i)) apply(earlier, fresh, freshHandles);
+        const x = step.x === "A" ? new A() : step.x === "B" ? new B() : 1;
+        expect(outcome(f, x)).toEqual(outcome(g, x));
+      });
+    };
+    const scopes = fc.constantFrom(undefined, { prioritize: ["b0"] }, { disable: ["b1"] }, { prioritize: ["b2"], disable: ["b0"] });
     fc.assert(
-      fc.property(ops, (steps) => {
-        // Two sets given the same steps: one called all along (its caches live), one built afresh for each call.
-        const history: Array<(s: ReturnType<typeof createBackends>, handles: Array<{ dispose(): void }>) => void> = [];
-        const live = createBackends({ name: "prop", discover: false });
-        const liveHandles: Array<{ dispose(): void }> = [];
-        const f = dispatchable((x: unknown) => `default ${typeof x}`, { name: "f", args: [0], backends: live });
-        let n = 0;
-        for (const step of steps) {
-          if (step.kind === "call") {
-            const fresh = createBackends({ name: "prop", discover: false });
-            const freshHandles: Array<{ dispose(): void }> = [];
-            const g = dispatchable((x: unknown) => `default ${typeof x}`, { name: "f", args: [0], backends: fresh });
-            for (const replay of history) replay(fresh, freshHandles);
-            const x = step.x === "A" ? new A() : step.x === "B" ? new B() : 1;
-            const options = { prioritize: step.prioritize ? ["b0"] : [], disable: step.disable ? ["b1"] : [] };
-            const run = (h: typeof f) => {
-              try {
-                return backendOptions(options, () => h(x));
-              } catch (e) {
-                return (e as { code?: string }).code;
-              }
-            };
-            expect(run(f)).toEqual(run(g));
-            continue;
-          }
-          const index = n++;
-          const replay = (s: ReturnType<typeof createBackends>, handles: Array<{ dispose(): void }>) => {
-            if (step.kind === "declare") s.declare({ name: `b${index}`, ...(step.primary ? { primaryTypes: [step.type] } : { secondaryTypes: [step.type] }) });
-            else if (step.kind === "register") {
-              const backend = `b${index % 3}`;
-              try {
-                handles.push(s.register(backend, "f", () => `${backend} ran`, { override: true }));
-              } catch {}
-            } else handles.pop()?.dispose();
-          };
-          history.push(replay);
-          replay(live, liveHandles);
-        }
-      }),
-      { numRuns: 150 },
+      fc.property(steps, scopes, (all, scope) =>
+        scope === undefined ? run(all as Step[]) : backendOptions(scope, () => run(all as Step[])),
+      ),
+      { numRuns: 300 },
     );
   });
 });

@@ -10,8 +10,22 @@ describe("formatDocs", () => {
         { name: "fft", relevant: "x", reference: "fft" },
       ],
       [
-        { name: "jax", primaryTypes: ["JaxLike (protocol)"], secondaryTypes: ["Number"], requiresOptIn: false, functions: { add: "jaxAdd" }, declaredIn: "code" },
-        { name: "cupy", primaryTypes: ["CupyArray"], secondaryTypes: [], requiresOptIn: true, functions: { add: "cupy/add.js#add" }, declaredIn: "code" },
+        {
+          name: "jax",
+          primaryTypes: ["JaxLike (protocol)"],
+          secondaryTypes: ["Number"],
+          requiresOptIn: false,
+          functions: { add: "jaxAdd" },
+          declaredIn: "code",
+        },
+        {
+          name: "cupy",
+          primaryTypes: ["CupyArray"],
+          secondaryTypes: [],
+          requiresOptIn: true,
+          functions: { add: "cupy/add.js#add" },
+          declaredIn: "code",
+        },
       ],
     );
     expect(text.split("\n")).toEqual([

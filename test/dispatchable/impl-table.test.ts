@@ -34,7 +34,12 @@ describe("lazy implementations", () => {
   it("fail with ERR_DISPATCH_IMPL_LOAD naming the backend and the function", () => {
     const dir = makeTree({ "impl.cjs": "exports.notAFunction = 3;\n" });
     const missing = lazyStub(parseLazyImpl("./nowhere.cjs#add") as never, dir, "gpu", "add");
-    expect(() => realImpl(missing)).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_IMPL_LOAD", message: expect.stringMatching(/Backend "gpu" .* implementation of add, but "\.\/nowhere\.cjs" does not resolve/) }));
+    expect(() => realImpl(missing)).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_IMPL_LOAD",
+        message: expect.stringMatching(/Backend "gpu" .* implementation of add, but "\.\/nowhere\.cjs" does not resolve/),
+      }),
+    );
     const wrong = lazyStub(parseLazyImpl("./impl.cjs#notAFunction") as never, dir, "gpu", "mul");
     expect(() => realImpl(wrong)).toThrow(/its export "notAFunction" is number 3, not a function/);
     expect(parseLazyImpl("nohash")).toBeUndefined();

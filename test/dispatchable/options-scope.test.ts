@@ -32,6 +32,8 @@ describe("backendOptions", () => {
   });
 
   it("refuses an unknown option with a code", () => {
-    expect(() => backendOptions({ prioritise: ["a"] } as never, () => 1)).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
+    expect(() => backendOptions({ prioritise: ["a"] } as never, () => 1)).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
+    );
   });
 });

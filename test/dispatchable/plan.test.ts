@@ -8,14 +8,26 @@ class JaxArray {}
 class CupyArray {}
 const impl: Implementation = () => 1;
 const resolver = new NamedTypeResolver(process.cwd());
-const backend = (name: string, primary: Function[], secondary: Function[] = [], options: { optIn?: boolean; implements?: boolean } = {}): PlanBackend => ({
+const backend = (
+  name: string,
+  primary: Function[],
+  secondary: Function[] = [],
+  options: { optIn?: boolean; implements?: boolean } = {},
+): PlanBackend => ({
   name,
   types: new TypeSet(primary, secondary, resolver, name),
   requiresOptIn: options.optIn === true,
   implementation: () => (options.implements === false ? undefined : impl),
 });
 const decide = (values: unknown[], order: PlanBackend[], blocked = new Map<string, string>(), optedIn = new Set<string>()) =>
-  plan("add", Op, values.map((_, i) => `argument ${i}`), values, values.map(typeOf), { order, blocked, optedIn });
+  plan(
+    "add",
+    Op,
+    values.map((_, i) => `argument ${i}`),
+    values,
+    values.map(typeOf),
+    { order, blocked, optedIn },
+  );
 
 describe("plan", () => {
   const jax = backend("jax", [JaxArray], [Number]);
@@ -30,7 +42,11 @@ describe("plan", () => {
   });
 
   it("passes over blocked, opt-in and unimplementing backends, saying why", () => {
-    const p = decide([new CupyArray()], [jax, cupy, backend("lazy", [CupyArray], [], { implements: false })], new Map([["jax", "blocked by NUM_BLOCK"]]));
+    const p = decide(
+      [new CupyArray()],
+      [jax, cupy, backend("lazy", [CupyArray], [], { implements: false })],
+      new Map([["jax", "blocked by NUM_BLOCK"]]),
+    );
     expect(p.skipped).toEqual([
       { backend: "jax", reason: "blocked by NUM_BLOCK" },
       { backend: "cupy", reason: "requires opt-in: prioritize it to use it" },

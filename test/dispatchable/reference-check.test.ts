@@ -36,7 +36,12 @@ describe("referenceCheck", () => {
     const backends = createBackends({ name: "refcheck-2", discover: false });
     backends.declare({ name: "strings", primaryTypes: [String], implementations: { double: (s: string) => `${Number(s) * 2}` } });
     const double = dispatchable((x: number) => x * 2, { name: "double", args: [0], backends });
-    const report = referenceCheck(double, { inputs: [[1.5], [4]], prepare: (_backend, [x]) => [String(x)], normalize: (_b, r) => Number(r), equal: (a, e) => Math.abs((a as number) - (e as number)) < 1e-9 });
+    const report = referenceCheck(double, {
+      inputs: [[1.5], [4]],
+      prepare: (_backend, [x]) => [String(x)],
+      normalize: (_b, r) => Number(r),
+      equal: (a, e) => Math.abs((a as number) - (e as number)) < 1e-9,
+    });
     expect(report).toMatchObject({ checked: 2, disagreements: [] });
   });
 });

@@ -25,18 +25,29 @@ describe("TypeSet", () => {
   });
 
   it("refuses a type that is none of class, protocol or name, with a code", () => {
-    expect(() => new TypeSet([42 as never], [], resolver, "Backend x")).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_BACKEND_DECLARATION" }));
+    expect(() => new TypeSet([42 as never], [], resolver, "Backend x")).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_BACKEND_DECLARATION" }),
+    );
     expect(() => new TypeSet(["no-hash"], [], resolver, "Backend x")).toThrow(/specifier#Export/);
   });
 
   it("names types of values, primitives by their wrappers", () => {
-    expect([typeName(1), typeName("s"), typeName(null), typeName(undefined), typeName(new Child())]).toEqual(["Number", "String", "null", "undefined", "Child"]);
+    expect([typeName(1), typeName("s"), typeName(null), typeName(undefined), typeName(new Child())]).toEqual([
+      "Number",
+      "String",
+      "null",
+      "undefined",
+      "Child",
+    ]);
   });
 });
 
 describe("types by name", () => {
   it("match a class defined in the named module without ever loading it", () => {
-    const dir = makeTree({ "lib/array.cjs": "globalThis.loadedArrayModule = true;\nclass JaxArray { constructor() { this.x = 1; } }\nmodule.exports = { JaxArray };\n" });
+    const dir = makeTree({
+      "lib/array.cjs":
+        "globalThis.loadedArrayModule = true;\nclass JaxArray { constructor() { this.x = 1; } }\nmodule.exports = { JaxArray };\n",
+    });
     const resolver = new NamedTypeResolver(dir);
     const set = new TypeSet(["./lib/array.cjs#JaxArray"], [], resolver, "test");
     // Another class of the same name is not it.
@@ -54,7 +65,9 @@ describe("types by name", () => {
     const set = new TypeSet(["./lib/array.mjs#GpuTensor"], [], new NamedTypeResolver(dir), "test");
     expect(set.claim(new GpuTensor(), typeOf(new GpuTensor()))).toBe("primary");
     writeFileSync(join(dir, "lib/unrelated.mjs"), "");
-    expect(new TypeSet(["./lib/unrelated.mjs#GpuTensor"], [], new NamedTypeResolver(dir), "t").claim(new GpuTensor(), typeOf(new GpuTensor()))).toBeUndefined();
+    expect(
+      new TypeSet(["./lib/unrelated.mjs#GpuTensor"], [], new NamedTypeResolver(dir), "t").claim(new GpuTensor(), typeOf(new GpuTensor())),
+    ).toBeUndefined();
     expect(parseNamedType("a#B")).toEqual({ specifier: "a", exportName: "B", label: "a#B" });
     expect(parseNamedType("#B")).toBeUndefined();
   });
