@@ -142,6 +142,7 @@ describe("dispatchable", () => {
     expect(() => dispatchable((a: number) => a, { args: [0], backends: {} as never })).toThrow(
       expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
     );
+    // biome-ignore lint/correctness/noUnusedFunctionParameters: only the parameter list is read.
     expect(parameterNames(function f(a: number, { b }: { b: number }, ...rest: number[]) {})).toEqual(["a", "", "rest"]);
     expect(parameterNames((x: number) => x)).toEqual(["x"]);
   });
@@ -188,7 +189,10 @@ describe("dispatchable", () => {
       const liveHandles: Handles = [];
       const f = dispatchable((x: unknown) => `default ${typeof x}`, { name: "f", args: [0], backends: live });
       all.forEach((step, i) => {
-        if (step.kind !== "call") return apply(step, live, liveHandles);
+        if (step.kind !== "call") {
+          apply(step, live, liveHandles);
+          return;
+        }
         const fresh = createBackends({ name: "prop", discover: false });
         const freshHandles: Handles = [];
         const g = dispatchable((x: unknown) => `default ${typeof x}`, { name: "f", args: [0], backends: fresh });

@@ -29,7 +29,7 @@ describe("referenceCheck", () => {
       ["throws", [2], 4, undefined],
       ["throws", [3], 9, undefined],
     ]);
-    expect((report.disagreements[1]?.error as Error).message).toBe("not ready");
+    expect(report.disagreements[1]?.error).toMatchObject({ message: "not ready" });
   });
 
   it("prepares inputs per backend and compares with the caller's equality", () => {
