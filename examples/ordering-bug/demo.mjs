@@ -6,10 +6,10 @@ import { fileURLToPath } from "node:url";
 const here = fileURLToPath(new URL(".", import.meta.url));
 const bold = (text) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${text}\x1b[22m` : text);
 
-function scenario(title, args, expect) {
+function scenario(title, args, expect, cwd = here) {
   console.log(`\n${bold(`━━ ${title}`)}`);
   console.log(`$ node ${args.join(" ")}\n`);
-  const result = spawnSync(process.execPath, args, { cwd: here, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
+  const result = spawnSync(process.execPath, args, { cwd, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
   const out = result.stdout.trimEnd();
   // Node's own footer ("Node.js v20…") adds nothing here.
   const err = result.stderr.replace(/\n*Node\.js v[\d.]+\s*$/, "").trimEnd();
@@ -45,6 +45,28 @@ const results = [
       r.stderr.includes("the dispatch-hook loader is not installed") &&
       r.stderr.includes("4 registrations are pending on numba"),
   ),
+  scenario(
+    "4. Choosing a backend per call (examples/choosing-a-backend): pool() by the type of its input",
+    ["main.mjs"],
+    (r) => {
+      const steps = r.stdout
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line));
+      const ran = (name) => steps.find((s) => s.step === name)?.ran?.join(",");
+      return (
+        r.status === 0 &&
+        ran("a plain tensor-shaped object") === "default" &&
+        ran("a float32 Tensor") === "typed-array" &&
+        ran("a WasmTensor, wasm not prioritized") === "default" &&
+        ran("a WasmTensor, wasm prioritized") === "wasm" &&
+        steps.find((s) => s.step === "before wasm is asked for")?.wasmLoaded === false &&
+        steps.find((s) => s.step === "mixed: a Tensor and a WasmTensor")?.error === "ERR_DISPATCH_MIXED_INPUTS" &&
+        steps.find((s) => s.step === "reference check")?.disagreements === 0
+      );
+    },
+    fileURLToPath(new URL("../choosing-a-backend/", import.meta.url)),
+  ),
 ];
-console.log(`\n${results.every(Boolean) ? "All three scenarios behaved as described." : "A scenario did not behave as described."}`);
+console.log(`\n${results.every(Boolean) ? "All four scenarios behaved as described." : "A scenario did not behave as described."}`);
 process.exit(results.every(Boolean) ? 0 : 1);

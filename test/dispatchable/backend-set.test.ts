@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable } from "../../src/dispatchable/dispatchable.js";
@@ -45,7 +47,7 @@ describe("a set of backends", () => {
         dispatchHook: {
           dispatchables: {
             "bs-packages": {
-              fast: { primaryTypes: ["./arr.cjs#FastArr"], implementations: { total: "./total.cjs#total" }, higherPriorityThan: ["slow"] },
+              fast: { primaryTypes: ["./arr.cjs#FastArr"], implementations: { total: "./total.mjs#total" }, higherPriorityThan: ["slow"] },
               broken: { primaryTypes: [42] },
             },
             "another-set": { other: { implementations: {} } },
@@ -53,7 +55,8 @@ describe("a set of backends", () => {
         },
       }),
       "node_modules/fast-backend/arr.cjs": "class FastArr {}\nmodule.exports = { FastArr };\n",
-      "node_modules/fast-backend/total.cjs": "globalThis.totalLoaded = true;\nexports.total = () => 'fast total';\n",
+      // An ES module, loaded on first use through require().
+      "node_modules/fast-backend/total.mjs": "globalThis.totalLoaded = true;\nexport const total = () => 'fast total';\n",
     });
     const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
     const set = createBackends({ name: "bs-packages", discover: root });
@@ -62,10 +65,14 @@ describe("a set of backends", () => {
     expect(total(new Arr())).toBe("slow total");
     const infos = set.backends();
     expect(infos.map((b) => [b.name, b.functions.total])).toEqual([
-      ["fast", "./total.cjs#total"],
+      ["fast", "./total.mjs#total"],
       ["slow", "total"],
     ]);
     expect((globalThis as { totalLoaded?: boolean }).totalLoaded).toBeUndefined();
+    // The package's type, by name: a FastArr goes to the package's backend, whose module loads now.
+    const { FastArr } = createRequire(join(root, "node_modules/fast-backend/x.js"))("./arr.cjs") as { FastArr: new () => object };
+    expect(total(new FastArr())).toBe("fast total");
+    expect((globalThis as { totalLoaded?: boolean }).totalLoaded).toBe(true);
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('Backend "broken" of bs-packages: a type must be a class'), {
       code: "ERR_DISPATCH_BACKEND_DECLARATION",
     });
