@@ -1,18 +1,15 @@
 /**
  * `dispatchable(defaultImpl, { name, args })`: a public function that chooses a backend on each call
  * by the types of its relevant arguments, and runs the default (reference) implementation when no
- * backend matches. The decision is cached per tuple of relevant types and per scope, and the cache
- * goes with any declaration, registration or option change. The last decision is kept beside the
- * cache, so a call with the same types as the one before costs a prototype read and a comparison
- * per relevant argument.
+ * backend matches. Its options are read here; its call path is call-path.ts.
  */
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { BackendSet } from "./backend-set.js";
-import { type CallContext, type Implementation, implLabel, realImpl } from "./impl-table.js";
-import { currentScope, type Scope, scopeHolder } from "./options-scope.js";
-import { type Plan, plan, type Skip } from "./plan.js";
-import { typeOf } from "./type-match.js";
+import { createCaller } from "./call-path.js";
+import { type CallContext, implLabel, realImpl } from "./impl-table.js";
+import { currentScope, scopeHolder } from "./options-scope.js";
+import type { Skip } from "./plan.js";
 
 type AnyFunction = (...args: never[]) => unknown;
 
@@ -76,11 +73,6 @@ export function parameterNames(fn: Function): string[] {
   return names;
 }
 
-interface Trie {
-  plan?: Plan;
-  next?: Map<object | null, Trie>;
-}
-
 export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: DispatchableOptions): Dispatchable<F> {
   checkOptions(options, { name: "string", args: "any", backends: "object" }, "dispatchable()");
   if (typeof defaultImpl !== "function") {
@@ -132,92 +124,16 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
   const relevant = (args: unknown[]): unknown[] => (extract !== undefined ? extract(args) : (indices as number[]).map((i) => args[i]));
   const labelsFor = (n: number) => (labels.length === n ? labels : Array.from({ length: n }, (_, i) => `element ${i}`));
 
-  let version = -1;
-  let plain: Trie = {};
-  let scoped = new WeakMap<Scope, Trie>();
-  // The last decision outside any scope, for one or two relevant arguments by index.
-  let last0: object | null | undefined;
-  let last1: object | null | undefined;
-  let lastImpl: Implementation | undefined;
-
-  const decide = (values: unknown[], scope: Scope | undefined): Plan => {
-    if (version !== set.version) {
-      version = set.version;
-      plain = {};
-      scoped = new WeakMap();
-      lastImpl = undefined;
-    }
-    let node = scope === undefined ? plain : scoped.get(scope);
-    if (node === undefined) {
-      node = {};
-      scoped.set(scope as Scope, node);
-    }
-    const protos = values.map(typeOf);
-    let at: Trie = node;
-    for (const p of protos) {
-      at.next ??= new Map();
-      let child = at.next.get(p);
-      if (child === undefined) {
-        child = {};
-        at.next.set(p, child);
-      }
-      at = child;
-    }
-    if (at.plan === undefined) {
-      at.plan = plan(name, op, labelsFor(values.length), values, protos, set.control(scope));
-      // control() may read package.json declarations the first time, which changes the version.
-      if (version !== set.version) return decide(values, scope);
-    }
-    if (scope === undefined && indices !== undefined && indices.length <= 2) {
-      const first = at.plan.candidates[0];
-      const impl =
-        first === undefined ? (at.plan.error === undefined ? (defaultImpl as unknown as Implementation) : undefined) : realImpl(first.impl);
-      if (impl !== undefined && impl.shouldRun === undefined) {
-        last0 = protos[0];
-        last1 = protos[1];
-        lastImpl = impl;
-      }
-    }
-    return at.plan;
-  };
-
-  const run = (self: unknown, args: unknown[], scope: Scope | undefined): unknown => {
-    const p = decide(relevant(args), scope);
-    const skipped: Skip[] = scope?.trace === undefined ? [] : [...p.skipped];
-    for (const candidate of p.candidates) {
-      const impl = realImpl(candidate.impl);
-      if (impl.shouldRun !== undefined) {
-        const context: CallContext = { function: name, backend: candidate.backend, types: p.types };
-        if (!(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
-          skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
-          continue;
-        }
-      }
-      scope?.trace?.push({ function: name, types: p.types, ran: candidate.backend, skipped });
-      return (impl as (...a: unknown[]) => unknown).apply(self, args);
-    }
-    if (p.error !== undefined) throw p.error;
-    scope?.trace?.push({ function: name, types: p.types, ran: "default", skipped });
-    return (defaultImpl as unknown as (...a: unknown[]) => unknown).apply(self, args);
-  };
-
-  const i0 = indices?.[0] ?? 0;
-  const i1 = indices?.[1] ?? 0;
-  const two = indices?.length === 2;
-  const call = function (this: unknown, ...args: unknown[]): unknown {
-    const scope = holder.entered ? currentScope(holder) : undefined;
-    if (lastImpl !== undefined && scope === undefined && version === set.version) {
-      const a = args[i0];
-      const pa = typeof a === "object" && a !== null ? Object.getPrototypeOf(a) : typeOf(a);
-      if (pa === last0) {
-        if (!two) return lastImpl.apply(this, args as never[]);
-        const b = args[i1];
-        if ((typeof b === "object" && b !== null ? Object.getPrototypeOf(b) : typeOf(b)) === last1)
-          return lastImpl.apply(this, args as never[]);
-      }
-    }
-    return run(this, args, scope);
-  };
+  const caller = createCaller({
+    name,
+    op,
+    set,
+    defaultImpl: defaultImpl as unknown as (...a: unknown[]) => unknown,
+    indices,
+    relevant,
+    labelsFor,
+  });
+  const call = caller.call;
   Object.defineProperty(call, "name", { value: name });
   return Object.assign(call, {
     reference: defaultImpl,
@@ -225,7 +141,7 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
     backends: set,
     resolve(...args: unknown[]): Resolution {
       const scope = currentScope(holder);
-      const p = decide(relevant(args), scope);
+      const p = caller.entry(relevant(args), scope).plan;
       const skipped = [...p.skipped];
       for (const candidate of p.candidates) {
         const impl = realImpl(candidate.impl);

@@ -1,0 +1,253 @@
+/**
+ * The call path of a dispatchable function. Decisions are cached per tuple of relevant types and
+ * per scope: one or two relevant arguments in maps keyed by prototype, more in a trie. Any change to
+ * the set (declaration, registration, disposal) changes its version, and the caches go. Beside the
+ * caches sits the last decision made outside any scope, checked first; for functions of one to three
+ * parameters the wrapper takes its arguments by name, so a call allocates nothing on the way to the
+ * implementation.
+ */
+import type { Class } from "../registry/dispatcher.js";
+import type { BackendSet } from "./backend-set.js";
+import { type CallContext, type Implementation, realImpl } from "./impl-table.js";
+import { currentScope, type Scope, scopeHolder } from "./options-scope.js";
+import { type Plan, plan, type Skip } from "./plan.js";
+import { typeOf } from "./type-match.js";
+
+type Fn = (...args: unknown[]) => unknown;
+
+export interface CallerSpec {
+  readonly name: string;
+  readonly op: Class;
+  readonly set: BackendSet;
+  readonly defaultImpl: Fn;
+  /** The relevant arguments' indices, or undefined when a function picks them. */
+  readonly indices: readonly number[] | undefined;
+  readonly relevant: (args: unknown[]) => unknown[];
+  readonly labelsFor: (count: number) => string[];
+}
+
+/** A cached decision, with the implementation to call straight away when nothing per call is needed. */
+export interface Entry {
+  readonly plan: Plan;
+  readonly fast: Fn | undefined;
+}
+
+interface Trie {
+  entry?: Entry;
+  next?: Map<object | null, Trie>;
+}
+
+interface Cache {
+  readonly one: Map<object | null, Entry>;
+  readonly two: Map<object | null, Map<object | null, Entry>>;
+  readonly trie: Trie;
+}
+
+const newCache = (): Cache => ({ one: new Map(), two: new Map(), trie: {} });
+const none = Symbol("none");
+const protoOf = (v: unknown): object | null =>
+  typeof v === "object" && v !== null ? (Object.getPrototypeOf(v) as object | null) : typeOf(v);
+
+export interface Caller {
+  readonly call: Fn;
+  /** The decision for these relevant values in this scope (cached). */
+  entry(values: unknown[], scope: Scope | undefined): Entry;
+}
+
+export function createCaller(spec: CallerSpec): Caller {
+  const { set, indices } = spec;
+  const holder = scopeHolder();
+  let version = -1;
+  let plain = newCache();
+  let scoped = new WeakMap<Scope, Cache>();
+  let lastScope: Scope | undefined;
+  let lastScoped: Cache = plain;
+  let last0: unknown = none;
+  let last1: unknown = none;
+  let lastFast: Fn = spec.defaultImpl;
+
+  const cacheFor = (scope: Scope | undefined): Cache => {
+    if (version !== set.version) {
+      // The first decision reads package.json declarations, which changes the version: read first.
+      set.control(undefined);
+      version = set.version;
+      plain = newCache();
+      scoped = new WeakMap();
+      lastScope = undefined;
+      last0 = none;
+      last1 = none;
+    }
+    if (scope === undefined) return plain;
+    if (scope === lastScope) return lastScoped;
+    let cache = scoped.get(scope);
+    if (cache === undefined) {
+      cache = newCache();
+      scoped.set(scope, cache);
+    }
+    lastScope = scope;
+    lastScoped = cache;
+    return cache;
+  };
+
+  const make = (values: unknown[], protos: (object | null)[], scope: Scope | undefined): Entry => {
+    const decided = plan(spec.name, spec.op, spec.labelsFor(values.length), values, protos, set.control(scope));
+    const first = decided.candidates[0];
+    const impl =
+      first === undefined ? (decided.error === undefined ? spec.defaultImpl : undefined) : (realImpl(first.impl) as Implementation);
+    return { plan: decided, fast: impl === undefined || (impl as Implementation).shouldRun !== undefined ? undefined : (impl as Fn) };
+  };
+
+  const entry1 = (scope: Scope | undefined, x: unknown, px: object | null): Entry => {
+    const cache = cacheFor(scope);
+    let e = cache.one.get(px);
+    if (e === undefined) {
+      e = make([x], [px], scope);
+      cache.one.set(px, e);
+    }
+    return e;
+  };
+
+  const entry2 = (scope: Scope | undefined, x: unknown, px: object | null, y: unknown, py: object | null): Entry => {
+    const cache = cacheFor(scope);
+    let inner = cache.two.get(px);
+    if (inner === undefined) {
+      inner = new Map();
+      cache.two.set(px, inner);
+    }
+    let e = inner.get(py);
+    if (e === undefined) {
+      e = make([x, y], [px, py], scope);
+      inner.set(py, e);
+    }
+    return e;
+  };
+
+  const entry = (values: unknown[], scope: Scope | undefined): Entry => {
+    if (indices !== undefined && values.length === 1) return entry1(scope, values[0], protoOf(values[0]));
+    if (indices !== undefined && values.length === 2) return entry2(scope, values[0], protoOf(values[0]), values[1], protoOf(values[1]));
+    const protos = values.map(protoOf);
+    let at = cacheFor(scope).trie;
+    for (const key of [lengthKey(values.length), ...protos]) {
+      at.next ??= new Map();
+      let child = at.next.get(key);
+      if (child === undefined) {
+        child = {};
+        at.next.set(key, child);
+      }
+      at = child;
+    }
+    at.entry ??= make(values, protos, scope);
+    return at.entry;
+  };
+
+  /** Per-call work: vetoes, the trace, the error, the default. */
+  const runPlan = (self: unknown, args: unknown[], e: Entry, scope: Scope | undefined): unknown => {
+    const p = e.plan;
+    const skipped: Skip[] = scope?.trace === undefined ? [] : [...p.skipped];
+    for (const candidate of p.candidates) {
+      const impl = realImpl(candidate.impl);
+      if (impl.shouldRun !== undefined) {
+        const context: CallContext = { function: spec.name, backend: candidate.backend, types: p.types };
+        if (!(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
+          skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
+          continue;
+        }
+      }
+      scope?.trace?.push({ function: spec.name, types: p.types, ran: candidate.backend, skipped });
+      return (impl as Fn).apply(self, args);
+    }
+    if (p.error !== undefined) throw p.error;
+    scope?.trace?.push({ function: spec.name, types: p.types, ran: "default", skipped });
+    return spec.defaultImpl.apply(self, args);
+  };
+
+  const invoke = (self: unknown, args: unknown[]): unknown => {
+    const scope = holder.entered ? currentScope(holder) : undefined;
+    const e = entry(spec.relevant(args), scope);
+    if (e.fast !== undefined && scope?.trace === undefined) return e.fast.apply(self, args);
+    return runPlan(self, args, e, scope);
+  };
+
+  const arity = spec.defaultImpl.length;
+  const i0 = indices?.[0] ?? -1;
+  const i1 = indices?.[1] ?? -1;
+  const byName =
+    indices !== undefined && (indices.length === 1 || indices.length === 2) && indices.every((i) => i < arity) && arity >= 1 && arity <= 3;
+  if (!byName) {
+    return {
+      entry,
+      call: function (this: unknown, ...args: unknown[]) {
+        return invoke(this, args);
+      },
+    };
+  }
+  const two = indices.length === 2;
+  const pick = (k: number, a: unknown, b: unknown, c: unknown) => (k === 0 ? a : k === 1 ? b : c);
+  /** The decision for a call whose arguments are a, b, c; updates the last decision outside scopes. */
+  const decide = (scope: Scope | undefined, a: unknown, b: unknown, c: unknown): Entry => {
+    const x = pick(i0, a, b, c);
+    const px = protoOf(x);
+    if (!two) {
+      const e = entry1(scope, x, px);
+      if (scope === undefined && e.fast !== undefined) {
+        last0 = px;
+        lastFast = e.fast;
+      }
+      return e;
+    }
+    const y = pick(i1, a, b, c);
+    const py = protoOf(y);
+    const e = entry2(scope, x, px, y, py);
+    if (scope === undefined && e.fast !== undefined) {
+      last0 = px;
+      last1 = py;
+      lastFast = e.fast;
+    }
+    return e;
+  };
+  const hit = (a: unknown, b: unknown, c: unknown): boolean => {
+    if (version !== set.version || protoOf(pick(i0, a, b, c)) !== last0) return false;
+    return !two || protoOf(pick(i1, a, b, c)) === last1;
+  };
+  let call: Fn;
+  if (arity === 1) {
+    call = function (this: unknown, a?: unknown) {
+      // biome-ignore lint/complexity/noArguments: the exact count decides the by-name path; a rest parameter would allocate on every call.
+      if (arguments.length !== 1) return invoke(this, Array.prototype.slice.call(arguments));
+      const scope = holder.entered ? currentScope(holder) : undefined;
+      if (scope === undefined && hit(a, undefined, undefined)) return lastFast.call(this, a);
+      const e = decide(scope, a, undefined, undefined);
+      return e.fast !== undefined && scope?.trace === undefined ? e.fast.call(this, a) : runPlan(this, [a], e, scope);
+    };
+  } else if (arity === 2) {
+    call = function (this: unknown, a?: unknown, b?: unknown) {
+      // biome-ignore lint/complexity/noArguments: the exact count decides the by-name path; a rest parameter would allocate on every call.
+      if (arguments.length !== 2) return invoke(this, Array.prototype.slice.call(arguments));
+      const scope = holder.entered ? currentScope(holder) : undefined;
+      if (scope === undefined && hit(a, b, undefined)) return lastFast.call(this, a, b);
+      const e = decide(scope, a, b, undefined);
+      return e.fast !== undefined && scope?.trace === undefined ? e.fast.call(this, a, b) : runPlan(this, [a, b], e, scope);
+    };
+  } else {
+    call = function (this: unknown, a?: unknown, b?: unknown, c?: unknown) {
+      // biome-ignore lint/complexity/noArguments: the exact count decides the by-name path; a rest parameter would allocate on every call.
+      if (arguments.length !== 3) return invoke(this, Array.prototype.slice.call(arguments));
+      const scope = holder.entered ? currentScope(holder) : undefined;
+      if (scope === undefined && hit(a, b, c)) return lastFast.call(this, a, b, c);
+      const e = decide(scope, a, b, c);
+      return e.fast !== undefined && scope?.trace === undefined ? e.fast.call(this, a, b, c) : runPlan(this, [a, b, c], e, scope);
+    };
+  }
+  return { entry, call };
+}
+
+const lengthKeys = new Map<number, object>();
+/** A key object per argument count, for the trie. */
+function lengthKey(n: number): object {
+  let key = lengthKeys.get(n);
+  if (key === undefined) {
+    key = { length: n };
+    lengthKeys.set(n, key);
+  }
+  return key;
+}
