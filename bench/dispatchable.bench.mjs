@@ -115,7 +115,7 @@ export async function runDispatchableBench({ rounds = 7, time = 150 } = {}) {
   // The first call for a new type tuple: a class never seen, so the decision is made and cached.
   const firsts = [];
   for (let r = 0; r < rounds; r++) {
-    const fresh = Array.from({ length: 5000 }, (_, i) => new { [`Fresh${r}_${i}`]: class extends NdArray {} }[`Fresh${r}_${i}`](i));
+    const fresh = Array.from({ length: 5000 }, (_, i) => new ({ [`Fresh${r}_${i}`]: class extends NdArray {} })[`Fresh${r}_${i}`](i));
     const start = process.hrtime.bigint();
     for (const x of fresh) sink += one(x);
     firsts.push(Number(process.hrtime.bigint() - start) / fresh.length);
@@ -126,6 +126,7 @@ export async function runDispatchableBench({ rounds = 7, time = 150 } = {}) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await runDispatchableBench();
-  for (const p of result.pairs) console.log(`${p.name.padEnd(26)} hand ${fmt(p.hand)} ns  dispatchable ${fmt(p.ours)} ns  ${fmt(p.ratio)}×`);
+  for (const p of result.pairs)
+    console.log(`${p.name.padEnd(26)} hand ${fmt(p.hand)} ns  dispatchable ${fmt(p.ours)} ns  ${fmt(p.ratio)}×`);
   console.log(`first call for a new type tuple: ${fmt(result.firstCallNs)} ns`);
 }
