@@ -37,10 +37,11 @@ describe("the four contracts", () => {
 });
 
 describe("npm run demo", () => {
-  it("runs the three scenarios as described and exits 0", async () => {
+  it("runs the four scenarios as described and exits 0", async () => {
     const result = await run(repoRoot, ["examples/ordering-bug/demo.mjs"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("All three scenarios behaved as described.");
+    expect(result.stdout).toContain("All four scenarios behaved as described.");
+    expect(result.stdout).toContain("━━ 4. Choosing a backend per call");
     // Scenario 1: the confusing error, and nothing warned before it.
     expect(result.stdout).toContain('No implementation in dispatch table "jaxFuncify"');
     // Scenario 2: every backend matches the reference, and the audit shows each registration.
