@@ -1,6 +1,8 @@
 // Registration and audit: 10,000 op types registered while their backend is missing, then the
 // table provided; per-registration cost includes its audit record. Then the memory an audit log
 // holds after 100,000 events. Run with --expose-gc for the memory figure.
+
+import util from "node:util";
 import { createRegistry, Dispatcher } from "../dist/index.js";
 import { median } from "./lib.mjs";
 
@@ -29,6 +31,48 @@ function freshKeyFloor() {
     b.set(type.prototype, impl);
   }
   return Number(process.hrtime.bigint() - t0) / N;
+}
+
+/**
+ * The ways to record a call site, side by side, per capture: the default capture (10 frames), the
+ * capture limited to the one frame needed (what the registry does), util.getCallSites where Node has
+ * it, and none. Each runs from the same depth of stack, as a registration does.
+ */
+function captureVariants(rounds) {
+  const sink = [];
+  const variants = {
+    "captureStackTrace, 10 frames": () => {
+      const holder = {};
+      Error.captureStackTrace(holder, captureVariants);
+      return holder;
+    },
+    "captureStackTrace, 1 frame (used)": () => {
+      const holder = {};
+      const limit = Error.stackTraceLimit;
+      Error.stackTraceLimit = 1;
+      Error.captureStackTrace(holder, captureVariants);
+      Error.stackTraceLimit = limit;
+      return holder;
+    },
+    ...(typeof util.getCallSites === "function" ? { "util.getCallSites(2)": () => util.getCallSites(2) } : {}),
+    none: () => ({}),
+  };
+  const samples = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+  const n = 20_000;
+  for (let r = 0; r < rounds; r++) {
+    const names = Object.keys(variants);
+    if (r % 2) names.reverse();
+    for (const name of names) {
+      const capture = variants[name];
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < n; i++) {
+        sink.push(capture());
+        if (sink.length > 1000) sink.length = 0;
+      }
+      samples[name].push(Number(process.hrtime.bigint() - t0) / n);
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, median(values)]));
 }
 
 /** 10,000 registrations of 40 op types over 250 backends: op types reused, as plugins do. */
@@ -86,7 +130,23 @@ export function runRegistrationBench({ rounds = 9 } = {}) {
     const bytes = median(samples.map((s) => s.bytes));
     memory = { bytes, events: samples[0].events, perEvent: bytes / samples[0].events };
   }
-  return { perRegistrationNs: out, freshKeyFloorNs: median(floor), reusedTypesNs: median(reuse), memory };
+  // Reused op types with call sites on (the default), beside the same without.
+  const reuseWithSites = [];
+  for (let r = 0; r < rounds; r++) {
+    const registry = createRegistry();
+    const t0 = process.hrtime.bigint();
+    for (let b = 0; b < 250; b++) for (const type of reused) registry.register(`b${b}`, type, impl);
+    for (let b = 0; b < 250; b++) registry.provide(`b${b}`, new Dispatcher({ backend: `b${b}` }));
+    reuseWithSites.push(Number(process.hrtime.bigint() - t0) / N);
+  }
+  return {
+    perRegistrationNs: out,
+    freshKeyFloorNs: median(floor),
+    reusedTypesNs: median(reuse),
+    reusedTypesWithSitesNs: median(reuseWithSites),
+    captureNs: captureVariants(rounds),
+    memory,
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

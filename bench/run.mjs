@@ -81,7 +81,14 @@ sections.push(
       ],
     ),
     `- Side by side, V8's own cost for the first use of 10,000 fresh classes and their prototypes as Map keys (2 Map.set each, no registry): ${fmt(registration.freshKeyFloorNs, 0)} ns per class. Any class-keyed table pays it once per class.`,
-    `- 10,000 registrations of 40 reused op types over 250 backends, register and apply: ${fmt(registration.reusedTypesNs, 0)} ns per registration.`,
+    `- 10,000 registrations of 40 reused op types over 250 backends, register and apply: ${fmt(registration.reusedTypesNs, 0)} ns per registration without call sites, ${fmt(registration.reusedTypesWithSitesNs, 0)} ns with them.`,
+    `- Recording a call site, the ways measured side by side (ns per capture, from the same stack depth): ${Object.entries(
+      registration.captureNs,
+    )
+      .map(([name, ns]) => `${name} ${fmt(ns, 0)}`)
+      .join(
+        "; ",
+      )}. Capturing only the frame needed is the cheapest way V8 offers, and on its own it costs about as much as the whole 2 µs budget: with call sites on, the target cannot be met by any of them. Capturing "lazily on first read" is not possible: the stack is gone by then; what is lazy already is the formatting, done only when the log is read.`,
     registration.memory
       ? `- Memory held by a registry and its audit log after ${registration.memory.events.toLocaleString("en")} events: ${fmt(registration.memory.bytes / 2 ** 20, 1)} MiB, ${fmt(registration.memory.perEvent, 0)} bytes per event (registrations, their handles and the events together).`
       : "",
