@@ -23,6 +23,7 @@ export default defineConfig({
   plugins: [runBuiltModules],
   test: {
     include: ["test/**/*.test.ts"],
+    setupFiles: ["test/setup.ts"],
     // Threads, not forks: a worker thread writes its V8 coverage when it ends, which c8 needs.
     pool: "threads",
     server: { deps: { external: [/\/dist\//] } },

@@ -1,15 +1,13 @@
-import diagnosticsChannel from "node:diagnostics_channel";
 import { describe, expect, it } from "vitest";
 import { ask, channelNames, channels, type LoaderStatusMessage, summarizeError } from "../src/channel.js";
 import { DispatchHookError } from "../src/registry/errors.js";
 
 describe("channels", () => {
-  it("are named dispatch-hook:area:event and are the thread-wide channels of those names", () => {
-    for (const [key, name] of Object.entries(channelNames)) {
-      expect(name).toMatch(/^dispatch-hook:[a-z]+:[a-z]+$/);
-      // Another copy of the package that asks for the same name gets the same channel.
-      expect(diagnosticsChannel.channel(name)).toBe(channels[key as keyof typeof channels]);
-    }
+  it("are named dispatch-hook:area:event, one name per channel", () => {
+    const names = Object.values(channelNames);
+    for (const name of names) expect(name).toMatch(/^dispatch-hook:[a-z]+:[a-z]+$/);
+    expect(new Set(names).size).toBe(names.length);
+    expect(Object.keys(channels).sort()).toEqual(Object.keys(channelNames).sort());
   });
 
   it("ask() returns the message as its subscribers filled it, and untouched when nobody answers", () => {

@@ -1,10 +1,10 @@
 /** A framework (tensorkit: cpu backend) and a plugin (kit-ops: Conv on cpu), as the adapter tests read them. */
 import { join } from "node:path";
-import { makeTree } from "../integration/fixture.js";
+import { appJson, makeTree } from "../integration/fixture.js";
 
 export function frameworkTree(extra: Record<string, string> = {}): { root: string; table: string; registration: string } {
   const root = makeTree({
-    "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorkit: "*", "kit-ops": "*" } }),
+    "package.json": appJson({ type: "module", dependencies: { tensorkit: "*", "kit-ops": "*" } }),
     "node_modules/tensorkit/package.json": JSON.stringify({
       name: "tensorkit",
       type: "module",

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { doctorCommand } from "../../src/cli/doctor.js";
-import { makeTree, repoRoot } from "../integration/fixture.js";
+import { appJson, makeTree, repoRoot } from "../integration/fixture.js";
 import { frameworkEsm, plugin } from "../integration/trees.js";
 import { memoryIo } from "./helpers.js";
 
@@ -101,7 +101,7 @@ describe("dispatch-hook doctor", () => {
     const dir = makeTree({
       ...frameworkEsm,
       ...plugin("tensorlab", true),
-      "package.json": JSON.stringify({ name: "app", dependencies: { toolkit: "*" } }),
+      "package.json": appJson({ dependencies: { toolkit: "*" } }),
       "node_modules/toolkit/package.json": JSON.stringify({ name: "toolkit", dependencies: { tensorlab: "*", "ml-ops": "*" } }),
       "elsewhere/.keep": "",
     });

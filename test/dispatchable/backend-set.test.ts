@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable } from "../../src/dispatchable/dispatchable.js";
-import { makeTree } from "../integration/fixture.js";
+import { appJson, makeTree } from "../integration/fixture.js";
 
 class Arr {}
 
@@ -41,7 +41,7 @@ describe("a set of backends", () => {
 
   it("reads backends declared in package.json under its name, lazily, and warns about a broken one", () => {
     const root = makeTree({
-      "package.json": JSON.stringify({ name: "app", dependencies: { "fast-backend": "*" } }),
+      "package.json": appJson({ dependencies: { "fast-backend": "*" } }),
       "node_modules/fast-backend/package.json": JSON.stringify({
         name: "fast-backend",
         dispatchHook: {

@@ -2,13 +2,13 @@
 // ml-ops and ml-ops-wasm, whose backend is declared only in its package.json and loaded on first use.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeTree, repoRoot, run } from "../integration/fixture.js";
+import { appJson, makeTree, repoRoot, run } from "../integration/fixture.js";
 
 const examples = join(repoRoot, "examples");
 
 function app(): string {
   return makeTree({
-    "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { "ml-ops": "*", "ml-ops-wasm": "*", tensorlab: "*" } }),
+    "package.json": appJson({ type: "module", dependencies: { "ml-ops": "*", "ml-ops-wasm": "*", tensorlab: "*" } }),
     "node_modules/tensorlab": { symlink: join(examples, "tensorlab") },
     "node_modules/ml-ops": { symlink: join(examples, "ml-ops") },
     "node_modules/ml-ops-wasm": { symlink: join(examples, "ml-ops-wasm") },

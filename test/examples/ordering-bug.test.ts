@@ -46,7 +46,20 @@ describe("npm run demo", () => {
     expect(result.stdout).toContain('No implementation in dispatch table "jaxFuncify"');
     // Scenario 2: every backend matches the reference, and the audit shows each registration.
     expect(result.stdout.match(/matches the reference: true/g)?.length).toBe(5);
-    expect(result.stdout.match(/applied {2}hook/g)?.length).toBe(16);
+    // … and, read as data from the command line's JSON, all sixteen landed through the hook.
+    const audit = await run(join(repoRoot, "examples/ordering-bug"), [
+      join(repoRoot, "dist/bundle/cli.js"),
+      "audit",
+      "--json",
+      "--",
+      "hook-way.mjs",
+    ]);
+    const landed = audit.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { kind: string; state?: string; tables?: Array<{ mechanism: string }> })
+      .filter((r) => r.kind === "registration" && r.state === "applied" && r.tables?.every((t) => t.mechanism === "hook"));
+    expect(landed).toHaveLength(16);
     // Scenario 3: the forgotten flag is named, with the four pending registrations.
     expect(result.stdout).toContain("the dispatch-hook loader is not installed");
     expect(result.stdout).toContain("4 registrations are pending on numba: PoolLayer (#0), PoolLayerGrad (#1), Im2Col (#2), Col2Im (#3).");

@@ -5,7 +5,7 @@ import { Discovery } from "../../src/hooks/discovery.js";
 import { runtimeLocation } from "../../src/hooks/hook-api.js";
 import { createHooks, type HookReport, type LoadResult, type ResolveResult } from "../../src/hooks/node-hooks.js";
 import { parseVirtual, virtualUrl } from "../../src/hooks/virtual-modules.js";
-import { makeTree } from "../integration/fixture.js";
+import { appJson, makeTree } from "../integration/fixture.js";
 
 const framework = JSON.stringify({
   name: "tensorlab",
@@ -14,7 +14,7 @@ const framework = JSON.stringify({
 
 function setup(mode: "registerHooks" | "register" = "registerHooks", extra: Record<string, string> = {}) {
   const root = makeTree({
-    "package.json": JSON.stringify({ name: "app", dependencies: { tensorlab: "1", "ml-ops": "1" } }),
+    "package.json": appJson({ dependencies: { tensorlab: "1", "ml-ops": "1" } }),
     "node_modules/tensorlab/package.json": framework,
     "node_modules/tensorlab/link/numba.js": "export const numbaFuncify = new Map();\nexport default 1;\n",
     "node_modules/tensorlab/link/jax.js": "export const jaxFuncify = new Map();\n",
@@ -86,7 +86,7 @@ describe("the resolve hook", () => {
 
   it("learns a framework's declarations from the first module of its package it resolves", () => {
     const root = makeTree({
-      "package.json": JSON.stringify({ name: "app" }),
+      "package.json": appJson(),
       "node_modules/tensorlab/package.json": framework,
       "node_modules/tensorlab/link/numba.js": "",
     });

@@ -3,7 +3,7 @@
  * programs printed a wrong answer before its fix.
  */
 import { describe, expect, it } from "vitest";
-import { lastJson, loader, makeTree, run } from "./fixture.js";
+import { appJson, lastJson, loader, makeTree, run } from "./fixture.js";
 import { frameworkEsm, plugin } from "./trees.js";
 
 function program(lines: readonly string[]) {
@@ -159,7 +159,7 @@ describe("defects", () => {
         'const helper = require("./helper.js");\nclass Base {}\nexports.Base = Base;\nexports.cpuTable = new Map();\nexports.make = () => helper.make();\n',
       "node_modules/cjskit/cpu/helper.js":
         'const table = require("./table.js");\nexports.make = () => new (class extends table.Base {})();\n',
-      "package.json": JSON.stringify({ name: "app", dependencies: { cjskit: "*", "dispatch-hook": "*" } }),
+      "package.json": appJson({ dependencies: { cjskit: "*", "dispatch-hook": "*" } }),
       "main.cjs": 'const kit = require("cjskit");\nconsole.log(JSON.stringify({ made: kit.make() instanceof kit.Base }));\n',
     });
     const result = await run(dir, ["--import", loader, "main.cjs"]);

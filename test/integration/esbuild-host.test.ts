@@ -5,8 +5,7 @@
  * thread's audit counts all sixteen, and stack traces point at the original files. Without the
  * plugin the same bundle misses.
  */
-import { cpSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lastJson, makeTree, repoRoot, run } from "./fixture.js";
@@ -84,7 +83,7 @@ async function bundleAndRun(dir: string, options: { splitting?: boolean; without
   });
   expect(built.stderr).toBe("");
   expect(built.code).toBe(0);
-  const away = mkdtempSync(join(tmpdir(), "dispatch-hook-bundle-"));
+  const away = makeTree({});
   cpSync(join(dir, "out"), away, { recursive: true });
   const main = await run(away, [join(away, "main.js")], { NODE_OPTIONS: "" });
   const trace = await run(away, ["--enable-source-maps", join(away, "trace.js")], { NODE_OPTIONS: "" });

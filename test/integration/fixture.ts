@@ -3,7 +3,7 @@
  * in a temporary directory, and runs real node processes on them.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,8 +15,21 @@ export const nodeBinary = process.env.DISPATCH_HOOK_TEST_NODE || process.execPat
 
 export type Tree = Record<string, string | { readonly symlink: string }>;
 
+/** The package.json of a fixture app named "app", with the fields given (dependencies, type, dispatchHook). */
+export function appJson(fields: Record<string, unknown> = {}): string {
+  return JSON.stringify({ name: "app", ...fields });
+}
+
+const trees: string[] = [];
+
+/** Removes every tree this test file made (test/setup.ts calls it after each file). */
+export function removeTrees(): void {
+  for (const root of trees.splice(0)) rmSync(root, { recursive: true, force: true });
+}
+
 export function makeTree(files: Tree): string {
   const root = mkdtempSync(join(tmpdir(), "dispatch-hook-"));
+  trees.push(root);
   for (const [path, content] of Object.entries(files)) {
     const target = join(root, path);
     mkdirSync(dirname(target), { recursive: true });

@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
+import { appJson, makeTree, repoRoot, run, type Tree } from "./fixture.js";
 
 const jestBin = join(repoRoot, "node_modules/jest/bin/jest.js");
 
@@ -56,7 +56,7 @@ function project(mode: "commonjs" | "module"): Tree {
     }),
     "node_modules/kit-ops/ops.js": ops,
     "node_modules/kit-ops/reg/cpu.js": registration,
-    "package.json": JSON.stringify({ name: "app", type: mode, dependencies: { tensorkit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+    "package.json": appJson({ type: mode, dependencies: { tensorkit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
     "jest.config.json": JSON.stringify({ testEnvironment: "node", ...(cjs ? {} : { transform: {} }) }),
     "jest.resolver.json": JSON.stringify({ testEnvironment: "node", resolver: "dispatch-hook/jest", ...(cjs ? {} : { transform: {} }) }),
     "test/first.test.js": test("lands in the first file"),

@@ -35,18 +35,21 @@ for (const version of (process.env.DISPATCH_HOOK_FACT_VERSIONS ?? "").split(/\s+
 describe("Node facts", () => {
   for (const [version, binary] of binaries) {
     const mode = hookMode(version);
-    it(`Node ${version}: registerHooks is chosen only where a pass-through hook keeps require(esm) working (${mode})`, () => {
-      if (mode !== "registerHooks" && !version.startsWith("22.")) return;
-      const hasRegisterHooks =
-        execFileSync(binary, ["-p", "typeof require('node:module').registerHooks"], { encoding: "utf8" }).trim() === "function";
-      if (!hasRegisterHooks) {
-        expect(mode).not.toBe("registerHooks");
-        return;
-      }
-      const outcome = requireEsmUnderPassthrough(binary);
-      if (mode === "registerHooks") expect(outcome).toBe("ok");
-      // On 22.15 to 22.22.2 the pass-through hook is what breaks require(esm): the reason we use register there.
-      else if (version.startsWith("22.")) expect(outcome).toBe("broken");
-    });
+    // Node 20 and 24/26 before registerHooks are covered by hook-mode.test.ts; this checks the 22 line and every registerHooks version.
+    it.skipIf(mode !== "registerHooks" && !version.startsWith("22."))(
+      `Node ${version}: registerHooks is chosen only where a pass-through hook keeps require(esm) working (${mode})`,
+      () => {
+        const hasRegisterHooks =
+          execFileSync(binary, ["-p", "typeof require('node:module').registerHooks"], { encoding: "utf8" }).trim() === "function";
+        if (!hasRegisterHooks) {
+          expect(mode).not.toBe("registerHooks");
+          return;
+        }
+        const outcome = requireEsmUnderPassthrough(binary);
+        if (mode === "registerHooks") expect(outcome).toBe("ok");
+        // On 22.15 to 22.22.2 the pass-through hook is what breaks require(esm): the reason we use register there.
+        else if (version.startsWith("22.")) expect(outcome).toBe("broken");
+      },
+    );
   }
 });

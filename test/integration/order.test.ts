@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
 import type { Tree } from "./fixture.js";
-import { lastJson, loader, makeTree, nodeVersion, run } from "./fixture.js";
+import { appJson, lastJson, loader, makeTree, nodeVersion, run } from "./fixture.js";
 
 const mode = hookMode(nodeVersion);
 
@@ -264,7 +264,7 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
         },
       ),
       "node_modules/kit-ops/ops.js": "export class Conv {}\n",
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { cjskit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+      "package.json": appJson({ type: "module", dependencies: { cjskit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
       "main.mjs": [
         'const { cpuTable, Add } = await import("cjskit/cpu.js");',
         'const { Conv } = await import("kit-ops/ops.js");',

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
-import { lastJson, loader, makeTree, nodeVersion, repoRoot, run } from "./fixture.js";
+import { appJson, lastJson, loader, makeTree, nodeVersion, repoRoot, run } from "./fixture.js";
 import { frameworkEsm, plugin } from "./trees.js";
 
 const strict = { DISPATCH_HOOK_AUDIT: "strict" };
@@ -65,7 +65,7 @@ describe("2. a plugin that is not a direct dependency", () => {
     const tree = { ...frameworkEsm, ...plugin("tensorlab", true) };
     const dir = makeTree({
       ...tree,
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { toolkit: "*" } }),
+      "package.json": appJson({ type: "module", dependencies: { toolkit: "*" } }),
       "node_modules/toolkit/package.json": JSON.stringify({
         name: "toolkit",
         type: "module",
@@ -201,7 +201,7 @@ describe("6. a framework shipped as both CommonJS and ES modules", () => {
           },
         },
       }),
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { dual: "*", "dispatch-hook": "*" } }),
+      "package.json": appJson({ type: "module", dependencies: { dual: "*", "dispatch-hook": "*" } }),
       "node_modules/dual/esm/numba.mjs": `${table}\nexport const numbaFuncify = new Table();\n`,
       "node_modules/dual/cjs/numba.cjs": `${table}\nexports.numbaFuncify = new Table();\n`,
       "main.mjs": [

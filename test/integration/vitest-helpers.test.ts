@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
+import { appJson, makeTree, repoRoot, run, type Tree } from "./fixture.js";
 
 const vitestBin = join(repoRoot, "node_modules/vitest/vitest.mjs");
 
@@ -25,7 +25,7 @@ const tree: Tree = {
     'import { Dispatcher } from "dispatch-hook";\nexport const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\n',
   "node_modules/tensorkit/ops.js":
     "export class OpA {}\nexport class OpB {}\nexport class Shared1 {}\nexport class Shared2 {}\nexport class Conv {}\n",
-  "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorkit: "*", "dispatch-hook": "*" } }),
+  "package.json": appJson({ type: "module", dependencies: { tensorkit: "*", "dispatch-hook": "*" } }),
   "vitest.config.mjs": [
     'import { dispatchHook } from "dispatch-hook/vite";',
     "export default {",

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
+import { appJson, makeTree, repoRoot, run, type Tree } from "./fixture.js";
 
 const vitestBin = join(repoRoot, "node_modules/vitest/vitest.mjs");
 
@@ -129,7 +129,7 @@ describe("dispatch-hook/vite under Vitest", () => {
       ...common,
       ...packages((name) => `node_modules/${name}`),
       "node_modules/toolkit/package.json": JSON.stringify({ name: "toolkit", dependencies: { tensorkit: "*", "kit-ops": "*" } }),
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { toolkit: "*", "dispatch-hook": "*" } }),
+      "package.json": appJson({ type: "module", dependencies: { toolkit: "*", "dispatch-hook": "*" } }),
       "vitest.config.mjs": config({ server: { deps: { inline: ["tensorkit"] } } }),
       "test/landed.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
     });

@@ -335,6 +335,15 @@ describe("bad input", () => {
     ["bad callSites", "ERR_DISPATCH_INVALID_OPTION", () => createRegistry({ callSites: 1 } as never)],
   ];
 
+  // What each refusal's message must say, beyond its code.
+  const explains: Record<string, RegExp> = {
+    ERR_DISPATCH_INVALID_BACKEND: /backend must be a non-empty string|cannot be a backend name/,
+    ERR_DISPATCH_RESERVED_NAME: /names a property of every object/,
+    ERR_DISPATCH_INVALID_OP_TYPE: /class/,
+    ERR_DISPATCH_INVALID_IMPL: /function/,
+    ERR_DISPATCH_INVALID_OPTION: /option|must be|expected|needs/i,
+    ERR_DISPATCH_TABLE_SHAPE: /table/,
+  };
   for (const [label, code, call] of cases) {
     it(`refuses ${label} with ${code} and changes nothing`, () => {
       const registry = createRegistry();
@@ -345,7 +354,7 @@ describe("bad input", () => {
       const before = state(registry);
       const error = thrown(() => call(registry));
       expect(error.code).toBe(code);
-      expect(error.message.length).toBeGreaterThan(20);
+      expect(error.message).toMatch(explains[code] as RegExp);
       expect(state(registry)).toEqual(before);
       expect([...table.keys()]).toEqual([Im2Col]);
       expect(Object.prototype).not.toHaveProperty("numba");
