@@ -1,8 +1,8 @@
 // Builds src/ into dist/: one ES module per source file (so tests and coverage map 1:1 back to
 // src/ through the source maps), then declarations from tsc.
 import { execFileSync } from "node:child_process";
-import { readdirSync, rmSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -100,5 +100,37 @@ if (!process.argv.includes("--no-types")) {
   execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.build.json")], {
     stdio: "inherit",
   });
+  pruneDeclarations();
+}
+
+/**
+ * Keeps only the declarations the exports map's "types" reach, following their imports: the
+ * package ships the public surface (internals are stripped with @internal), not a .d.ts for every
+ * module of the command line or the hooks.
+ */
+function pruneDeclarations() {
+  const types = join(root, "dist/types");
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const queue = Object.values(pkg.exports)
+    .flatMap((target) => (typeof target === "object" && target.types ? [join(root, target.types)] : []));
+  const keep = new Set();
+  while (queue.length > 0) {
+    const file = queue.pop();
+    if (keep.has(file) || !existsSync(file)) continue;
+    keep.add(file);
+    for (const [, spec] of readFileSync(file, "utf8").matchAll(/(?:from |import\()"(\.[^"]+)"/g)) {
+      queue.push(join(dirname(file), spec.replace(/\.js$/, ".d.ts")));
+    }
+  }
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(path);
+        if (readdirSync(path).length === 0) rmSync(path, { recursive: true });
+      } else if (!keep.has(path)) rmSync(path);
+    }
+  };
+  walk(types);
 }
 console.log(`built ${entryPoints.length} modules from ${relative(root, src)}/ into dist/`);

@@ -80,7 +80,7 @@ export class BackendSet {
   readonly name: string;
   /** Where every implementation is registered: its audit lists them, per backend. */
   readonly registry: Registry;
-  /** Changes with every declaration and every change to a table: cached decisions compare it. */
+  /** @internal Changes with every declaration and every change to a table: cached decisions compare it. */
   version = 0;
   readonly #backends = new Map<string, Backend>();
   readonly #ops = new Map<string, Class>();
@@ -109,7 +109,7 @@ export class BackendSet {
     this.registry = createRegistry({ name: `backends of ${options.name}`, callSites: false });
   }
 
-  /** The op class that stands for a dispatchable function in the tables. */
+  /** @internal The op class that stands for a dispatchable function in the tables. */
   opFor(fn: string): Class {
     let op = this.#ops.get(fn);
     if (op === undefined) {
@@ -119,7 +119,7 @@ export class BackendSet {
     return op;
   }
 
-  /** Records a dispatchable function for docs() (dispatchable() calls it). */
+  /** @internal Records a dispatchable function for docs() (dispatchable() calls it). */
   describeFunction(info: FunctionInfo): void {
     this.#functions.set(info.name, info);
   }
@@ -207,7 +207,7 @@ export class BackendSet {
     }
   }
 
-  /** The order and the blocks for a scope (undefined: no scope), recomputed after any change. */
+  /** @internal The order and the blocks for a scope (undefined: no scope), recomputed after any change. */
   control(scope: Scope | undefined): Control {
     this.#readPackages();
     const cached = scope === undefined ? this.#plain : this.#controls.get(scope);
@@ -238,7 +238,7 @@ export class BackendSet {
     return control;
   }
 
-  /** A backend's implementation of a function, as registered (a lazy one not loaded yet). */
+  /** @internal A backend's implementation of a function, as registered (a lazy one not loaded yet). */
   implementation(backend: string, fn: string): Implementation | undefined {
     const op = this.#ops.get(fn);
     return op === undefined ? undefined : this.#backends.get(backend)?.implementation(op);

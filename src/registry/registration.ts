@@ -41,6 +41,7 @@ export const noTables: readonly Table[] = Object.freeze([]);
  * One registration, and the handle its caller holds: a single object, so that registering costs
  * one allocation for both.
  */
+/** @internal */
 export class Registration implements RegistrationHandle {
   state: HandleState = "pending";
   /** The tables it is in now; most registrations reach one table, so an array, shared while empty. */
@@ -93,6 +94,7 @@ export class Registration implements RegistrationHandle {
  * The `requested` event. A class rather than a literal: registering is the hot path, and the call
  * site is formatted only when someone reads it (formatting a stack costs microseconds).
  */
+/** @internal */
 export class RequestedEvent {
   readonly kind = "requested" as const;
   seq = 0;

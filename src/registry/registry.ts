@@ -68,7 +68,7 @@ export interface RegistrySnapshot {
 const snapshots = new WeakMap<RegistrySnapshot, Registry>();
 const defaults = new WeakSet<Registry>();
 
-/** Marks a copy's default registry (internal: default-registry.ts). */
+/** @internal Marks a copy's default registry (default-registry.ts). */
 export function markDefault(registry: Registry): Registry {
   defaults.add(registry);
   return registry;
@@ -163,6 +163,7 @@ export class Registry {
   }
 
   /** register() with the frame to report as the caller. @internal */
+  /** @internal Registers as `register()` does, with the call site taken above `caller`. */
   registerFrom(caller: Function, backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
     this.#checkOpen("register()");
     checkBackend(backend, "register()");
