@@ -111,8 +111,9 @@ if (!process.argv.includes("--no-types")) {
 function pruneDeclarations() {
   const types = join(root, "dist/types");
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-  const queue = Object.values(pkg.exports)
-    .flatMap((target) => (typeof target === "object" && target.types ? [join(root, target.types)] : []));
+  const queue = Object.values(pkg.exports).flatMap((target) =>
+    typeof target === "object" && target.types ? [join(root, target.types)] : [],
+  );
   const keep = new Set();
   while (queue.length > 0) {
     const file = queue.pop();

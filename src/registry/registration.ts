@@ -35,6 +35,7 @@ export interface Table {
   readonly handle: TableHandle;
 }
 
+/** @internal */
 export const noTables: readonly Table[] = Object.freeze([]);
 
 /**

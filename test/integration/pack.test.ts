@@ -1,0 +1,177 @@
+/**
+ * What users install: the project packed with `npm pack` (its prepack runs the full build, in a copy
+ * of the sources, so the dist/ other tests run is left alone), installed into a fresh app from the
+ * tarball, then: every exports target and its types exist and nothing else ships; a consumer
+ * type-checks on the node16 and bundler resolutions, and internals are not part of the typed API;
+ * the bin runs; the loader works from the installed copy.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { appJson, makeTree, nodeBinary, repoRoot, run } from "./fixture.js";
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const tsc = join(repoRoot, "node_modules/typescript/bin/tsc");
+let app = "";
+let installed = "";
+
+/** Packs a copy of the sources (prepack builds there) and installs the tarball into a fresh app. */
+function packAndInstall(): void {
+  const copy = makeTree({});
+  for (const entry of [
+    "src",
+    "scripts",
+    "package.json",
+    "package-lock.json",
+    "tsconfig.json",
+    "tsconfig.build.json",
+    "loader.mjs",
+    "README.md",
+    "LICENSE",
+  ]) {
+    cpSync(join(repoRoot, entry), join(copy, entry), { recursive: true });
+  }
+  symlinkSync(join(repoRoot, "node_modules"), join(copy, "node_modules"), "dir");
+  const out = makeTree({});
+  // The prepack script (the full build) prints before npm's JSON.
+  const stdout = execFileSync(npm, ["pack", "--json", "--pack-destination", out], {
+    cwd: copy,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const packed = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as Array<{ filename: string }>;
+  const tarball = join(out, packed[0]?.filename ?? "");
+  app = makeTree({
+    "package.json": appJson({ type: "module", dependencies: { tensorkit: "file:./tensorkit", "kit-ops": "file:./kit-ops" } }),
+    "tensorkit/package.json": JSON.stringify({
+      name: "tensorkit",
+      type: "module",
+      exports: { "./*": "./*" },
+      dependencies: { "dispatch-hook": "*" },
+      dispatchHook: { backends: { "*": { module: "./backends/{backend}/table.js", export: "{backend}Table" } } },
+    }),
+    "tensorkit/backends/cpu/table.js":
+      'import { Dispatcher } from "dispatch-hook";\nexport const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\n',
+    "kit-ops/package.json": JSON.stringify({
+      name: "kit-ops",
+      type: "module",
+      exports: { "./*": "./*" },
+      dependencies: { tensorkit: "*", "dispatch-hook": "*" },
+      dispatchHook: { registrations: { cpu: "./reg/cpu.js" }, expects: { cpu: ["Conv"] } },
+    }),
+    "kit-ops/ops.js": "export class Conv {}\n",
+    "kit-ops/reg/cpu.js":
+      'import { register } from "dispatch-hook";\nimport { Conv } from "../ops.js";\nregister("cpu", Conv, () => "conv on cpu");\n',
+    "main.mjs": [
+      'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+      'import { Conv } from "kit-ops/ops.js";',
+      "console.log(JSON.stringify({ result: cpuTable.resolve(new Conv())() }));",
+    ].join("\n"),
+  });
+  execFileSync(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", tarball], { cwd: app, stdio: "ignore" });
+  installed = join(app, "node_modules/dispatch-hook");
+}
+
+function targets(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (value !== null && typeof value === "object") return Object.values(value).flatMap(targets);
+  return [];
+}
+
+function files(dir: string, base = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name), base) : [join(dir, e.name).slice(base.length + 1)],
+  );
+}
+
+describe("the packed package, installed", () => {
+  beforeAll(packAndInstall, 240_000);
+
+  it("has every exports target and its types, and ships only bundles, their maps, the public declarations and the loader", () => {
+    const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8")) as {
+      exports: Record<string, unknown>;
+      bin: Record<string, string>;
+    };
+    const missing = [...targets(pkg.exports), ...Object.values(pkg.bin)].filter((target) => !existsSync(join(installed, target)));
+    expect(missing).toEqual([]);
+    for (const entry of Object.values(pkg.exports)) {
+      if (typeof entry === "object" && entry !== null && "default" in entry) expect(Object.keys(entry)).toContain("types");
+    }
+    const shipped = files(installed);
+    const unexpected = shipped.filter(
+      (f) =>
+        !/^dist\/bundle\/[\w-]+\.c?js(\.map)?$/.test(f) &&
+        !/^dist\/types\/.*\.d\.ts$/.test(f) &&
+        !["loader.mjs", "package.json", "README.md", "LICENSE"].includes(f),
+    );
+    expect(unexpected).toEqual([]);
+    // Declarations only for the public surface: the command line's internals do not ship.
+    expect(shipped.some((f) => f.startsWith("dist/types/cli/"))).toBe(false);
+    expect(shipped).toContain("LICENSE");
+  });
+
+  for (const [resolution, options] of [
+    ["node16", { module: "node16", moduleResolution: "node16" }],
+    ["bundler", { module: "esnext", moduleResolution: "bundler" }],
+  ] as const) {
+    it(`type-checks a consumer on the ${resolution} resolution, and keeps internals out of the typed API`, () => {
+      const consumer = [
+        'import { createBackends, createRegistry, dispatchable, Dispatcher, threadAudit, type AuditReport } from "dispatch-hook";',
+        'import { install } from "dispatch-hook/hooks";',
+        "class Conv {}",
+        'const table = new Dispatcher<() => string>({ name: "t", backend: "cpu" });',
+        "const registry = createRegistry();",
+        'registry.provide("cpu", table);',
+        'const handle = registry.register("cpu", Conv, () => "conv");',
+        'const backends = createBackends({ name: "consumer", discover: false });',
+        "const add = dispatchable((x: number, y: number) => x + y, { args: [0, 1], backends });",
+        "const sum: number = add(1, 2);",
+        "const report: AuditReport = threadAudit();",
+        "export const used = [handle.state, sum, report.ok, typeof install];",
+      ].join("\n");
+      writeFileSync(join(app, "consumer.mts"), consumer);
+      writeFileSync(
+        join(app, "internal.mts"),
+        'import { registry } from "dispatch-hook";\nregistry.registerFrom(() => {}, "cpu", class {}, () => 1);\n',
+      );
+      const config = (file: string) =>
+        JSON.stringify({
+          compilerOptions: {
+            ...options,
+            target: "es2022",
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: ["node"],
+            typeRoots: [join(repoRoot, "node_modules/@types")],
+          },
+          files: [file],
+        });
+      writeFileSync(join(app, "tsconfig.consumer.json"), config("consumer.mts"));
+      writeFileSync(join(app, "tsconfig.internal.json"), config("internal.mts"));
+      const check = (project: string) => {
+        try {
+          execFileSync(nodeBinary, [tsc, "-p", project], { cwd: app, encoding: "utf8", stdio: "pipe" });
+          return "";
+        } catch (error) {
+          return String((error as { stdout?: string }).stdout);
+        }
+      };
+      expect(check("tsconfig.consumer.json")).toBe("");
+      expect(check("tsconfig.internal.json")).toContain("Property 'registerFrom' does not exist");
+    });
+  }
+
+  it("runs its bin, and its loader lands a plugin's registration from the installed copy", async () => {
+    const doctor = await run(app, [join(installed, "dist/bundle/cli.js"), "doctor"]);
+    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toContain("kit-ops");
+    const bin = await run(app, [join(app, "node_modules/.bin/dispatch-hook"), "doctor"]);
+    expect(bin.stdout).toBe(doctor.stdout);
+    const main = await run(app, ["--import", "dispatch-hook/loader.mjs", "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(main.stderr).not.toContain("Error");
+    expect(main.stdout).toContain('{"result":"conv on cpu"}');
+    expect(main.code).toBe(0);
+  });
+});
