@@ -5,17 +5,16 @@
  * the audit in audit-*.ts; this file keeps the public methods and the rules that join them.
  */
 import { url } from "../builtins.js";
-import {
-  type AuditCollectMessage,
-  type DispatchMissMessage,
-  type ModuleEvaluatedMessage,
-  summarizeError,
-  type TableNotice,
-  type TableProvidedMessage,
-  type TableWrittenMessage,
+import type {
+  AuditCollectMessage,
+  DispatchMissMessage,
+  ModuleEvaluatedMessage,
+  TableNotice,
+  TableProvidedMessage,
+  TableWrittenMessage,
 } from "../channel.js";
 import { noticeTable } from "../table-entries.js";
-import type { AuditEvent, AuditReport, Mechanism, Origin, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
+import type { AuditEvent, AuditReport, Origin, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
 import { type AuditLog, createAuditLog } from "./audit-log.js";
 import { buildReport } from "./audit-report.js";
@@ -26,44 +25,15 @@ import { DispatchHookError, describe } from "./errors.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend } from "./names.js";
 import { checkOptions } from "./options.js";
-import { noTables, Registration, type RegistrationHandle, RequestedEvent, type Table, type TableHandle } from "./registration.js";
-import { adapterFor, checkAdapter, type TableAdapter } from "./table-adapter.js";
+import { Registration, type RegistrationHandle, RequestedEvent, type Table, type TableHandle } from "./registration.js";
+import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-types.js";
+import { adapterFor, checkAdapter } from "./table-adapter.js";
 import { TableFeed } from "./table-feed.js";
+import { TableWriter } from "./table-writer.js";
 import { currentWindow, gatherFacts, tableNotices } from "./thread-facts.js";
 
-export interface RegisterOptions {
-  /** Replace an existing implementation of the op type on this backend. */
-  readonly override?: boolean;
-}
-
-export interface ProvideMeta {
-  /** The URL of the module instance the table belongs to. */
-  readonly module?: string;
-  /** "hook" when a loader signalled the module; "native" (default) when the framework calls provide(). */
-  readonly via?: "hook" | "native";
-  /** How to read and write this table, when it is not a Dispatcher, a Map or register()-shaped. */
-  readonly adapter?: TableAdapter;
-}
-
-export interface DeclareOptions {
-  /** The adapter for every table of this backend. */
-  readonly adapter?: TableAdapter;
-}
-
-export interface RegistryOptions {
-  /** Record the caller's file:line for each registration (default true). */
-  readonly callSites?: boolean;
-  /** How the registry is named in a thread-wide audit (default "#n"). */
-  readonly name?: string;
-}
-
 export type { HandleState, RegistrationHandle, TableHandle } from "./registration.js";
-
-/** An opaque record of a registry's state, for restore(). */
-export interface RegistrySnapshot {
-  readonly live: ReadonlySet<number>;
-  readonly sealed: ReadonlySet<string>;
-}
+export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-types.js";
 
 const snapshots = new WeakMap<RegistrySnapshot, Registry>();
 const defaults = new WeakSet<Registry>();
@@ -101,8 +71,18 @@ export class Registry {
   readonly #misses = new MissExplainer();
   /** Tables withdrawn with their handle: announcements of them are not accepted again. */
   readonly #withdrawn = new WeakSet<object>();
+  readonly #writer: TableWriter = new TableWriter({
+    record: (event) => this.#record(event),
+    setState: (registration, next) => this.#setState(registration, next),
+    backend: (name) => this.#backend(name),
+    existing: (name) => this.#backends.get(name),
+    backends: () => this.#backends.values(),
+    listen: () => this.#listen(),
+    stopListening: () => this.#feed.listen(false),
+    withdrawn: this.#withdrawn,
+  });
   readonly #disposeHandle = (registration: Registration) => {
-    if (registration.state !== "disposed" && !this.#disposed) this.#dispose(registration, "handle");
+    if (registration.state !== "disposed" && !this.#disposed) this.#writer.dispose(registration, "handle");
   };
   #nextId = 0;
   #nextTable = 0;
@@ -197,10 +177,10 @@ export class Registry {
       // The same implementation again: its own handle, waiting behind the first, so that disposing
       // one leaves the other in place.
       if (owner.impl === impl)
-        return this.#wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the same implementation");
+        return this.#writer.wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the same implementation");
       // An app's explicit override wins over a plugin's declarative registration, whichever comes first.
       if (origin !== undefined && owner.origin === undefined && owner.override) {
-        return this.#wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the app's explicit override wins");
+        return this.#writer.wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the app's explicit override wins");
       }
       if (!override) {
         return this.#refuse(
@@ -212,7 +192,7 @@ export class Registry {
     }
     const registration = this.#accepted(backend, opType, impl, override, origin, site);
     // A plugin's registration module runs because the loader loaded it with its backend: "hook".
-    this.#activate(registration, origin === undefined ? "immediate" : "hook");
+    this.#writer.activate(registration, origin === undefined ? "immediate" : "hook");
     return registration;
   }
 
@@ -241,7 +221,7 @@ export class Registry {
       module: meta?.module,
       mechanism: meta?.via ?? "native",
       originals: new Map(),
-      handle: { id, backend, dispose: () => this.#withdraw(entry), [Symbol.dispose]: () => this.#withdraw(entry) },
+      handle: { id, backend, dispose: () => this.#writer.withdraw(entry), [Symbol.dispose]: () => this.#writer.withdraw(entry) },
     };
     state.tables.push(entry);
     this.#record({
@@ -253,7 +233,7 @@ export class Registry {
       mechanism: entry.mechanism,
     });
     for (const registration of state.live()) state.enqueue(registration, entry, entry.mechanism);
-    state.drain(this.#apply);
+    state.drain(this.#writer.apply);
     return entry.handle;
   }
 
@@ -338,10 +318,10 @@ export class Registry {
       throw new DispatchHookError("ERR_DISPATCH_INVALID_SNAPSHOT", "restore() needs a snapshot taken from this registry with snapshot().");
     }
     for (const registration of this.#registrations.slice().reverse()) {
-      if (!snapshot.live.has(registration.id) && registration.state !== "disposed") this.#dispose(registration, "restore");
+      if (!snapshot.live.has(registration.id) && registration.state !== "disposed") this.#writer.dispose(registration, "restore");
     }
     for (const registration of this.#registrations) {
-      if (snapshot.live.has(registration.id) && registration.state === "disposed") this.#revive(registration);
+      if (snapshot.live.has(registration.id) && registration.state === "disposed") this.#writer.revive(registration);
     }
     for (const state of this.#backends.values()) {
       const sealed = snapshot.sealed.has(state.name);
@@ -356,7 +336,7 @@ export class Registry {
   dispose(): void {
     if (this.#disposed) return;
     for (const registration of this.#registrations.slice().reverse()) {
-      if (registration.state !== "disposed") this.#dispose(registration, "registry");
+      if (registration.state !== "disposed") this.#writer.dispose(registration, "registry");
     }
     this.#disposed = true;
     this.#feed.leave();
@@ -454,136 +434,6 @@ export class Registry {
     this.#setState(registration, "refused");
     this.#record({ kind: "refused", id: registration.id, backend, op: registration.op, code, message, table: undefined, origin });
     return registration;
-  }
-
-  /** Puts an accepted registration behind the current owner of its op type. */
-  #wait(registration: Registration, owner: Registration, note: string): Registration {
-    this.#setState(registration, "superseded");
-    this.#backend(registration.backend).wait(registration, true);
-    this.#record({ kind: "superseded", id: registration.id, backend: registration.backend, op: registration.op, by: owner.id, note });
-    return registration;
-  }
-
-  /** Makes a registration the owner of its op type and queues it for every table. */
-  #activate(registration: Registration, mechanism: Mechanism): void {
-    // Learn of tables that already exist first, so that a registration made after its table
-    // appeared is applied (and audited) as immediate.
-    this.#listen();
-    const state = this.#backend(registration.backend);
-    const previous = state.owners.get(registration.opType);
-    if (previous !== undefined) {
-      // Only reachable with override: the previous owner steps aside until this one is disposed.
-      this.#setState(previous, "superseded");
-      previous.tables = noTables;
-      state.wait(previous);
-      this.#record({ kind: "superseded", id: previous.id, backend: previous.backend, op: previous.op, by: registration.id });
-    }
-    state.owners.set(registration.opType, registration);
-    state.enqueueEverywhere(registration, mechanism);
-    state.drain(this.#apply);
-  }
-
-  readonly #apply = (registration: Registration, table: Table, mechanism: Mechanism): void => {
-    const { backend, op, opType, id } = registration;
-    try {
-      if (!table.originals.has(opType)) {
-        const original = table.adapter.get(table.table, opType);
-        if (original !== undefined && !registration.override) {
-          const message =
-            `${op} already has an implementation in the ${backend} table${table.module ? ` of ${table.module}` : ""} that this registry did not put there. ` +
-            "Pass { override: true } to replace it.";
-          if (registration.state !== "failed") this.#setState(registration, "refused");
-          this.#record({
-            kind: "refused",
-            id,
-            backend,
-            op,
-            code: "ERR_DISPATCH_CONFLICT",
-            message,
-            table: table.id,
-            origin: registration.origin,
-          });
-          return;
-        }
-        table.originals.set(opType, original);
-      }
-      table.adapter.set(table.table, opType, registration.impl);
-    } catch (error) {
-      this.#setState(registration, "failed");
-      this.#record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
-      return;
-    }
-    registration.addTable(table);
-    if (registration.state === "pending") this.#setState(registration, "applied");
-    this.#record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
-  };
-
-  #dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {
-    const state = this.#backend(registration.backend);
-    const { opType } = registration;
-    const wasOwner = state.owners.get(opType) === registration;
-    state.unwait(registration);
-    this.#setState(registration, "disposed");
-    this.#record({ kind: "disposed", id: registration.id, backend: registration.backend, op: registration.op, reason });
-    if (!wasOwner) return;
-    state.owners.delete(opType);
-    const heir = state.heir(opType);
-    const tables = registration.tables;
-    registration.tables = noTables;
-    if (heir !== undefined) {
-      // The registration this one replaced comes back, everywhere this one was.
-      this.#setState(heir, "pending");
-      state.owners.set(opType, heir);
-      this.#record({ kind: "restored", id: heir.id, backend: heir.backend, op: heir.op });
-      state.enqueueEverywhere(heir, "immediate");
-      state.drain(this.#apply);
-      return;
-    }
-    for (const table of tables) this.#putBack(table, registration);
-    if (![...this.#backends.values()].some((b) => b.owners.size > 0)) this.#feed.listen(false);
-  }
-
-  /** Restores what a table held for the op type before the registry wrote it. */
-  #putBack(table: Table, registration: Registration): void {
-    const { opType } = registration;
-    const original = table.originals.get(opType);
-    table.originals.delete(opType);
-    try {
-      if (original !== undefined) table.adapter.set(table.table, opType, original);
-      else if (table.adapter.delete !== undefined) table.adapter.delete(table.table, opType);
-    } catch (error) {
-      // The table refused to give the entry back: the implementation is still in it. Say so.
-      const { id, backend, op } = registration;
-      this.#record({ kind: "stuck", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
-    }
-  }
-
-  #revive(registration: Registration): void {
-    const state = this.#backend(registration.backend);
-    const owner = state.owners.get(registration.opType);
-    if (owner !== undefined && !registration.override) {
-      // Something took the op type since; the restored registration waits behind it.
-      this.#wait(registration, owner, "restored behind the registration that took its place");
-      return;
-    }
-    this.#setState(registration, "pending");
-    this.#record({ kind: "restored", id: registration.id, backend: registration.backend, op: registration.op });
-    this.#activate(registration, "immediate");
-  }
-
-  #withdraw(table: Table): void {
-    const state = this.#backends.get(table.backend);
-    const index = state?.tables.indexOf(table) ?? -1;
-    if (state === undefined || index < 0) return;
-    state.tables.splice(index, 1);
-    this.#withdrawn.add(table.table);
-    for (const registration of state.owners.values()) {
-      if (registration.removeTable(table)) {
-        this.#putBack(table, registration);
-        if (registration.tables.length === 0 && registration.state === "applied") this.#setState(registration, "pending");
-      }
-    }
-    this.#record({ kind: "withdrawn", backend: table.backend, table: table.id });
   }
 
   /** Listens for tables while the registry has live registrations; on starting, learns those that exist. */

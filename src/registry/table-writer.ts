@@ -1,0 +1,164 @@
+/**
+ * How a registry writes into tables: a registration made the owner of its op type and queued for
+ * every table of its backend, applied through each table's adapter (an implementation the registry
+ * did not put there is refused unless overridden), disposed with what the table held before put
+ * back, revived by restore(), and a withdrawn table's entries taken out. Every step is audited; the
+ * registry supplies its bookkeeping through WriterHost.
+ */
+import { summarizeError } from "../channel.js";
+import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
+import type { BackendState } from "./backend-state.js";
+import { noTables, type Registration, type Table } from "./registration.js";
+
+export interface WriterHost {
+  record(event: Unsequenced<AuditEvent>): void;
+  setState(registration: Registration, next: RegistrationState): void;
+  /** The backend's state, created on first use. */
+  backend(name: string): BackendState;
+  /** The backend's state if it has one. */
+  existing(name: string): BackendState | undefined;
+  backends(): Iterable<BackendState>;
+  /** Starts listening for tables, and learns those that exist already. */
+  listen(): void;
+  stopListening(): void;
+  /** Tables withdrawn with their handle: announcements of them are not accepted again. */
+  readonly withdrawn: WeakSet<object>;
+}
+
+export class TableWriter {
+  readonly #host: WriterHost;
+
+  constructor(host: WriterHost) {
+    this.#host = host;
+  }
+
+  /** Puts an accepted registration behind the current owner of its op type. */
+  wait(registration: Registration, owner: Registration, note: string): Registration {
+    this.#host.setState(registration, "superseded");
+    this.#host.backend(registration.backend).wait(registration, true);
+    this.#host.record({ kind: "superseded", id: registration.id, backend: registration.backend, op: registration.op, by: owner.id, note });
+    return registration;
+  }
+
+  /** Makes a registration the owner of its op type and queues it for every table. */
+  activate(registration: Registration, mechanism: Mechanism): void {
+    // Learn of tables that already exist first, so that a registration made after its table
+    // appeared is applied (and audited) as immediate.
+    this.#host.listen();
+    const state = this.#host.backend(registration.backend);
+    const previous = state.owners.get(registration.opType);
+    if (previous !== undefined) {
+      // Only reachable with override: the previous owner steps aside until this one is disposed.
+      this.#host.setState(previous, "superseded");
+      previous.tables = noTables;
+      state.wait(previous);
+      this.#host.record({ kind: "superseded", id: previous.id, backend: previous.backend, op: previous.op, by: registration.id });
+    }
+    state.owners.set(registration.opType, registration);
+    state.enqueueEverywhere(registration, mechanism);
+    state.drain(this.apply);
+  }
+
+  readonly apply = (registration: Registration, table: Table, mechanism: Mechanism): void => {
+    const { backend, op, opType, id } = registration;
+    try {
+      if (!table.originals.has(opType)) {
+        const original = table.adapter.get(table.table, opType);
+        if (original !== undefined && !registration.override) {
+          const message =
+            `${op} already has an implementation in the ${backend} table${table.module ? ` of ${table.module}` : ""} that this registry did not put there. ` +
+            "Pass { override: true } to replace it.";
+          if (registration.state !== "failed") this.#host.setState(registration, "refused");
+          this.#host.record({
+            kind: "refused",
+            id,
+            backend,
+            op,
+            code: "ERR_DISPATCH_CONFLICT",
+            message,
+            table: table.id,
+            origin: registration.origin,
+          });
+          return;
+        }
+        table.originals.set(opType, original);
+      }
+      table.adapter.set(table.table, opType, registration.impl);
+    } catch (error) {
+      this.#host.setState(registration, "failed");
+      this.#host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
+      return;
+    }
+    registration.addTable(table);
+    if (registration.state === "pending") this.#host.setState(registration, "applied");
+    this.#host.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
+  };
+
+  dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {
+    const state = this.#host.backend(registration.backend);
+    const { opType } = registration;
+    const wasOwner = state.owners.get(opType) === registration;
+    state.unwait(registration);
+    this.#host.setState(registration, "disposed");
+    this.#host.record({ kind: "disposed", id: registration.id, backend: registration.backend, op: registration.op, reason });
+    if (!wasOwner) return;
+    state.owners.delete(opType);
+    const heir = state.heir(opType);
+    const tables = registration.tables;
+    registration.tables = noTables;
+    if (heir !== undefined) {
+      // The registration this one replaced comes back, everywhere this one was.
+      this.#host.setState(heir, "pending");
+      state.owners.set(opType, heir);
+      this.#host.record({ kind: "restored", id: heir.id, backend: heir.backend, op: heir.op });
+      state.enqueueEverywhere(heir, "immediate");
+      state.drain(this.apply);
+      return;
+    }
+    for (const table of tables) this.#putBack(table, registration);
+    if (![...this.#host.backends()].some((b) => b.owners.size > 0)) this.#host.stopListening();
+  }
+
+  /** Restores what a table held for the op type before the registry wrote it. */
+  #putBack(table: Table, registration: Registration): void {
+    const { opType } = registration;
+    const original = table.originals.get(opType);
+    table.originals.delete(opType);
+    try {
+      if (original !== undefined) table.adapter.set(table.table, opType, original);
+      else if (table.adapter.delete !== undefined) table.adapter.delete(table.table, opType);
+    } catch (error) {
+      // The table refused to give the entry back: the implementation is still in it. Say so.
+      const { id, backend, op } = registration;
+      this.#host.record({ kind: "stuck", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
+    }
+  }
+
+  revive(registration: Registration): void {
+    const state = this.#host.backend(registration.backend);
+    const owner = state.owners.get(registration.opType);
+    if (owner !== undefined && !registration.override) {
+      // Something took the op type since; the restored registration waits behind it.
+      this.wait(registration, owner, "restored behind the registration that took its place");
+      return;
+    }
+    this.#host.setState(registration, "pending");
+    this.#host.record({ kind: "restored", id: registration.id, backend: registration.backend, op: registration.op });
+    this.activate(registration, "immediate");
+  }
+
+  withdraw(table: Table): void {
+    const state = this.#host.existing(table.backend);
+    const index = state?.tables.indexOf(table) ?? -1;
+    if (state === undefined || index < 0) return;
+    state.tables.splice(index, 1);
+    this.#host.withdrawn.add(table.table);
+    for (const registration of state.owners.values()) {
+      if (registration.removeTable(table)) {
+        this.#putBack(table, registration);
+        if (registration.tables.length === 0 && registration.state === "applied") this.#host.setState(registration, "pending");
+      }
+    }
+    this.#host.record({ kind: "withdrawn", backend: table.backend, table: table.id });
+  }
+}
