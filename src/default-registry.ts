@@ -1,6 +1,7 @@
 /** The default registry, for plugins, and the `register()` shorthand for it. */
 import type { Class, Impl } from "./registry/dispatcher.js";
-import { markDefault, type RegisterOptions, type RegistrationHandle, Registry } from "./registry/registry.js";
+import { type RegisterOptions, type RegistrationHandle, Registry } from "./registry/registry.js";
+import { markDefault } from "./registry/registry-identity.js";
 
 /** The default registry. Creating it subscribes to nothing and changes nothing. */
 export const registry: Registry = markDefault(new Registry({ name: "default" }));

@@ -7,6 +7,7 @@ import { path, url } from "../builtins.js";
 import type { ConfigErrorCode } from "../registry/errors.js";
 import { backendNameProblem } from "../registry/names.js";
 import { suggest } from "../registry/options.js";
+import { isPackageName, isRecord, packagePath } from "./package-path.js";
 
 /** One backend declaration, as written in `dispatchHook.backends`. */
 export interface BackendDeclaration {
@@ -73,28 +74,6 @@ export interface FieldSource {
 
 const fieldKeys = ["backends", "registrations", "expects", "dispatchables"] as const;
 const backendKeys = ["module", "export", "package"] as const;
-const nameSegment = /^(?:@[a-z0-9._~-]+\/)?[a-z0-9._~-]+$/i;
-
-export function isPackageName(name: string): boolean {
-  return nameSegment.test(name);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A package-relative path that stays inside its package, normalised without "./"; or a reason. */
-function packagePath(value: string): { ok: true; path: string } | { ok: false; reason: string } {
-  if (value.length === 0) return { ok: false, reason: "is empty" };
-  if (path.isAbsolute(value) || /^[a-z]:[\\/]/i.test(value) || value.startsWith("\\") || /^[a-z][a-z0-9+.-]*:/i.test(value)) {
-    return { ok: false, reason: "is absolute; it must be relative to the package, like ./dispatch/numba.js" };
-  }
-  const normal = path.posix.normalize(value.replaceAll("\\", "/"));
-  if (normal === ".." || normal.startsWith("../")) return { ok: false, reason: "leaves the package; it must point inside it" };
-  if (value.includes("\0")) return { ok: false, reason: "contains a NUL character" };
-  return { ok: true, path: normal.replace(/^\.\//, "") };
-}
-
 /**
  * A backend for a framework's dispatchable functions, declared in a package.json:
  * `"dispatchables": { "<framework's set>": { "<backend>": { primaryTypes, implementations, … } } }`.

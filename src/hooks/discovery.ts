@@ -19,10 +19,10 @@ import {
   type DispatchHookField,
   FieldReader,
   type FieldSource,
-  isPackageName,
   type PluginDeclaration,
   type WatchRule,
 } from "./config-field.js";
+import { isPackageName } from "./package-path.js";
 import { dependencyNames, findPackage, findPackageDir, findPackageRoot, type PackageJson, readJson, realDir } from "./package-scope.js";
 
 export type { BackendDeclaration, ConfigProblem, DispatchHookField, PluginDeclaration, WatchRule } from "./config-field.js";

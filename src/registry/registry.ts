@@ -1,10 +1,3 @@
-/**
- * The registry: it holds a plugin's registrations until a backend's table exists, applies them
- * through the table's own API, and records every step in its audit log. Per-backend bookkeeping is
- * in backend-state.ts, subscriptions in table-feed.ts, miss explanations in miss-explainer.ts and
- * the audit in audit-*.ts; this file keeps the public methods and the rules that join them.
- */
-import { url } from "../builtins.js";
 import type {
   AuditCollectMessage,
   DispatchMissMessage,
@@ -13,52 +6,33 @@ import type {
   TableProvidedMessage,
   TableWrittenMessage,
 } from "../channel.js";
-import { noticeTable } from "../table-entries.js";
-import type { AuditEvent, AuditReport, Origin, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
-import { fold } from "./audit-fold.js";
+import { admit, type Request } from "./admission.js";
+import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { type AuditLog, createAuditLog } from "./audit-log.js";
-import { buildReport } from "./audit-report.js";
 import { BackendState } from "./backend-state.js";
 import { captureCallSite, formatCallSite } from "./call-site.js";
-import { type Class, type Impl, isClass } from "./dispatcher.js";
-import { DispatchHookError, describe } from "./errors.js";
+import type { Class, Impl } from "./dispatcher.js";
+import { DispatchHookError } from "./errors.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend } from "./names.js";
+import { acceptNotice } from "./notice-intake.js";
 import { checkOptions } from "./options.js";
-import { Registration, type RegistrationHandle, RequestedEvent, type Table, type TableHandle } from "./registration.js";
-import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-types.js";
+import { Registration, type RegistrationHandle, RequestedEvent, type TableHandle } from "./registration.js";
+import { copyDirectory, isDefault, registryName } from "./registry-identity.js";
+import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
+import { checkExpectInput, checkRegisterInput, opName } from "./registry-input.js";
 import { adapterFor, checkAdapter } from "./table-adapter.js";
 import { TableFeed } from "./table-feed.js";
 import { TableWriter } from "./table-writer.js";
-import { currentWindow, gatherFacts, tableNotices } from "./thread-facts.js";
+import { registryReport } from "./thread-audit.js";
+import { currentWindow, tableNotices } from "./thread-facts.js";
 
 export type { HandleState, RegistrationHandle, TableHandle } from "./registration.js";
-export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-types.js";
+export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
 
 const snapshots = new WeakMap<RegistrySnapshot, Registry>();
-const defaults = new WeakSet<Registry>();
-
-/** @internal Marks a copy's default registry (default-registry.ts). */
-export function markDefault(registry: Registry): Registry {
-  defaults.add(registry);
-  return registry;
-}
 /** Registration states that have not landed: a registry holding any is kept alive. */
 const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
-// Names for the thread-wide audit only; the copy's directory tells copies apart there.
-let created = 0;
-const copy = (() => {
-  try {
-    return url.fileURLToPath(new URL("../..", import.meta.url));
-  } catch {
-    return "?";
-  }
-})();
-
-function opName(type: Class): string {
-  return type.name || "(anonymous class)";
-}
-
 export class Registry {
   readonly audit: AuditLog;
   readonly #record: (event: Unsequenced<AuditEvent>) => void;
@@ -94,7 +68,7 @@ export class Registry {
   constructor(options: RegistryOptions = {}) {
     checkOptions(options, { callSites: "boolean", name: "string" }, "createRegistry()");
     this.#callSites = options.callSites ?? true;
-    this.#name = options.name ?? `#${++created}`;
+    this.#name = registryName(options.name);
     const { log, record } = createAuditLog((events, verifyOptions) => this.#report(events, verifyOptions));
     this.audit = log;
     this.#record = (event) => {
@@ -121,16 +95,9 @@ export class Registry {
       },
       miss: (registry, message) => registry.#explainMiss(message as DispatchMissMessage),
       collect: (registry, message) => {
-        (message as AuditCollectMessage).registries.push({ name: registry.#name, copy, events: registry.audit.events() });
+        (message as AuditCollectMessage).registries.push({ name: registry.#name, copy: copyDirectory, events: registry.audit.events() });
       },
-      written: (registry, message) => {
-        const m = message as TableWrittenMessage;
-        for (const state of registry.#backends.values()) {
-          const table = state.tables.find((t) => t.table === m.table);
-          const owner = table === undefined ? undefined : state.owners.get(m.opType as Class);
-          if (owner !== undefined && owner.impl === m.impl && owner.inTable(table)) m.written = true;
-        }
-      },
+      written: (registry, message) => registry.#writer.wrote(message as TableWrittenMessage),
     });
   }
 
@@ -142,57 +109,26 @@ export class Registry {
     return this.registerFrom(this.register, backend, opType, impl, options);
   }
 
-  /** register() with the frame to report as the caller. @internal */
   /** @internal Registers as `register()` does, with the call site taken above `caller`. */
   registerFrom(caller: Function, backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
     this.#checkOpen("register()");
-    checkBackend(backend, "register()");
-    if (!isClass(opType)) {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_OP_TYPE",
-        `register(${JSON.stringify(backend)}, …): the op type must be a class, got ${describe(opType)}.`,
-      );
-    }
-    if (typeof impl !== "function") {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_IMPL",
-        `register(${JSON.stringify(backend)}, ${opName(opType)}, …): the implementation must be a function, got ${describe(impl)}.`,
-      );
-    }
-    checkOptions(options, { override: "boolean" }, `register(${JSON.stringify(backend)}, ${opName(opType)}, …)`);
-    const override = options?.override === true;
+    checkRegisterInput(backend, opType, impl, options);
     const window = currentWindow();
-    const origin: Origin | undefined = window === undefined ? undefined : { plugin: window.plugin, module: window.module };
+    const request: Request = {
+      backend,
+      opType,
+      impl,
+      override: options?.override === true,
+      origin: window === undefined ? undefined : { plugin: window.plugin, module: window.module },
+      site: this.#callSites ? captureCallSite(caller) : undefined,
+    };
     const state = this.#backends.get(backend);
-    const owner = state?.owners.get(opType);
-    const site = this.#callSites ? captureCallSite(caller) : undefined;
-    if (state?.sealed) {
-      return this.#refuse(
-        "ERR_DISPATCH_SEALED",
-        { backend, opType, impl, override, origin, site },
-        `The ${backend} backend is sealed; ${opName(opType)} cannot be registered. The framework sealed it; register before it does.`,
-      );
-    }
-    if (owner !== undefined) {
-      // The same implementation again: its own handle, waiting behind the first, so that disposing
-      // one leaves the other in place.
-      if (owner.impl === impl)
-        return this.#writer.wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the same implementation");
-      // An app's explicit override wins over a plugin's declarative registration, whichever comes first.
-      if (origin !== undefined && owner.origin === undefined && owner.override) {
-        return this.#writer.wait(this.#accepted(backend, opType, impl, override, origin, site), owner, "the app's explicit override wins");
-      }
-      if (!override) {
-        return this.#refuse(
-          "ERR_DISPATCH_CONFLICT",
-          { backend, opType, impl, override, origin, site },
-          `${opName(opType)} already has an implementation on ${backend} (registration #${owner.id}${owner.origin === undefined ? "" : `, ${owner.origin.plugin}'s`}). Pass { override: true } to replace it, or dispose the other registration first.`,
-        );
-      }
-    }
-    const registration = this.#accepted(backend, opType, impl, override, origin, site);
+    const admission = admit(request, state?.sealed === true, state?.owners.get(opType));
+    if (admission.action === "refuse") return this.#refuse(admission.code, request, admission.message);
+    if (admission.action === "wait") return this.#writer.wait(this.#accepted(request), admission.owner, admission.note);
+    const registration = this.#accepted(request);
     // A plugin's registration module runs because the loader loaded it with its backend: "hook".
-    this.#writer.activate(registration, origin === undefined ? "immediate" : "hook");
+    this.#writer.activate(registration, request.origin === undefined ? "immediate" : "hook");
     return registration;
   }
 
@@ -212,29 +148,7 @@ export class Registry {
     const known = state.tables.find((t) => t.table === table);
     if (known !== undefined) return known.handle;
     this.#withdrawn.delete(table as object);
-    const id = this.#nextTable++;
-    const entry: Table = {
-      id,
-      backend,
-      table: table as object,
-      adapter,
-      module: meta?.module,
-      mechanism: meta?.via ?? "native",
-      originals: new Map(),
-      handle: { id, backend, dispose: () => this.#writer.withdraw(entry), [Symbol.dispose]: () => this.#writer.withdraw(entry) },
-    };
-    state.tables.push(entry);
-    this.#record({
-      kind: "provided",
-      backend,
-      table: id,
-      tableKind: adapter.kind ?? "custom",
-      module: entry.module,
-      mechanism: entry.mechanism,
-    });
-    for (const registration of state.live()) state.enqueue(registration, entry, entry.mechanism);
-    state.drain(this.#writer.apply);
-    return entry.handle;
+    return this.#writer.attach(state, this.#nextTable++, table as object, adapter, meta);
   }
 
   /** Declares how to treat a backend's tables before any is provided. */
@@ -249,16 +163,7 @@ export class Registry {
   /** Names op types that must be registered on `backend`; verify() reports any that never are. */
   expect(backend: string, ops: readonly string[], source?: string): void {
     this.#checkOpen("expect()");
-    checkBackend(backend, "expect()");
-    if (!Array.isArray(ops) || ops.some((op) => typeof op !== "string" || op.length === 0)) {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_OPTION",
-        `expect(${JSON.stringify(backend)}, …): the op names must be an array of non-empty strings.`,
-      );
-    }
-    if (source !== undefined && typeof source !== "string") {
-      throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `expect(): "source" must be a string, got ${describe(source)}.`);
-    }
+    checkExpectInput(backend, ops, source);
     this.#feed.join();
     this.#record({ kind: "expected", backend, ops: [...ops], source: source ?? formatCallSite(captureCallSite(this.expect)) });
     this.#sticky++;
@@ -317,19 +222,7 @@ export class Registry {
     if (snapshots.get(snapshot) !== this) {
       throw new DispatchHookError("ERR_DISPATCH_INVALID_SNAPSHOT", "restore() needs a snapshot taken from this registry with snapshot().");
     }
-    for (const registration of this.#registrations.slice().reverse()) {
-      if (!snapshot.live.has(registration.id) && registration.state !== "disposed") this.#writer.dispose(registration, "restore");
-    }
-    for (const registration of this.#registrations) {
-      if (snapshot.live.has(registration.id) && registration.state === "disposed") this.#writer.revive(registration);
-    }
-    for (const state of this.#backends.values()) {
-      const sealed = snapshot.sealed.has(state.name);
-      if (state.sealed !== sealed) {
-        state.sealed = sealed;
-        this.#record({ kind: "sealed", backend: state.name, sealed });
-      }
-    }
+    this.#writer.restore(snapshot, this.#registrations);
   }
 
   /** Undoes every registration, leaves the thread's audit, and refuses further calls. The audit log stays readable. */
@@ -358,13 +251,13 @@ export class Registry {
   }
 
   #report(events: readonly AuditEvent[], options: VerifyOptions): AuditReport {
-    const own = [...this.#backends.values()].flatMap((b) =>
-      b.tables.map((t) => ({ backend: t.backend, module: t.module, table: t.table })),
+    const own = [...this.#backends.values()].flatMap((b) => b.tables);
+    return registryReport(
+      events,
+      options,
+      own,
+      (loaders) => loaders.some((l) => l.registry === this) || (loaders.length === 0 && isDefault(this)),
     );
-    const facts = gatherFacts(own);
-    // With no loader, the default registry is the one host adapters' facades feed.
-    const connected = facts.loaders.some((loader) => loader.registry === this) || (facts.loaders.length === 0 && defaults.has(this));
-    return buildReport([{ fold: fold(events) }], facts, { connected, focus: options.backends });
   }
 
   #hold(): void {
@@ -391,14 +284,8 @@ export class Registry {
   }
 
   /** A new registration, recorded as requested (state pending; not yet the owner of anything). */
-  #accepted(
-    backend: string,
-    opType: Class,
-    impl: Impl,
-    override: boolean,
-    origin: Origin | undefined,
-    site: ReturnType<typeof captureCallSite> | undefined,
-  ): Registration {
+  #accepted(request: Request): Registration {
+    const { backend, opType, impl, override, origin, site } = request;
     const registration = new Registration(this.#nextId++, backend, opType, opName(opType), impl, override, this.#disposeHandle);
     registration.origin = origin;
     this.#registrations.push(registration);
@@ -411,26 +298,15 @@ export class Registry {
   }
 
   /** A refusal: thrown at the caller, or, for a plugin's declarative registration, recorded and returned. */
-  #refuse(
-    code: "ERR_DISPATCH_SEALED" | "ERR_DISPATCH_CONFLICT",
-    what: {
-      backend: string;
-      opType: Class;
-      impl: Impl;
-      override: boolean;
-      origin: Origin | undefined;
-      site: ReturnType<typeof captureCallSite> | undefined;
-    },
-    message: string,
-  ): Registration {
-    const { backend, opType, origin } = what;
+  #refuse(code: "ERR_DISPATCH_SEALED" | "ERR_DISPATCH_CONFLICT", request: Request, message: string): Registration {
+    const { backend, opType, origin } = request;
     if (origin === undefined) {
       this.#feed.join();
       this.#record({ kind: "refused", id: undefined, backend, op: opName(opType), code, message, table: undefined });
       throw new DispatchHookError(code, message, { details: { backend, op: opName(opType) } });
     }
     // Thrown here, it would take the framework's backend down with the plugin.
-    const registration = this.#accepted(backend, opType, what.impl, what.override, origin, what.site);
+    const registration = this.#accepted(request);
     this.#setState(registration, "refused");
     this.#record({ kind: "refused", id: registration.id, backend, op: registration.op, code, message, table: undefined, origin });
     return registration;
@@ -444,21 +320,11 @@ export class Registry {
 
   /** A table announced by a loader signal or a native provide() elsewhere in the thread. */
   #accept(notice: TableNotice): void {
-    let table: unknown;
-    try {
-      table = noticeTable(notice);
-      if (typeof table === "object" && table !== null && this.#withdrawn.has(table)) return;
-      this.provide(notice.backend, table, { via: notice.via, ...(notice.module === undefined ? {} : { module: notice.module }) });
-    } catch (error) {
-      const what = notice.via === "hook" ? `its export ${JSON.stringify(notice.exportName)}` : "the table it provided";
-      const reason = error instanceof Error ? error.message : String(error);
-      this.#record({
-        kind: "rejected",
-        backend: String(notice.backend),
-        module: notice.module,
-        message: `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`,
-      });
-    }
+    acceptNotice(notice, {
+      withdrawn: this.#withdrawn,
+      provide: (backend, table, meta) => this.provide(backend, table, meta),
+      record: this.#record,
+    });
   }
 
   #explainMiss(message: DispatchMissMessage): void {

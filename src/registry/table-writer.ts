@@ -5,10 +5,13 @@
  * back, revived by restore(), and a withdrawn table's entries taken out. Every step is audited; the
  * registry supplies its bookkeeping through WriterHost.
  */
-import { summarizeError } from "../channel.js";
+import { summarizeError, type TableWrittenMessage } from "../channel.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
 import type { BackendState } from "./backend-state.js";
-import { noTables, type Registration, type Table } from "./registration.js";
+import type { Class } from "./dispatcher.js";
+import { noTables, type Registration, type Table, type TableHandle } from "./registration.js";
+import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
+import type { TableAdapter } from "./table-adapter.js";
 
 export interface WriterHost {
   record(event: Unsequenced<AuditEvent>): void;
@@ -160,5 +163,60 @@ export class TableWriter {
       }
     }
     this.#host.record({ kind: "withdrawn", backend: table.backend, table: table.id });
+  }
+
+  /** Attaches a newly provided table to its backend, audits it, and applies every live registration to it. */
+  attach(state: BackendState, id: number, table: object, adapter: TableAdapter, meta: ProvideMeta | undefined): TableHandle {
+    const entry: Table = {
+      id,
+      backend: state.name,
+      table,
+      adapter,
+      module: meta?.module,
+      mechanism: meta?.via ?? "native",
+      originals: new Map(),
+      handle: { id, backend: state.name, dispose: () => this.withdraw(entry), [Symbol.dispose]: () => this.withdraw(entry) },
+    };
+    state.tables.push(entry);
+    this.#host.record({
+      kind: "provided",
+      backend: state.name,
+      table: id,
+      tableKind: adapter.kind ?? "custom",
+      module: entry.module,
+      mechanism: entry.mechanism,
+    });
+    for (const registration of state.live()) state.enqueue(registration, entry, entry.mechanism);
+    state.drain(this.apply);
+    return entry.handle;
+  }
+
+  /**
+   * Returns to a snapshot: registrations made since are disposed, those disposed since come back
+   * (into every table, including tables provided since), and seals are as they were. Tables stay.
+   */
+  restore(snapshot: RegistrySnapshot, registrations: readonly Registration[]): void {
+    for (const registration of registrations.slice().reverse()) {
+      if (!snapshot.live.has(registration.id) && registration.state !== "disposed") this.dispose(registration, "restore");
+    }
+    for (const registration of registrations) {
+      if (snapshot.live.has(registration.id) && registration.state === "disposed") this.revive(registration);
+    }
+    for (const state of this.#host.backends()) {
+      const sealed = snapshot.sealed.has(state.name);
+      if (state.sealed !== sealed) {
+        state.sealed = sealed;
+        this.#host.record({ kind: "sealed", backend: state.name, sealed });
+      }
+    }
+  }
+
+  /** Answers a window's question: did this registry write exactly this entry into that table? */
+  wrote(message: TableWrittenMessage): void {
+    for (const state of this.#host.backends()) {
+      const table = state.tables.find((t) => t.table === message.table);
+      const owner = table === undefined ? undefined : state.owners.get(message.opType as Class);
+      if (owner !== undefined && owner.impl === message.impl && owner.inTable(table)) message.written = true;
+    }
   }
 }

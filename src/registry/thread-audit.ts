@@ -1,10 +1,10 @@
 /**
  * The audit of a whole thread: every registry of every installed copy of dispatch-hook, folded
  * with one fold, and the thread's facts once. The loader's exit audit and the command line speak
- * through this; a registry's own verify() answers only for that registry.
+ * through this; a registry's own verify() answers only for that registry (registryReport).
  */
-import { type AuditCollectMessage, ask, channels } from "../channel.js";
-import type { AuditReport, VerifyOptions } from "./audit-events.js";
+import { type AuditCollectMessage, ask, channels, type InstallationStatus } from "../channel.js";
+import type { AuditEvent, AuditReport, VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
 import { buildReport, type NamedFold } from "./audit-report.js";
 import { gatherFacts } from "./thread-facts.js";
@@ -17,4 +17,19 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
     name: copies.size > 1 ? `${r.name} (${r.copy})` : r.name,
   }));
   return buildReport(folds, gatherFacts(), { connected: true, focus: options.backends });
+}
+
+/**
+ * One registry's report: its own events, the thread's facts and the tables it was given directly.
+ * `connected` says whether the loaders' facts (expectations, plugins' modules) count for it: true
+ * for the registry a loader feeds, and, with no loader, for the default registry host adapters feed.
+ */
+export function registryReport(
+  events: readonly AuditEvent[],
+  options: VerifyOptions,
+  own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }>,
+  connected: (loaders: readonly InstallationStatus[]) => boolean,
+): AuditReport {
+  const facts = gatherFacts(own);
+  return buildReport([{ fold: fold(events) }], facts, { connected: connected(facts.loaders), focus: options.backends });
 }
