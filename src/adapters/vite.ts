@@ -7,6 +7,7 @@
  * module gets two facades.
  */
 import type { Plugin } from "vite";
+import { isPackageName } from "../hooks/package-path.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
 export type { AdapterOptions } from "./adapter-core.js";
@@ -14,10 +15,16 @@ export type { AdapterOptions } from "./adapter-core.js";
 const original = "dispatch-hook-original";
 const virtual = "\0dispatch-hook:";
 
-export function dispatchHook(options: AdapterOptions = {}): Plugin {
+export interface VitePluginOptions extends AdapterOptions {
+  /** Under Vitest, inline the packages that declare backends or registrations (default true). */
+  readonly inline?: boolean;
+}
+
+export function dispatchHook(options: VitePluginOptions = {}): Plugin {
   let core: ReturnType<typeof createAdapterCore> | undefined;
   const use = (root?: string) => {
-    core ??= createAdapterCore({ ...(root === undefined ? {} : { root }), ...options }, "dispatch-hook/vite");
+    const { inline: _inline, ...adapter } = options;
+    core ??= createAdapterCore({ ...(root === undefined ? {} : { root }), ...adapter }, "dispatch-hook/vite");
     return core;
   };
   const ids = (file: string): HostIds => ({
@@ -27,6 +34,18 @@ export function dispatchHook(options: AdapterOptions = {}): Plugin {
   });
   return {
     name: "dispatch-hook",
+    // Under Vitest: the packages that declare backends or registration modules are inlined, so
+    // their modules reach this plugin in every pool. Without it, a framework left in node_modules is
+    // externalized, and in the vm pools Vitest runs externals itself, where neither this plugin nor
+    // Node's loader sees them. Pass { inline: false } to leave them to Node's loader instead.
+    config(config) {
+      if (options.inline === false || (config as { test?: unknown }).test === undefined) return null;
+      const c = use(config.root);
+      const names = new Set<string>();
+      for (const rule of c.config().rules) if (rule.packageName !== undefined) names.add(rule.packageName);
+      for (const plugin of c.config().plugins) if (isPackageName(plugin.name)) names.add(plugin.name);
+      return names.size === 0 ? null : ({ test: { server: { deps: { inline: [...names] } } } } as Record<string, unknown>);
+    },
     configResolved(config) {
       use(config.root);
     },

@@ -3,8 +3,11 @@ import { dispatchHook } from "../../src/adapters/vite.js";
 import { frameworkTree } from "./trees.js";
 
 type Hook = (...args: unknown[]) => unknown;
-const call = (plugin: ReturnType<typeof dispatchHook>, name: "configResolved" | "resolveId" | "load" | "transform", ...args: unknown[]) =>
-  (plugin[name] as unknown as Hook).call({}, ...args);
+const call = (
+  plugin: ReturnType<typeof dispatchHook>,
+  name: "config" | "configResolved" | "resolveId" | "load" | "transform",
+  ...args: unknown[]
+) => (plugin[name] as unknown as Hook).call({}, ...args);
 
 describe("dispatch-hook/vite", () => {
   it("gives a watched dispatch module's own id its facade, and leaves its original id and other modules alone", () => {
@@ -50,5 +53,15 @@ describe("dispatch-hook/vite", () => {
     expect(result.code).toContain("dispatch-hook-original");
     // With discovery off, kit-ops's declarations were not read: no step marker.
     expect(result.code).not.toContain("step:0");
+  });
+
+  it("under Vitest, inlines the packages that declare backends or registrations, unless told not to", () => {
+    const { root } = frameworkTree();
+    expect(call(dispatchHook(), "config", { root, test: {} })).toEqual({
+      test: { server: { deps: { inline: ["tensorkit", "kit-ops"] } } },
+    });
+    // A plain Vite config (no test), and { inline: false }, change nothing.
+    expect(call(dispatchHook(), "config", { root })).toBeNull();
+    expect(call(dispatchHook({ inline: false }), "config", { root, test: {} })).toBeNull();
   });
 });

@@ -57,11 +57,11 @@ const landedTest = (table: string) =>
     "});",
   ].join("\n");
 
-function config(test: Record<string, unknown>): string {
+function config(test: Record<string, unknown>, plugin: Record<string, unknown> = {}): string {
   return [
     'import { dispatchHook } from "dispatch-hook/vite";',
     "export default {",
-    "  plugins: process.env.WITHOUT_PLUGIN ? [] : [dispatchHook()],",
+    `  plugins: process.env.WITHOUT_PLUGIN ? [] : [dispatchHook(${JSON.stringify(plugin)})],`,
     `  test: ${JSON.stringify(test)},`,
     "};",
   ].join("\n");
@@ -136,23 +136,40 @@ describe("dispatch-hook/vite under Vitest", () => {
     await passesOnlyWithThePlugin(dir);
   });
 
-  it("the framework externalized: Node's loader instruments it, the plugin leaves it alone, and it lands once", async () => {
+  for (const pool of ["threads", "vmThreads"]) {
+    it(`pool ${pool}, the framework in node_modules and no loader: the plugin inlines the declared packages`, async () => {
+      const dir = makeTree({
+        ...common,
+        ...packages((name) => `node_modules/${name}`),
+        "package.json": JSON.stringify(app),
+        "vitest.config.mjs": config({ pool }),
+        "test/landed.test.mjs": landedTest("tensorkit/backends/cpu/table.js"),
+      });
+      await passesOnlyWithThePlugin(dir);
+    });
+  }
+
+  it("with { inline: false }, the framework stays external: Node's loader instruments it, the plugin leaves it alone, and it lands once", async () => {
     const dir = makeTree({
       ...common,
       ...packages((name) => `node_modules/${name}`),
       "package.json": JSON.stringify(app),
-      "vitest.config.mjs": config({}),
+      "vitest.config.mjs": config({}, { inline: false }),
       "test/landed.test.mjs": [
         landedTest("tensorkit/backends/cpu/table.js"),
-        'test("one registration, applied once", () => {',
+        'test("one registration, applied once, by the loader", () => {',
         '  const conv = threadAudit().registrations.filter((r) => r.op === "Conv");',
         "  expect(conv.map((r) => r.state)).toEqual(['applied']);",
+        "  expect(threadAudit().notes.join(' ')).not.toContain('dispatch-hook/vite instrumented');",
         "});",
       ].join("\n"),
     });
     const result = await vitest(dir, { NODE_OPTIONS: `--import ${join(repoRoot, "loader.mjs")}` });
     expect(result.stdout + result.stderr).toMatch(/Tests\s+2 passed/);
     expect(result.code).toBe(0);
+    // Without the loader, the external framework misses.
+    const alone = await vitest(dir);
+    expect(alone.code).toBe(1);
   });
 
   it("a stack trace through an inlined dispatch module points at its original file and line", async () => {
@@ -201,7 +218,8 @@ describe("dispatch-hook/vite under Vitest", () => {
       ...common,
       ...packages((name) => `node_modules/${name}`),
       "package.json": JSON.stringify(app),
-      "vitest.config.mjs": config({ server: { deps: { inline: ["kit-ops"] } } }),
+      // Only the plugin inlined, by hand; the framework stays external ({ inline: false }).
+      "vitest.config.mjs": config({ server: { deps: { inline: ["kit-ops"] } } }, { inline: false }),
       "test/landed.test.mjs": [
         'import { expect, test } from "vitest";',
         'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
