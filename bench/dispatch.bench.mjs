@@ -2,10 +2,9 @@
 // depth 4, on a warm cache. Contenders run side by side in one process, interleaved by rounds, and
 // each figure is the median of the rounds' per-call times.
 import multimethod from "@arrows/multimethod";
-import { Bench } from "tinybench";
 import typed from "typed-function";
 import { Dispatcher } from "../dist/index.js";
-import { fmt, median } from "./lib.mjs";
+import { fmt, interleaved, median } from "./lib.mjs";
 
 const { multi, method } = multimethod;
 
@@ -60,17 +59,8 @@ const contenders = {
 };
 
 export async function runDispatchBench({ rounds = 7, time = 150 } = {}) {
-  const perCall = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
-  for (let r = 0; r < rounds; r++) {
-    // Alternate the order every round so no contender always runs first or last.
-    const names = Object.keys(contenders);
-    if (r % 2) names.reverse();
-    const bench = new Bench({ time, warmupTime: 50 });
-    for (const name of names) bench.add(name, contenders[name]);
-    await bench.run();
-    for (const task of bench.tasks) perCall[task.name].push((task.result.latency.p50 * 1e6) / instances.length);
-  }
-  const rows = Object.entries(perCall).map(([name, samples]) => ({ name, ns: median(samples) }));
+  const ns = await interleaved(contenders, { rounds, time, callsPerTask: instances.length });
+  const rows = Object.entries(ns).map(([name, perCall]) => ({ name, ns: perCall }));
   const floor = rows[0].ns;
   for (const row of rows) row.ratio = row.ns / floor;
 

@@ -2,9 +2,8 @@
 // relevant arguments on the cached path, the same with scoped options active, and the first call for
 // a new type tuple on its own. Contenders run side by side in one process, interleaved by rounds;
 // each figure is the median of the rounds' per-call times.
-import { Bench } from "tinybench";
 import { backendOptions, createBackends, dispatchable } from "../dist/index.js";
-import { fmt, median } from "./lib.mjs";
+import { fmt, interleaved, median } from "./lib.mjs";
 
 class NdArray {
   constructor(v) {
@@ -95,16 +94,7 @@ const contenders = {
 };
 
 export async function runDispatchableBench({ rounds = 7, time = 150 } = {}) {
-  const perCall = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
-  for (let r = 0; r < rounds; r++) {
-    const names = Object.keys(contenders);
-    if (r % 2) names.reverse();
-    const bench = new Bench({ time, warmupTime: 50 });
-    for (const name of names) bench.add(name, contenders[name]);
-    await bench.run();
-    for (const task of bench.tasks) perCall[task.name].push((task.result.latency.p50 * 1e6) / n);
-  }
-  const ns = Object.fromEntries(Object.entries(perCall).map(([name, samples]) => [name, median(samples)]));
+  const ns = await interleaved(contenders, { rounds, time, callsPerTask: n });
   const pairs = ["1 arg", "2 args", "1 arg, mixed types", "1 arg, scoped options", "2 args, scoped options"].map((name) => ({
     name,
     hand: ns[`${name}, hand-written`],

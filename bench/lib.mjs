@@ -1,5 +1,6 @@
-// Shared by the benchmarks: medians, ratios, and the machine they ran on.
+// Shared by the benchmarks: medians, ratios, interleaved rounds, and the machine they ran on.
 import { cpus, totalmem } from "node:os";
+import { Bench } from "tinybench";
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -17,4 +18,21 @@ export const fmt = (n, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 
 /** A markdown table from a header and rows. */
 export function table(header, rows) {
   return [`| ${header.join(" | ")} |`, `| ${header.map(() => "---").join(" | ")} |`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+}
+
+/**
+ * Runs contenders (each doing `callsPerTask` calls) side by side, in rounds that alternate their
+ * order so no contender always runs first or last; returns each one's median ns per call.
+ */
+export async function interleaved(contenders, { rounds, time, callsPerTask }) {
+  const perCall = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
+  for (let r = 0; r < rounds; r++) {
+    const names = Object.keys(contenders);
+    if (r % 2) names.reverse();
+    const bench = new Bench({ time, warmupTime: 50 });
+    for (const name of names) bench.add(name, contenders[name]);
+    await bench.run();
+    for (const task of bench.tasks) perCall[task.name].push((task.result.latency.p50 * 1e6) / callsPerTask);
+  }
+  return Object.fromEntries(Object.entries(perCall).map(([name, samples]) => [name, median(samples)]));
 }

@@ -9,26 +9,17 @@
  */
 import { fs, path, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
-import type { BackendDeclaration, DispatchHookField } from "../hooks/config-field.js";
 import { type DiscoverOptions, Discovery, type HookConfig } from "../hooks/discovery.js";
 import { hasDefaultExport } from "../hooks/export-names.js";
 import { cjsFacadeSource, type FacadeInput, facadeSource, type MarkerKind, markerSource } from "../hooks/facade.js";
 import { runtimeLocation } from "../hooks/hook-api.js";
+import { type InlineDeclarations, inlineFields } from "../hooks/inline-declarations.js";
 import { Matcher, type ModulePlan } from "../hooks/matcher.js";
 import { checkOptions } from "../registry/options.js";
 
-export interface AdapterOptions {
+export interface AdapterOptions extends InlineDeclarations {
   /** The app's directory (default: the host's root, else the working directory's package). */
   readonly root?: string;
-  /** Backends declared in code, as in package.json `dispatchHook.backends`. */
-  readonly backends?: Readonly<Record<string, BackendDeclaration>>;
-  /** Plugins declared in code: `registrations` paths resolve against `root`. */
-  readonly plugins?: ReadonlyArray<{
-    readonly name?: string;
-    readonly root?: string;
-    readonly registrations?: Readonly<Record<string, string>>;
-    readonly expects?: Readonly<Record<string, readonly string[]>>;
-  }>;
   /** Read package.json declarations (default true). */
   readonly discover?: boolean;
 }
@@ -70,23 +61,10 @@ function missing(file: string): string | undefined {
 /** `host` names the adapter ("dispatch-hook/vite") in errors, and in the audit of the tables its facades announce. */
 export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch-hook adapter"): AdapterCore {
   checkOptions(options, optionKinds, `${host} options`);
-  const inline: Array<{ field: DispatchHookField; dir?: string; name?: string }> = [];
-  if (options.backends !== undefined) inline.push({ field: { backends: options.backends } });
-  for (const plugin of options.plugins ?? []) {
-    const field: DispatchHookField = {
-      ...(plugin.registrations === undefined ? {} : { registrations: plugin.registrations }),
-      ...(plugin.expects === undefined ? {} : { expects: plugin.expects }),
-    };
-    inline.push({
-      field,
-      ...(plugin.root === undefined ? {} : { dir: plugin.root }),
-      ...(plugin.name === undefined ? {} : { name: plugin.name }),
-    });
-  }
   const discoverOptions: DiscoverOptions = {
     ...(options.root === undefined ? {} : { root: options.root }),
     entry: undefined,
-    inline,
+    inline: inlineFields(options, `${host} options`),
     inlineSource: `${host} options`,
     packages: options.discover !== false,
     // A host sees only the modules it loads itself, not every import the way Node's hooks do: the

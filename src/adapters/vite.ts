@@ -22,8 +22,8 @@ export interface VitePluginOptions extends AdapterOptions {
 
 export function dispatchHook(options: VitePluginOptions = {}): Plugin {
   let core: ReturnType<typeof createAdapterCore> | undefined;
+  const { inline: _inline, ...adapter } = options;
   const use = (root?: string) => {
-    const { inline: _inline, ...adapter } = options;
     core ??= createAdapterCore({ ...(root === undefined ? {} : { root }), ...adapter }, "dispatch-hook/vite");
     return core;
   };

@@ -116,8 +116,4 @@ export class ImplTable {
   get size(): number {
     return this.#entries.size;
   }
-
-  keys(): IterableIterator<Class> {
-    return this.#entries.keys();
-  }
 }

@@ -8,29 +8,19 @@ import { channels, type DispatchMissMessage, type InstallationStatus, type Loade
 import { DispatchHookError } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
-import type { BackendDeclaration, DispatchHookField } from "./config-field.js";
 import { type DiscoverOptions, Discovery, type HookConfig } from "./discovery.js";
 import { attachHooks } from "./hook-api.js";
 import { type HookMode, hookMode } from "./hook-mode.js";
+import { type InlineDeclarations, inlineFields } from "./inline-declarations.js";
 import { loaderFindings } from "./loader-findings.js";
 import { Matcher } from "./matcher.js";
 import type { HookReport } from "./node-hooks.js";
 
-export interface PluginOptions {
-  readonly name?: string;
-  /** The plugin's directory; its registration paths resolve against it (default: root). */
-  readonly root?: string;
-  readonly registrations?: Readonly<Record<string, string>>;
-  readonly expects?: Readonly<Record<string, readonly string[]>>;
-}
+export type { PluginOptions } from "./inline-declarations.js";
 
-export interface InstallOptions {
+export interface InstallOptions extends InlineDeclarations {
   /** The app's directory (default: the package of the entry point, else the working directory's). */
   readonly root?: string;
-  /** Backends declared in code, as in package.json `dispatchHook.backends`. */
-  readonly backends?: Readonly<Record<string, BackendDeclaration>>;
-  /** Plugins declared in code. */
-  readonly plugins?: readonly PluginOptions[];
   /** The registry this loader feeds: its verify() includes the loader's expectations and plugins. */
   readonly registry?: Registry;
   /** Read package.json files (default true). */
@@ -53,26 +43,6 @@ export interface Installation extends Disposable {
   /** What the loader could not see or do, each with its backend: see LoaderFinding. */
   findings(): readonly LoaderFinding[];
   dispose(): void;
-}
-
-const pluginKeys = { name: "string", root: "string", registrations: "object", expects: "object" } as const;
-
-function inlineFields(options: InstallOptions): Array<{ field: DispatchHookField; dir?: string; name?: string }> {
-  const inline: Array<{ field: DispatchHookField; dir?: string; name?: string }> = [];
-  if (options.backends !== undefined) inline.push({ field: { backends: options.backends } });
-  (options.plugins ?? []).forEach((plugin, i) => {
-    checkOptions(plugin, pluginKeys, `install(): plugins[${i}]`);
-    const field: DispatchHookField = {
-      ...(plugin.registrations === undefined ? {} : { registrations: plugin.registrations }),
-      ...(plugin.expects === undefined ? {} : { expects: plugin.expects }),
-    };
-    inline.push({
-      field,
-      ...(plugin.root === undefined ? {} : { dir: plugin.root }),
-      ...(plugin.name === undefined ? {} : { name: plugin.name }),
-    });
-  });
-  return inline;
 }
 
 function declarations(config: HookConfig): string[] {
@@ -105,7 +75,7 @@ export function install(options: InstallOptions = {}): Installation {
     ...(options.root === undefined ? {} : { root: options.root }),
     entry: process.argv[1],
     configFile: options.configFile ?? (process.env.DISPATCH_HOOK_CONFIG || undefined),
-    inline: inlineFields(options),
+    inline: inlineFields(options, "install()"),
     packages: options.discover !== false,
   };
   const discovery = new Discovery(discoverOptions);
