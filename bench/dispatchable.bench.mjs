@@ -44,6 +44,9 @@ backends.declare({ name: "jax", primaryTypes: [JaxArray], implementations: { one
 backends.declare({ name: "cupy", primaryTypes: [CupyArray], implementations: { one: cupy1, two: cupy2 } });
 const one = dispatchable(reference1, { name: "one", args: [0], backends });
 const two = dispatchable(reference2, { name: "two", args: [0, 1], backends });
+// The mixed-types row has a dispatchable of its own: V8 keeps type feedback per function, so a
+// function that sees three classes is measured there, and the rows above stay monomorphic.
+const oneMixed = dispatchable(reference1, { name: "one", args: [0], backends });
 
 const n = 1024;
 const jaxes = Array.from({ length: n }, (_, i) => new JaxArray(i));
@@ -52,62 +55,131 @@ const kinds = [NdArray, JaxArray, CupyArray];
 const mixed = Array.from({ length: n }, (_, i) => new kinds[i % 3](i));
 
 let sink = 0;
-const contenders = {
+const scoped = { prioritize: ["cupy"] };
+// Every contender has a loop of its own, written out: V8 keeps type feedback per call site, and a
+// loop shared by contenders would see every function it calls and inline none of them.
+
+// Outside every scope, with no scope alive: a dispatchable does not look at scopes at all.
+const plain = {
   "1 arg, hand-written": () => {
-    for (const x of jaxes) sink += hand1(x);
+    let s = 0;
+    for (const x of jaxes) s += hand1(x);
+    sink += s;
   },
   "1 arg, dispatchable": () => {
-    for (const x of jaxes) sink += one(x);
+    let s = 0;
+    for (const x of jaxes) s += one(x);
+    sink += s;
   },
   "2 args, hand-written": () => {
-    for (const x of jaxes) sink += hand2(x, x);
+    let s = 0;
+    for (const x of jaxes) s += hand2(x, x);
+    sink += s;
   },
   "2 args, dispatchable": () => {
-    for (const x of jaxes) sink += two(x, x);
+    let s = 0;
+    for (const x of jaxes) s += two(x, x);
+    sink += s;
   },
   "1 arg, mixed types, hand-written": () => {
-    for (const x of mixed) sink += hand1(x);
+    let s = 0;
+    for (const x of mixed) s += hand1(x);
+    sink += s;
   },
   "1 arg, mixed types, dispatchable": () => {
-    for (const x of mixed) sink += one(x);
+    let s = 0;
+    for (const x of mixed) s += oneMixed(x);
+    sink += s;
   },
-  "1 arg, scoped options, hand-written": () => {
-    backendOptions({ prioritize: ["cupy"] }, () => {
-      for (const x of jaxes) sink += hand1(x);
-    });
+};
+// Inside backendOptions(): in its callback's synchronous part, and after an await in it.
+const inScope = {
+  "1 arg, scoped options, hand-written": () =>
+    backendOptions(scoped, () => {
+      let s = 0;
+      for (const x of jaxes) s += hand1(x);
+      sink += s;
+    }),
+  "1 arg, scoped options, dispatchable": () =>
+    backendOptions(scoped, () => {
+      let s = 0;
+      for (const x of jaxes) s += one(x);
+      sink += s;
+    }),
+  "2 args, scoped options, hand-written": () =>
+    backendOptions(scoped, () => {
+      let s = 0;
+      for (const x of jaxes) s += hand2(x, x);
+      sink += s;
+    }),
+  "2 args, scoped options, dispatchable": () =>
+    backendOptions(scoped, () => {
+      let s = 0;
+      for (const x of jaxes) s += two(x, x);
+      sink += s;
+    }),
+  "1 arg, scoped options, after an await, hand-written": () =>
+    backendOptions(scoped, async () => {
+      await null;
+      let s = 0;
+      for (const x of jaxes) s += hand1(x);
+      sink += s;
+    }),
+  "1 arg, scoped options, after an await, dispatchable": () =>
+    backendOptions(scoped, async () => {
+      await null;
+      let s = 0;
+      for (const x of jaxes) s += one(x);
+      sink += s;
+    }),
+};
+// Outside scopes while another request's scope is alive (an await pending in it): every call asks
+// the AsyncLocalStorage.
+const besideScope = {
+  "1 arg, outside scopes, a scope alive elsewhere, hand-written": () => {
+    let s = 0;
+    for (const x of jaxes) s += hand1(x);
+    sink += s;
   },
-  "1 arg, scoped options, dispatchable": () => {
-    backendOptions({ prioritize: ["cupy"] }, () => {
-      for (const x of jaxes) sink += one(x);
-    });
-  },
-  "2 args, scoped options, hand-written": () => {
-    backendOptions({ prioritize: ["cupy"] }, () => {
-      for (const x of jaxes) sink += hand2(x, x);
-    });
-  },
-  "2 args, scoped options, dispatchable": () => {
-    backendOptions({ prioritize: ["cupy"] }, () => {
-      for (const x of jaxes) sink += two(x, x);
-    });
+  "1 arg, outside scopes, a scope alive elsewhere, dispatchable": () => {
+    let s = 0;
+    for (const x of jaxes) s += one(x);
+    sink += s;
   },
 };
 
-export async function runDispatchableBench({ rounds = 7, time = 150 } = {}) {
-  const ns = await interleaved(contenders, { rounds, time, callsPerTask: n });
-  const pairs = ["1 arg", "2 args", "1 arg, mixed types", "1 arg, scoped options", "2 args, scoped options"].map((name) => ({
+const pairsOf = (ns) =>
+  [...new Set(Object.keys(ns).map((k) => k.replace(/, (hand-written|dispatchable)$/, "")))].map((name) => ({
     name,
     hand: ns[`${name}, hand-written`],
     ours: ns[`${name}, dispatchable`],
     ratio: ns[`${name}, dispatchable`] / ns[`${name}, hand-written`],
   }));
 
+export async function runDispatchableBench({ rounds = 7, time = 150 } = {}) {
+  const options = { rounds, time, callsPerTask: n };
+  // The plain rows first: no scope has been entered yet in this process.
+  const pairs = pairsOf(await interleaved(plain, options));
+  pairs.push(...pairsOf(await interleaved(inScope, options)));
+  let release;
+  const gate = new Promise((resolve) => {
+    release = resolve;
+  });
+  const pending = backendOptions(scoped, async () => {
+    await gate;
+  });
+  pairs.push(...pairsOf(await interleaved(besideScope, options)));
+  release();
+  await pending;
+
   // The first call for a new type tuple: a class never seen, so the decision is made and cached.
   const firsts = [];
   for (let r = 0; r < rounds; r++) {
     const fresh = Array.from({ length: 5000 }, (_, i) => new ({ [`Fresh${r}_${i}`]: class extends NdArray {} })[`Fresh${r}_${i}`](i));
     const start = process.hrtime.bigint();
-    for (const x of fresh) sink += one(x);
+    let s = 0;
+    for (const x of fresh) s += oneMixed(x);
+    sink += s;
     firsts.push(Number(process.hrtime.bigint() - start) / fresh.length);
   }
   if (sink === 42) console.log("");
@@ -117,6 +189,6 @@ export async function runDispatchableBench({ rounds = 7, time = 150 } = {}) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await runDispatchableBench();
   for (const p of result.pairs)
-    console.log(`${p.name.padEnd(26)} hand ${fmt(p.hand)} ns  dispatchable ${fmt(p.ours)} ns  ${fmt(p.ratio)}×`);
+    console.log(`${p.name.padEnd(48)} hand ${fmt(p.hand)} ns  dispatchable ${fmt(p.ours)} ns  ${fmt(p.ratio)}×`);
   console.log(`first call for a new type tuple: ${fmt(result.firstCallNs)} ns`);
 }

@@ -214,7 +214,7 @@ export interface AuditCollectMessage {
 /** The holder of scoped backend options, shared by every copy in a realm. */
 export interface BackendScopeMessage {
   readonly version: 1;
-  holder?: { storage: unknown; entered: boolean };
+  holder?: { storage: unknown; live: number };
 }
 
 export const channelNames = {

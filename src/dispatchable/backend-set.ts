@@ -19,7 +19,7 @@ import { createRegistry, type RegisterOptions, type RegistrationHandle, type Reg
 import { type EnvControl, noEnvControl, prioritize, readEnvControl, sortBackends } from "./backend-order.js";
 import { type FunctionInfo, formatDocs } from "./docs.js";
 import { type Implementation, ImplTable, implLabel, lazyStub, parseLazyImpl } from "./impl-table.js";
-import type { Scope } from "./options-scope.js";
+import type { Scope, ScopeKey } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
 import { NamedTypeResolver, TypeSet, type TypeSpec } from "./type-match.js";
 
@@ -91,7 +91,7 @@ export class BackendSet {
   #discovered = false;
   readonly #warned = new Set<string>();
   #control: { version: number; env: EnvControl; order: Backend[] } | undefined;
-  readonly #controls = new WeakMap<Scope, { version: number; control: Control }>();
+  readonly #controls = new WeakMap<ScopeKey, { version: number; control: Control }>();
   #plain: { version: number; control: Control } | undefined;
 
   constructor(options: BackendSetOptions) {
@@ -210,7 +210,7 @@ export class BackendSet {
   /** @internal The order and the blocks for a scope (undefined: no scope), recomputed after any change. */
   control(scope: Scope | undefined): Control {
     this.#readPackages();
-    const cached = scope === undefined ? this.#plain : this.#controls.get(scope);
+    const cached = scope === undefined ? this.#plain : this.#controls.get(scope.key);
     if (cached !== undefined && cached.version === this.version) return cached.control;
     if (this.#control?.version !== this.version) {
       const backends = [...this.#backends.values()];
@@ -234,7 +234,7 @@ export class BackendSet {
     const control: Control = { order: sorted, blocked, optedIn: new Set([...env.prioritize, ...first]) };
     const entry = { version: this.version, control };
     if (scope === undefined) this.#plain = entry;
-    else this.#controls.set(scope, entry);
+    else this.#controls.set(scope.key, entry);
     return control;
   }
 

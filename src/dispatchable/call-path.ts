@@ -1,15 +1,16 @@
 /**
  * The call path of a dispatchable function. Decisions are cached per tuple of relevant types and
  * per scope: one or two relevant arguments in maps keyed by prototype, more in a trie. Any change to
- * the set (declaration, registration, disposal) changes its version, and the caches go. Beside the
- * caches sits the last decision made outside any scope, checked first; for functions of one to three
- * parameters the wrapper takes its arguments by name, so a call allocates nothing on the way to the
- * implementation.
+ * the set (declaration, registration, disposal) changes its version, and the caches go. In front of
+ * the caches, for one or two relevant arguments among one to three parameters, sits a function
+ * compiled for this dispatchable (front.ts) that answers repeated calls from the last decisions
+ * without allocating; every call it does not answer comes here.
  */
 import type { Class } from "../registry/dispatcher.js";
 import type { BackendSet } from "./backend-set.js";
+import { compileFront, forget, remember } from "./front.js";
 import { type CallContext, type Implementation, realImpl } from "./impl-table.js";
-import { currentScope, type Scope, scopeHolder } from "./options-scope.js";
+import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
 import { type Plan, plan, type Skip } from "./plan.js";
 import { typeOf } from "./type-match.js";
 
@@ -44,7 +45,6 @@ interface Cache {
 }
 
 const newCache = (): Cache => ({ one: new Map(), two: new Map(), trie: {} });
-const none = Symbol("none");
 const protoOf = (v: unknown): object | null =>
   typeof v === "object" && v !== null ? (Object.getPrototypeOf(v) as object | null) : typeOf(v);
 
@@ -59,12 +59,9 @@ export function createCaller(spec: CallerSpec): Caller {
   const holder = scopeHolder();
   let version = -1;
   let plain = newCache();
-  let scoped = new WeakMap<Scope, Cache>();
-  let lastScope: Scope | undefined;
+  let scoped = new WeakMap<ScopeKey, Cache>();
+  let lastScope: ScopeKey | undefined;
   let lastScoped: Cache = plain;
-  let last0: unknown = none;
-  let last1: unknown = none;
-  let lastFast: Fn = spec.defaultImpl;
 
   const cacheFor = (scope: Scope | undefined): Cache => {
     if (version !== set.version) {
@@ -74,17 +71,15 @@ export function createCaller(spec: CallerSpec): Caller {
       plain = newCache();
       scoped = new WeakMap();
       lastScope = undefined;
-      last0 = none;
-      last1 = none;
     }
     if (scope === undefined) return plain;
-    if (scope === lastScope) return lastScoped;
-    let cache = scoped.get(scope);
+    if (scope.key === lastScope) return lastScoped;
+    let cache = scoped.get(scope.key);
     if (cache === undefined) {
       cache = newCache();
-      scoped.set(scope, cache);
+      scoped.set(scope.key, cache);
     }
-    lastScope = scope;
+    lastScope = scope.key;
     lastScoped = cache;
     return cache;
   };
@@ -162,83 +157,41 @@ export function createCaller(spec: CallerSpec): Caller {
   };
 
   const invoke = (self: unknown, args: unknown[]): unknown => {
-    const scope = holder.entered ? currentScope(holder) : undefined;
-    const e = entry(spec.relevant(args), scope);
-    if (e.fast !== undefined && scope?.trace === undefined) return e.fast.apply(self, args);
-    return runPlan(self, args, e, scope);
+    const scope = currentScope(holder);
+    const values = spec.relevant(args);
+    const e = entry(values, scope);
+    if (e.fast === undefined || scope?.trace !== undefined) return runPlan(self, args, e, scope);
+    if (front !== undefined && args.length === arity) {
+      if (front.recent.version !== version) forget(front.recent, version);
+      remember(front.recent, values, scope?.key, e.fast);
+    }
+    return e.fast.apply(self, args);
   };
 
+  // A compiled front answers repeated calls when one or two arguments, named among the default
+  // implementation's one to three parameters, decide; every other call takes the general path.
   const arity = spec.defaultImpl.length;
-  const i0 = indices?.[0] ?? -1;
-  const i1 = indices?.[1] ?? -1;
-  const byName =
-    indices !== undefined && (indices.length === 1 || indices.length === 2) && indices.every((i) => i < arity) && arity >= 1 && arity <= 3;
-  if (!byName) {
-    return {
-      entry,
-      call: function (this: unknown, ...args: unknown[]) {
+  const front =
+    indices !== undefined && (indices.length === 1 || indices.length === 2) && indices.every((i) => i < arity) && arity >= 1 && arity <= 3
+      ? compileFront({
+          name: spec.name,
+          arity,
+          indices,
+          set,
+          holder,
+          slow: function (this: unknown, ...args: unknown[]) {
+            return invoke(this, args);
+          },
+        })
+      : undefined;
+  return {
+    entry,
+    call:
+      front?.call ??
+      function (this: unknown, ...args: unknown[]) {
         return invoke(this, args);
       },
-    };
-  }
-  const two = indices.length === 2;
-  const pick = (k: number, a: unknown, b: unknown, c: unknown) => (k === 0 ? a : k === 1 ? b : c);
-  /** The decision for a call whose arguments are a, b, c; updates the last decision outside scopes. */
-  const decide = (scope: Scope | undefined, a: unknown, b: unknown, c: unknown): Entry => {
-    const x = pick(i0, a, b, c);
-    const px = protoOf(x);
-    if (!two) {
-      const e = entry1(scope, x, px);
-      if (scope === undefined && e.fast !== undefined) {
-        last0 = px;
-        lastFast = e.fast;
-      }
-      return e;
-    }
-    const y = pick(i1, a, b, c);
-    const py = protoOf(y);
-    const e = entry2(scope, x, px, y, py);
-    if (scope === undefined && e.fast !== undefined) {
-      last0 = px;
-      last1 = py;
-      lastFast = e.fast;
-    }
-    return e;
   };
-  const hit = (a: unknown, b: unknown, c: unknown): boolean => {
-    if (version !== set.version || protoOf(pick(i0, a, b, c)) !== last0) return false;
-    return !two || protoOf(pick(i1, a, b, c)) === last1;
-  };
-  let call: Fn;
-  if (arity === 1) {
-    call = function (this: unknown, a?: unknown) {
-      // biome-ignore lint/complexity/noArguments: the exact count decides the by-name path; a rest parameter would allocate on every call.
-      if (arguments.length !== 1) return invoke(this, Array.prototype.slice.call(arguments));
-      const scope = holder.entered ? currentScope(holder) : undefined;
-      if (scope === undefined && hit(a, undefined, undefined)) return lastFast.call(this, a);
-      const e = decide(scope, a, undefined, undefined);
-      return e.fast !== undefined && scope?.trace === undefined ? e.fast.call(this, a) : runPlan(this, [a], e, scope);
-    };
-  } else if (arity === 2) {
-    call = function (this: unknown, a?: unknown, b?: unknown) {
-      // biome-ignore lint/complexity/noArguments: the exact count decides the by-name path; a rest parameter would allocate on every call.
-      if (arguments.length !== 2) return invoke(this, Array.prototype.slice.call(arguments));
-      const scope = holder.entered ? currentScope(holder) : undefined;
-      if (scope === undefined && hit(a, b, undefined)) return lastFast.call(this, a, b);
-      const e = decide(scope, a, b, undefined);
-      return e.fast !== undefined && scope?.trace === undefined ? e.fast.call(this, a, b) : runPlan(this, [a, b], e, scope);
-    };
-  } else {
-    call = function (this: unknown, a?: unknown, b?: unknown, c?: unknown) {
-      // biome-ignore lint/complexity/noArguments: the exact count decides the by-name path; a rest parameter would allocate on every call.
-      if (arguments.length !== 3) return invoke(this, Array.prototype.slice.call(arguments));
-      const scope = holder.entered ? currentScope(holder) : undefined;
-      if (scope === undefined && hit(a, b, c)) return lastFast.call(this, a, b, c);
-      const e = decide(scope, a, b, c);
-      return e.fast !== undefined && scope?.trace === undefined ? e.fast.call(this, a, b, c) : runPlan(this, [a, b, c], e, scope);
-    };
-  }
-  return { entry, call };
 }
 
 const lengthKeys = new Map<number, object>();

@@ -3,7 +3,7 @@
  * options on an AsyncLocalStorage, so concurrent requests each see their own. Scopes nest: an inner
  * scope's prioritized backends go before the outer's, disabled backends add up, and the innermost
  * trace wins. Every copy of dispatch-hook in a realm shares one storage, found through a channel,
- * and a dispatchable reads it only once some scope was entered.
+ * and a dispatchable reads it only while some scope object is still alive.
  */
 import { asyncHooks } from "../builtins.js";
 import { ask, type BackendScopeMessage, channels, sameRealm } from "../channel.js";
@@ -30,20 +30,66 @@ export interface BackendOptions {
   readonly trace?: TraceEntry[];
 }
 
-/** The merged options of the current scope; its identity keys the dispatch caches. */
+/**
+ * What a scope's decisions depend on. Scopes with equal options share one key, and so the decisions
+ * cached under it: a request handler that enters `backendOptions()` per request decides once. A
+ * scope with a trace has a key of its own kind, never answered without running the trace.
+ */
+export interface ScopeKey {
+  readonly prioritize: readonly string[];
+  readonly disable: ReadonlySet<string>;
+  readonly traced: boolean;
+}
+
+/** The merged options of the current scope. */
 export interface Scope {
+  readonly key: ScopeKey;
   readonly prioritize: readonly string[];
   readonly disable: ReadonlySet<string>;
   readonly trace: TraceEntry[] | undefined;
 }
 
+/** Interned keys; past the cap, a scope gets a key of its own (correct, only not shared). */
+const keys = new Map<string, ScopeKey>();
+const KEY_CAP = 1024;
+
+function keyFor(prioritize: readonly string[], disable: ReadonlySet<string>, traced: boolean): ScopeKey {
+  const text = JSON.stringify([prioritize, [...disable].sort(), traced]);
+  let key = keys.get(text);
+  if (key === undefined) {
+    key = Object.freeze({ prioritize, disable, traced });
+    if (keys.size < KEY_CAP) keys.set(text, key);
+  }
+  return key;
+}
+
 type Storage = import("node:async_hooks").AsyncLocalStorage<Scope>;
-interface Holder {
+
+/**
+ * Where the realm's scopes live. Besides the storage, the holder keeps the scope of the innermost
+ * `backendOptions()` whose callback is on the stack, and the execution async id it was entered in:
+ * while that id is unchanged, the code running is that callback's synchronous part, and the scope is
+ * read without asking the storage, which costs several times a dispatch on Node 24. A change of
+ * async context inside the callback (an AsyncResource, a bound function) changes the id, and the
+ * storage is asked. So is every continuation after the callback returned.
+ */
+export interface Holder {
   storage: Storage | undefined;
-  entered: boolean;
+  /**
+   * Scope objects not yet collected. At 0 no code can be in a scope, since whatever runs in one
+   * holds it, and a dispatchable does not ask the storage at all.
+   */
+  live: number;
+  sync: Scope | undefined;
+  depth: number;
+  syncId: number;
+  readonly asyncId: () => number;
 }
 
 let mine: Holder | undefined;
+const collected = new FinalizationRegistry<Holder>((holder) => {
+  holder.live--;
+});
 
 /** The realm's holder: another copy's if it answers, else this copy's, which then answers. */
 export function scopeHolder(): Holder {
@@ -53,7 +99,14 @@ export function scopeHolder(): Holder {
     mine = found;
     return found;
   }
-  const holder: Holder = { storage: undefined, entered: false };
+  const holder: Holder = {
+    storage: undefined,
+    live: 0,
+    sync: undefined,
+    depth: 0,
+    syncId: -1,
+    asyncId: asyncHooks().executionAsyncId,
+  };
   channels.backendScope.subscribe((message) => {
     const m = message as BackendScopeMessage;
     if (sameRealm(m) && m.holder === undefined) m.holder = holder;
@@ -64,7 +117,8 @@ export function scopeHolder(): Holder {
 
 /** The current scope, or undefined outside every scope. */
 export function currentScope(holder: Holder): Scope | undefined {
-  return holder.entered ? holder.storage?.getStore() : undefined;
+  if (holder.live === 0) return undefined;
+  return holder.depth > 0 && holder.asyncId() === holder.syncId ? holder.sync : holder.storage?.getStore();
 }
 
 const kinds = { prioritize: "array", disable: "array", trace: "array" } as const;
@@ -74,12 +128,22 @@ export function backendOptions<T>(options: BackendOptions, fn: () => T): T {
   checkOptions(options, kinds, "backendOptions()");
   const holder = scopeHolder();
   if (holder.storage === undefined) holder.storage = new (asyncHooks().AsyncLocalStorage)() as Storage;
-  holder.entered = true;
-  const outer = holder.storage.getStore();
-  const scope: Scope = Object.freeze({
-    prioritize: [...(options.prioritize ?? []), ...(outer?.prioritize ?? [])],
-    disable: new Set([...(outer?.disable ?? []), ...(options.disable ?? [])]),
-    trace: options.trace ?? outer?.trace,
-  });
-  return holder.storage.run(scope, fn);
+  const outer = currentScope(holder);
+  const prioritize = [...(options.prioritize ?? []), ...(outer?.prioritize ?? [])];
+  const disable = new Set([...(outer?.disable ?? []), ...(options.disable ?? [])]);
+  const trace = options.trace ?? outer?.trace;
+  const scope: Scope = Object.freeze({ key: keyFor(prioritize, disable, trace !== undefined), prioritize, disable, trace });
+  holder.live++;
+  collected.register(scope, holder);
+  const { sync, depth, syncId } = holder;
+  holder.sync = scope;
+  holder.depth = depth + 1;
+  holder.syncId = holder.asyncId();
+  try {
+    return holder.storage.run(scope, fn);
+  } finally {
+    holder.sync = sync;
+    holder.depth = depth;
+    holder.syncId = syncId;
+  }
 }
