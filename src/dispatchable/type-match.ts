@@ -104,7 +104,8 @@ function isProtocol(spec: unknown): boolean {
 
 /** A backend's types, sorted into classes, protocols and names. */
 export class TypeSet {
-  readonly #classes = new Map<Function, Claim>();
+  /** Classes by their prototype, so that a class whose prototype's `constructor` is not its own still matches. */
+  readonly #classes = new Map<object, Claim>();
   readonly #protocols: Array<{ readonly spec: TypeSpec; readonly claim: Claim }> = [];
   readonly #named: Array<{ readonly type: NamedType; readonly claim: Claim }> = [];
   readonly #resolver: NamedTypeResolver;
@@ -129,8 +130,8 @@ export class TypeSet {
         this.#protocols.push({ spec, claim });
         const label = (spec as { name?: unknown }).name;
         labels[claim].push(typeof label === "string" && label !== "" ? `${label} (protocol)` : "(protocol)");
-      } else if (typeof spec === "function") {
-        if (!this.#classes.has(spec)) this.#classes.set(spec, claim);
+      } else if (typeof spec === "function" && typeof spec.prototype === "object" && spec.prototype !== null) {
+        if (!this.#classes.has(spec.prototype)) this.#classes.set(spec.prototype, claim);
         labels[claim].push(spec.name || "(anonymous class)");
       } else {
         throw new DispatchHookError(
@@ -147,11 +148,11 @@ export class TypeSet {
   /** Whether a value (whose type is `proto`) is one of these types, and how. */
   claim(value: unknown, proto: object | null): Claim | undefined {
     for (let p = proto; p !== null; p = Object.getPrototypeOf(p) as object | null) {
-      const ctor = Object.hasOwn(p, "constructor") ? (p as { constructor: unknown }).constructor : undefined;
-      if (typeof ctor !== "function") continue;
-      const found = this.#classes.get(ctor);
+      const found = this.#classes.get(p);
       if (found !== undefined) return found;
-      for (const { type, claim } of this.#named) if (this.#resolver.is(type, ctor)) return claim;
+      if (this.#named.length === 0) continue;
+      const ctor = Object.hasOwn(p, "constructor") ? (p as { constructor: unknown }).constructor : undefined;
+      if (typeof ctor === "function") for (const { type, claim } of this.#named) if (this.#resolver.is(type, ctor)) return claim;
     }
     if (value === null || value === undefined) return undefined;
     for (const { spec, claim } of this.#protocols) {

@@ -1,4 +1,7 @@
+import { AsyncResource } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { backendOptions, currentScope, scopeHolder } from "../../src/dispatchable/options-scope.js";
 
@@ -29,6 +32,64 @@ describe("backendOptions", () => {
       const [name, seen] = entry.split(":");
       expect(seen).toBe(name);
     }
+  });
+
+  it("in a callback's synchronous part, a change of async context still reads the storage", () => {
+    const holder = scopeHolder();
+    const outside = AsyncResource.bind(() => currentScope(holder)?.prioritize);
+    const seen = backendOptions({ prioritize: ["a"] }, () => {
+      const inner = AsyncResource.bind(() => currentScope(holder)?.prioritize);
+      return { direct: currentScope(holder)?.prioritize, outside: outside(), inner: inner() };
+    });
+    expect(seen).toEqual({ direct: ["a"], outside: undefined, inner: ["a"] });
+    expect(holder.depth).toBe(0);
+  });
+
+  it("keeps its bookkeeping when the callback throws", () => {
+    const holder = scopeHolder();
+    expect(() =>
+      backendOptions({ prioritize: ["a"] }, () => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
+    expect(holder.depth).toBe(0);
+    expect(currentScope(holder)).toBeUndefined();
+  });
+
+  it("scopes with equal options share one key; a traced scope's key is its own kind", () => {
+    const key = (options: object) => backendOptions(options, () => currentScope(scopeHolder())?.key);
+    expect(key({ prioritize: ["a"], disable: ["x", "y"] })).toBe(key({ prioritize: ["a"], disable: ["y", "x"] }));
+    expect(key({ prioritize: ["a"] })).not.toBe(key({ prioritize: ["b"] }));
+    expect(key({ prioritize: ["a"] })).not.toBe(key({ prioritize: ["a"], trace: [] }));
+  });
+
+  it("counts scope objects alive, and none once they are collected", async () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const holder = scopeHolder();
+    let release: (() => void) | undefined;
+    // A promise made in a scope may hold it (Node 20 keeps the store on each promise made in it).
+    let pending: Promise<unknown> | undefined = backendOptions({ prioritize: ["a"] }, async () => {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return currentScope(holder)?.prioritize;
+    });
+    for (let i = 0; i < 5; i++) backendOptions({ prioritize: ["b"] }, () => 1);
+    gc();
+    await sleep(10);
+    // The pending callback's scope is held by its await; the others are gone.
+    expect(holder.live).toBe(1);
+    release?.();
+    expect(await pending).toEqual(["a"]);
+    pending = undefined;
+    release = undefined;
+    for (let i = 0; i < 20 && holder.live > 0; i++) {
+      gc();
+      await sleep(10);
+    }
+    expect(holder.live).toBe(0);
+    expect(currentScope(holder)).toBeUndefined();
   });
 
   it("refuses an unknown option with a code", () => {

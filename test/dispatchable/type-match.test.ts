@@ -24,6 +24,16 @@ describe("TypeSet", () => {
     expect(new TypeSet([Base], [Child], resolver, "t").claim(new Child(), typeOf(new Child()))).toBe("secondary");
   });
 
+  it("matches a class by its prototype, also when the prototype's constructor is inherited (ES5 inheritance)", () => {
+    function Legacy() {}
+    Legacy.prototype = Object.create(Base.prototype);
+    const legacy = new (Legacy as unknown as new () => object)();
+    const set = new TypeSet([Legacy], [Base], resolver, "test");
+    expect(set.claim(legacy, typeOf(legacy))).toBe("primary");
+    expect(set.claim(new Base(), typeOf(new Base()))).toBe("secondary");
+    expect(() => new TypeSet([(() => 1) as never], [], resolver, "Backend x")).toThrow(/must be a class/);
+  });
+
   it("refuses a type that is none of class, protocol or name, with a code", () => {
     expect(() => new TypeSet([42 as never], [], resolver, "Backend x")).toThrow(
       expect.objectContaining({ code: "ERR_DISPATCH_BACKEND_DECLARATION" }),
