@@ -18,7 +18,7 @@
  * Where code generation from strings is disallowed (`--disallow-code-generation-from-strings`),
  * `compileFront()` returns undefined and the caller uses its general path.
  */
-import { currentScope, type Holder } from "./options-scope.js";
+import { currentKey, type Holder } from "./options-scope.js";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -131,7 +131,7 @@ export function compileFront(spec: FrontSpec): Front | undefined {
   } catch {
     return undefined;
   }
-  const front = make(EMPTY, spec.set, holder, () => currentScope(holder)?.key, spec.slow);
+  const front = make(EMPTY, spec.set, holder, () => currentKey(holder), spec.slow);
   forget(front.recent, -1);
   return front;
 }

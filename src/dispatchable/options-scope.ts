@@ -121,6 +121,12 @@ export function currentScope(holder: Holder): Scope | undefined {
   return holder.depth > 0 && holder.asyncId() === holder.syncId ? holder.sync : holder.storage?.getStore();
 }
 
+/** The current scope's key, or undefined outside every scope: what a dispatchable's front asks. */
+export function currentKey(holder: Holder): ScopeKey | undefined {
+  if (holder.depth > 0 && holder.asyncId() === holder.syncId) return holder.sync?.key;
+  return holder.live === 0 ? undefined : holder.storage?.getStore()?.key;
+}
+
 const kinds = { prioritize: "array", disable: "array", trace: "array" } as const;
 
 /** Runs `fn` with these backend options for everything it calls, synchronously or later. */
