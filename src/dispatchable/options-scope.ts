@@ -72,6 +72,11 @@ type Storage = import("node:async_hooks").AsyncLocalStorage<Scope>;
  * read without asking the storage, which costs several times a dispatch on Node 24. A change of
  * async context inside the callback (an AsyncResource, a bound function) changes the id, and the
  * storage is asked. So is every continuation after the callback returned.
+ *
+ * Where the storage keeps its store on each async resource (Node 20 and 22; not the context frames
+ * of Node 24 on), an execution async id names one store until this storage changes a store, which
+ * it does only in `backendOptions()`, counted by `epoch`. There the key last read is kept with the
+ * id and epoch it was read at, and read again only when either changed: once per continuation.
  */
 export interface Holder {
   storage: Storage | undefined;
@@ -84,6 +89,12 @@ export interface Holder {
   depth: number;
   syncId: number;
   readonly asyncId: () => number;
+  /** Whether the storage keeps a store per async resource, so that a key may be kept per id. */
+  byId: boolean;
+  epoch: number;
+  keyId: number;
+  keyEpoch: number;
+  key: ScopeKey | undefined;
 }
 
 let mine: Holder | undefined;
@@ -106,6 +117,11 @@ export function scopeHolder(): Holder {
     depth: 0,
     syncId: -1,
     asyncId: asyncHooks().executionAsyncId,
+    byId: false,
+    epoch: 0,
+    keyId: -1,
+    keyEpoch: -1,
+    key: undefined,
   };
   channels.backendScope.subscribe((message) => {
     const m = message as BackendScopeMessage;
@@ -123,8 +139,16 @@ export function currentScope(holder: Holder): Scope | undefined {
 
 /** The current scope's key, or undefined outside every scope: what a dispatchable's front asks. */
 export function currentKey(holder: Holder): ScopeKey | undefined {
-  if (holder.depth > 0 && holder.asyncId() === holder.syncId) return holder.sync?.key;
-  return holder.live === 0 ? undefined : holder.storage?.getStore()?.key;
+  const id = holder.asyncId();
+  if (holder.depth > 0 && id === holder.syncId) return holder.sync?.key;
+  if (holder.live === 0) return undefined;
+  if (!holder.byId) return holder.storage?.getStore()?.key;
+  if (id !== holder.keyId || holder.epoch !== holder.keyEpoch) {
+    holder.key = holder.storage?.getStore()?.key;
+    holder.keyId = id;
+    holder.keyEpoch = holder.epoch;
+  }
+  return holder.key;
 }
 
 const kinds = { prioritize: "array", disable: "array", trace: "array" } as const;
@@ -133,7 +157,10 @@ const kinds = { prioritize: "array", disable: "array", trace: "array" } as const
 export function backendOptions<T>(options: BackendOptions, fn: () => T): T {
   checkOptions(options, kinds, "backendOptions()");
   const holder = scopeHolder();
-  if (holder.storage === undefined) holder.storage = new (asyncHooks().AsyncLocalStorage)() as Storage;
+  if (holder.storage === undefined) {
+    holder.storage = new (asyncHooks().AsyncLocalStorage)() as Storage;
+    holder.byId = typeof (holder.storage as unknown as { kResourceStore?: unknown }).kResourceStore === "symbol";
+  }
   const outer = currentScope(holder);
   const prioritize = [...(options.prioritize ?? []), ...(outer?.prioritize ?? [])];
   const disable = new Set([...(outer?.disable ?? []), ...(options.disable ?? [])]);
@@ -145,11 +172,13 @@ export function backendOptions<T>(options: BackendOptions, fn: () => T): T {
   holder.sync = scope;
   holder.depth = depth + 1;
   holder.syncId = holder.asyncId();
+  holder.epoch++;
   try {
     return holder.storage.run(scope, fn);
   } finally {
     holder.sync = sync;
     holder.depth = depth;
     holder.syncId = syncId;
+    holder.epoch++;
   }
 }
