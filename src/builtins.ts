@@ -10,8 +10,6 @@ export const fs = process.getBuiltinModule("node:fs");
 export const path = process.getBuiltinModule("node:path");
 export const url = process.getBuiltinModule("node:url");
 export const nodeModule = process.getBuiltinModule("node:module");
-export const os = process.getBuiltinModule("node:os");
-export const crypto = process.getBuiltinModule("node:crypto");
 
 /** Loaded only where needed: worker_threads costs start-up time that most paths never need. */
 export function workerThreads(): typeof import("node:worker_threads") {
@@ -22,4 +20,13 @@ export function workerThreads(): typeof import("node:worker_threads") {
 export function asyncHooks(): typeof import("node:async_hooks") {
   return process.getBuiltinModule("node:async_hooks");
 }
-export const util = process.getBuiltinModule("node:util");
+/** Loaded where needed: node:crypto alone costs about 2 ms of start-up on Node 24. */
+export function crypto(): typeof import("node:crypto") {
+  return process.getBuiltinModule("node:crypto");
+}
+export function os(): typeof import("node:os") {
+  return process.getBuiltinModule("node:os");
+}
+export function util(): typeof import("node:util") {
+  return process.getBuiltinModule("node:util");
+}

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { crypto, diagnosticsChannel, fs, nodeModule, os, path, url, workerThreads } from "../src/builtins.js";
+import { crypto, diagnosticsChannel, fs, nodeModule, os, path, url, util, workerThreads } from "../src/builtins.js";
 
 const require = createRequire(import.meta.url);
 
@@ -11,8 +11,9 @@ describe("builtins", () => {
     expect(url).toBe(require("node:url"));
     expect(nodeModule).toBe(require("node:module"));
     expect(diagnosticsChannel).toBe(require("node:diagnostics_channel"));
-    expect(os).toBe(require("node:os"));
-    expect(crypto).toBe(require("node:crypto"));
+    expect(os()).toBe(require("node:os"));
+    expect(crypto()).toBe(require("node:crypto"));
+    expect(util()).toBe(require("node:util"));
     expect(workerThreads()).toBe(require("node:worker_threads"));
   });
 });

@@ -21,7 +21,7 @@ export interface JestResolverOptions {
 
 /** Where generated facades live: one directory per dispatch module file and plan. */
 export function cacheDirectory(): string {
-  return path.join(os.tmpdir(), `dispatch-hook-jest-${typeof process.getuid === "function" ? process.getuid() : "user"}`);
+  return path.join(os().tmpdir(), `dispatch-hook-jest-${typeof process.getuid === "function" ? process.getuid() : "user"}`);
 }
 
 function write(file: string, text: string): void {
@@ -45,7 +45,7 @@ export function createResolver(options: AdapterOptions = {}): (request: string, 
     if (plan === undefined) return resolved;
     const esm = jest.conditions?.includes("import") === true && !jest.conditions.includes("require");
     const format = core.formatOf(resolved);
-    const key = crypto
+    const key = crypto()
       .createHash("sha256")
       .update(`${resolved}\0${JSON.stringify(plan)}\0${format}`)
       .digest("hex")

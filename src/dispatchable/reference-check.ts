@@ -37,7 +37,7 @@ export interface ReferenceReport {
 export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, options: ReferenceCheckOptions): ReferenceReport {
   const reference = fn.reference as unknown as (...args: unknown[]) => unknown;
   const expected = options.inputs.map((args) => reference(...args));
-  const equal = options.equal ?? util.isDeepStrictEqual;
+  const equal = options.equal ?? util().isDeepStrictEqual;
   const disagreements: Disagreement[] = [];
   const backends: string[] = [];
   let checked = 0;

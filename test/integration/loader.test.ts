@@ -12,6 +12,19 @@ const report = [
 ].join("\n");
 
 describe("the loader", () => {
+  it("loads no Node builtin beyond those a do-nothing hook loads (start-up cost)", async () => {
+    const dir = makeTree({ "main.mjs": "console.log(JSON.stringify(process.moduleLoadList));\n" });
+    const loaded = async (hook: string) => {
+      const result = await run(dir, ["--import", hook, "main.mjs"]);
+      expect(result.stderr).toBe("");
+      return JSON.parse(result.stdout) as string[];
+    };
+    const floor = new Set(await loaded(join(repoRoot, "bench/passthrough.mjs")));
+    const extra = (await loaded(loader)).filter((m) => !floor.has(m));
+    // import.meta in our own modules; node:crypto, node:os and the like would show here.
+    expect(extra.filter((m) => m !== "NativeModule internal/modules/esm/initialize_import_meta")).toEqual([]);
+  });
+
   it("a dispatch module that throws: the app sees the original error, registrations stay pending, the audit says why", async () => {
     const dir = makeTree({
       ...frameworkEsm,
