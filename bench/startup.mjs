@@ -1,6 +1,7 @@
 // Loader overhead at start-up: each configuration starts the same synthetic app as a fresh node
-// process; configurations are alternated within every round (rotating who goes first), and each
-// figure is the median wall time over the rounds.
+// process; configurations are alternated within every round (rotating who goes first). Each time is
+// the median wall time over the rounds; each ratio is the median over the rounds of that round's
+// ratio, taken between runs made side by side, so that the machine's drift between rounds cancels.
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -42,7 +43,14 @@ export function runStartupBench(binary, app, { rounds = 15 } = {}) {
     for (const name of order) samples[name].push(time(binary, app, configs[name]));
   }
   const medians = Object.fromEntries(names.map((n) => [n, median(samples[n])]));
-  return { medians, floor: medians["do-nothing hook"], plain: medians["plain node"] };
+  const paired = (base) => Object.fromEntries(names.map((n) => [n, median(samples[n].map((ms, r) => ms / samples[base][r]))]));
+  return {
+    medians,
+    floor: medians["do-nothing hook"],
+    plain: medians["plain node"],
+    overFloor: paired("do-nothing hook"),
+    overPlain: paired("plain node"),
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
