@@ -22,7 +22,10 @@ import { currentKey, type Holder } from "./options-scope.js";
 
 type Fn = (...args: unknown[]) => unknown;
 
-/** Decisions remembered per function, in and out of scopes. */
+/**
+ * Decisions remembered per function, in and out of scopes: four for one relevant argument, three
+ * for two, which keeps the front's bytecode under V8's inlining limit (460 bytes).
+ */
 export const WAYS = 4;
 /** A value no relevant argument or scope key is: an empty slot. */
 const EMPTY = Object.freeze({ empty: true });
@@ -55,12 +58,11 @@ export interface Front {
 const slotFields = (k: number) => [`k${k}`, `c${k}`, `p${k}`, `d${k}`, `q${k}`, `f${k}`, `t${k}`];
 
 /** Every field of the state, in the order the object literal gives them. */
-const FIELDS = ["version", "next", ...Array.from({ length: WAYS }, (_, i) => i).flatMap(slotFields)];
+const FIELDS = ["version", ...Array.from({ length: WAYS }, (_, i) => i).flatMap(slotFields)];
 
 /** Drops every remembered decision and notes the version the next ones are made at. */
 export function forget(recent: Recent, version: number): void {
   for (const field of FIELDS) recent[field] = EMPTY;
-  recent.next = 0;
   recent.version = version;
 }
 
@@ -74,7 +76,7 @@ export function ignoresThis(fn: Function): boolean {
 
 /**
  * Remembers a decision for these relevant values under a scope key (undefined outside scopes), in
- * the next of the WAYS slots. Values that are not objects are not remembered.
+ * the front's first slot. Values that are not objects are not remembered.
  */
 export function remember(recent: Recent, values: readonly unknown[], scopeKey: object | undefined, fast: Fn): void {
   const hints: unknown[] = [];
@@ -84,9 +86,18 @@ export function remember(recent: Recent, values: readonly unknown[], scopeKey: o
     hints.push((v as { constructor?: unknown }).constructor);
     protos.push(Object.getPrototypeOf(v));
   }
-  const slot = recent.next as number;
-  recent.next = (slot + 1) % WAYS;
-  const [k, c, p, d, q, f, t] = slotFields(slot) as [string, string, string, string, string, string, string];
+  // The newest decision goes first, the others move down one, the oldest drops: the front checks
+  // slots in order, and a program that moves between phases (outside a scope, inside one) finds
+  // its current decision in the first slot.
+  const ways = recent.ways as number;
+  for (let slot = ways - 1; slot > 0; slot--) {
+    const to = slotFields(slot);
+    const from = slotFields(slot - 1);
+    to.forEach((field, i) => {
+      recent[field] = recent[from[i] as string];
+    });
+  }
+  const [k, c, p, d, q, f, t] = slotFields(0) as [string, string, string, string, string, string, string];
   recent[k] = scopeKey;
   recent[c] = hints[0];
   recent[p] = protos[0];
@@ -106,7 +117,7 @@ export function compileFront(spec: FrontSpec): Front | undefined {
   const object = (v: string) => `typeof ${v} === "object" && ${v} !== null`;
   const read = (v: string, c: string, p: string) => `const ${c} = ${v}.constructor, ${p} = Object.getPrototypeOf(${v});`;
   const ways = Array.from(
-    { length: WAYS },
+    { length: y === undefined ? WAYS : WAYS - 1 },
     (_, k) =>
       `if (key === r.k${k} && cx === r.c${k} && px === r.p${k}${y === undefined ? "" : ` && cy === r.d${k} && py === r.q${k}`}` +
       ` && (bare || r.t${k})) return r.f${k}(${params});`,
@@ -115,23 +126,24 @@ export function compileFront(spec: FrontSpec): Front | undefined {
   // writes fields it already has. The source URL names the function in stack traces and makes
   // each source unique, so no two dispatchables share compiled code and its feedback.
   const source = `"use strict";
-    const s = { ${FIELDS.map((f) => `${f}: EMPTY`).join(", ")} };
+    const s = { ways: ${ways.length}, ${FIELDS.map((f) => `${f}: EMPTY`).join(", ")} };
     return { recent: s, call: function dispatchable(${params}) {
       if (arguments.length === ${arity} && s.version === set.version && ${object(x as string)}${y === undefined ? "" : ` && ${object(y)}`}) {
         ${read(x as string, "cx", "px")}${y === undefined ? "" : ` ${read(y, "cy", "py")}`}
-        const key = holder.live === 0 ? undefined : scopeKey(), bare = this === undefined, r = s;
+        const key = holder.live === 0 ? undefined : currentKey(holder), bare = this === undefined, r = s;
         ${ways.join("\n        ")}
       }
       return slow.apply(this, arguments);
     } };
     //# sourceURL=dispatch-hook/dispatchable/${spec.name.replace(/[^\w.$-]/g, "_")}/${++compiled}`;
-  let make: (EMPTY: object, set: FrontSpec["set"], holder: Holder, scopeKey: () => object | undefined, slow: FrontSpec["slow"]) => Front;
+  let make: (EMPTY: object, set: FrontSpec["set"], holder: Holder, key: typeof currentKey, slow: FrontSpec["slow"]) => Front;
   try {
-    make = new Function("EMPTY", "set", "holder", "scopeKey", "slow", source) as typeof make;
+    // currentKey itself, not a closure made per front: one function, whose feedback V8 keeps, can be inlined.
+    make = new Function("EMPTY", "set", "holder", "currentKey", "slow", source) as typeof make;
   } catch {
     return undefined;
   }
-  const front = make(EMPTY, spec.set, holder, () => currentKey(holder), spec.slow);
+  const front = make(EMPTY, spec.set, holder, currentKey, spec.slow);
   forget(front.recent, -1);
   return front;
 }
