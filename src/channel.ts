@@ -213,7 +213,8 @@ export interface AuditCollectMessage {
 
 /** The holder of scoped backend options, shared by every copy in a realm. */
 export interface BackendScopeMessage {
-  readonly version: 1;
+  /** The holder's shape: a copy answers only an ask of its own version (2: live scopes, the synchronous scope, keys per async id). */
+  readonly version: 2;
   holder?: { storage: unknown; live: number };
 }
 
@@ -259,13 +260,13 @@ export function sameRealm(message: unknown): boolean {
 }
 
 /** Publishes a message stamped with this realm. */
-export function publish<M extends { readonly version: 1 }>(channel: (typeof channels)[keyof typeof channels], message: M): M {
+export function publish<M extends { readonly version: number }>(channel: (typeof channels)[keyof typeof channels], message: M): M {
   (message as FromRealm).realm = globalThis;
   channel.publish(message);
   return message;
 }
 
 /** Asks every subscriber of a query channel in this realm; returns the message they filled. */
-export function ask<M extends { readonly version: 1 }>(channel: (typeof channels)[keyof typeof channels], message: M): M {
+export function ask<M extends { readonly version: number }>(channel: (typeof channels)[keyof typeof channels], message: M): M {
   return channel.hasSubscribers ? publish(channel, message) : message;
 }

@@ -105,7 +105,7 @@ const collected = new FinalizationRegistry<Holder>((holder) => {
 /** The realm's holder: another copy's if it answers, else this copy's, which then answers. */
 export function scopeHolder(): Holder {
   if (mine !== undefined) return mine;
-  const found = ask<BackendScopeMessage>(channels.backendScope, { version: 1 }).holder as Holder | undefined;
+  const found = ask<BackendScopeMessage>(channels.backendScope, { version: 2 }).holder as Holder | undefined;
   if (found !== undefined) {
     mine = found;
     return found;
@@ -125,7 +125,7 @@ export function scopeHolder(): Holder {
   };
   channels.backendScope.subscribe((message) => {
     const m = message as BackendScopeMessage;
-    if (sameRealm(m) && m.holder === undefined) m.holder = holder;
+    if (sameRealm(m) && m.version === 2 && m.holder === undefined) m.holder = holder;
   });
   mine = holder;
   return holder;

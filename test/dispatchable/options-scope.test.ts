@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
+import { ask, type BackendScopeMessage, channels } from "../../src/channel.js";
 import { backendOptions, currentScope, scopeHolder } from "../../src/dispatchable/options-scope.js";
 
 describe("backendOptions", () => {
@@ -90,6 +91,12 @@ describe("backendOptions", () => {
     }
     expect(holder.live).toBe(0);
     expect(currentScope(holder)).toBeUndefined();
+  });
+
+  it("shares its holder with copies that ask for the same shape, and only those", () => {
+    const holder = scopeHolder();
+    expect(ask<BackendScopeMessage>(channels.backendScope, { version: 2 }).holder).toBe(holder);
+    expect(ask<{ version: number; holder?: unknown }>(channels.backendScope, { version: 1 }).holder).toBeUndefined();
   });
 
   it("refuses an unknown option with a code", () => {
