@@ -47,12 +47,19 @@ const two = dispatchable(reference2, { name: "two", args: [0, 1], backends });
 // The mixed-types row has a dispatchable of its own: V8 keeps type feedback per function, so a
 // function that sees three classes is measured there, and the rows above stay monomorphic.
 const oneMixed = dispatchable(reference1, { name: "one", args: [0], backends });
+// More types taking turns than a dispatchable remembers (four): every call takes the general path.
+const oneWide = dispatchable(reference1, { name: "one", args: [0], backends });
 
 const n = 1024;
 const jaxes = Array.from({ length: n }, (_, i) => new JaxArray(i));
 // A stream of mixed types: every call's types differ from the call before (the per-tuple cache).
 const kinds = [NdArray, JaxArray, CupyArray];
 const mixed = Array.from({ length: n }, (_, i) => new kinds[i % 3](i));
+class JaxArray2 extends JaxArray {}
+class CupyArray2 extends CupyArray {}
+class NdArray2 extends NdArray {}
+const wideKinds = [...kinds, NdArray2, JaxArray2, CupyArray2];
+const wide = Array.from({ length: n }, (_, i) => new wideKinds[i % 6](i));
 
 let sink = 0;
 const scoped = { prioritize: ["cupy"] };
@@ -89,6 +96,16 @@ const plain = {
   "1 arg, mixed types, dispatchable": () => {
     let s = 0;
     for (const x of mixed) s += oneMixed(x);
+    sink += s;
+  },
+  "1 arg, six types in turn, hand-written": () => {
+    let s = 0;
+    for (const x of wide) s += hand1(x);
+    sink += s;
+  },
+  "1 arg, six types in turn, dispatchable": () => {
+    let s = 0;
+    for (const x of wide) s += oneWide(x);
     sink += s;
   },
 };

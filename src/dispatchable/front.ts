@@ -57,8 +57,11 @@ export interface Front {
  */
 const slotFields = (k: number) => [`k${k}`, `c${k}`, `p${k}`, `d${k}`, `q${k}`, `f${k}`, `t${k}`];
 
+/** Each slot's field names, made once: the slow path moves slots on every decision it remembers. */
+const SLOTS = Array.from({ length: WAYS }, (_, i) => slotFields(i));
+
 /** Every field of the state, in the order the object literal gives them. */
-const FIELDS = ["version", ...Array.from({ length: WAYS }, (_, i) => i).flatMap(slotFields)];
+const FIELDS = ["version", ...SLOTS.flat()];
 
 /** Drops every remembered decision and notes the version the next ones are made at. */
 export function forget(recent: Recent, version: number): void {
@@ -66,12 +69,17 @@ export function forget(recent: Recent, version: number): void {
   recent.version = version;
 }
 
+const thisless = new WeakMap<Function, boolean>();
+
 /** Whether a function never reads the `this` it is called with: an arrow or a bound function. */
 export function ignoresThis(fn: Function): boolean {
-  if (Object.hasOwn(fn, "prototype")) return false;
-  if (fn.name.startsWith("bound ")) return true;
-  const text = Function.prototype.toString.call(fn);
-  return /^(?:async\s*)?\(/.test(text) || /^(?:async\s+)?[\w$]+\s*=>/.test(text);
+  let answer = thisless.get(fn);
+  if (answer === undefined) {
+    const text = Object.hasOwn(fn, "prototype") || fn.name.startsWith("bound ") ? "" : Function.prototype.toString.call(fn);
+    answer = fn.name.startsWith("bound ") || /^(?:async\s*)?\(/.test(text) || /^(?:async\s+)?[\w$]+\s*=>/.test(text);
+    thisless.set(fn, answer);
+  }
+  return answer;
 }
 
 /**
@@ -91,13 +99,11 @@ export function remember(recent: Recent, values: readonly unknown[], scopeKey: o
   // its current decision in the first slot.
   const ways = recent.ways as number;
   for (let slot = ways - 1; slot > 0; slot--) {
-    const to = slotFields(slot);
-    const from = slotFields(slot - 1);
-    to.forEach((field, i) => {
-      recent[field] = recent[from[i] as string];
-    });
+    const to = SLOTS[slot] as string[];
+    const from = SLOTS[slot - 1] as string[];
+    for (let i = 0; i < to.length; i++) recent[to[i] as string] = recent[from[i] as string];
   }
-  const [k, c, p, d, q, f, t] = slotFields(0) as [string, string, string, string, string, string, string];
+  const [k, c, p, d, q, f, t] = SLOTS[0] as [string, string, string, string, string, string, string];
   recent[k] = scopeKey;
   recent[c] = hints[0];
   recent[p] = protos[0];
