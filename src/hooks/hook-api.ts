@@ -31,7 +31,8 @@ export function runtimeLocation(): { esm: string; cjs: string } {
 
 export function attachHooks(
   mode: Exclude<HookMode, "none">,
-  discovery: Discovery,
+  /** The installation's discovery, for in-thread hooks; the hooks thread makes its own. */
+  discovery: Discovery | undefined,
   discoverOptions: DiscoverOptions,
   onReport: (report: HookReport) => void,
 ): AttachedHooks {
@@ -44,6 +45,7 @@ export function attachHooks(
         `install(): module.registerHooks does not exist on Node ${process.versions.node}. Use mode "register", or leave mode unset.`,
       );
     }
+    if (discovery === undefined) throw new Error("attachHooks(): in-thread hooks need the installation's discovery");
     const hooks = createHooks({ discovery, mode, runtime, report: onReport });
     const handle = api.registerHooks({ resolve: hooks.resolve, load: hooks.load });
     return { drain() {}, detach: () => handle.deregister() };

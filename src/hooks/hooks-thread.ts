@@ -6,7 +6,7 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import { type DiscoverOptions, Discovery } from "./discovery.js";
-import { createHooks, type LoadResult, type ResolveResult } from "./node-hooks.js";
+import { createHooks, type HookReport, type LoadResult, type ResolveResult } from "./node-hooks.js";
 
 /** What install() passes to `initialize`. Plain data, plus the port back to the installation. */
 export interface HooksData {
@@ -25,8 +25,11 @@ let hooks: ReturnType<typeof createHooks> | undefined;
 
 export function initialize(data: HooksData): void {
   const { port, disposed } = data;
+  const discovery = new Discovery(data.discover);
+  // The installation reads the config from here, not on its own thread (see install.ts).
+  port.postMessage({ type: "config", config: discovery.config() } satisfies HookReport);
   hooks = createHooks({
-    discovery: new Discovery(data.discover),
+    discovery,
     mode: "register",
     runtime: data.runtime,
     report: (message) => port.postMessage(message),

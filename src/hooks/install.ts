@@ -78,8 +78,11 @@ export function install(options: InstallOptions = {}): Installation {
     inline: inlineFields(options, "install()"),
     packages: options.discover !== false,
   };
-  const discovery = new Discovery(discoverOptions);
-  let config = discovery.config();
+  // In-thread hooks share this discovery. With module.register the hooks thread reads the config
+  // itself and reports it from initialize, which register() waits for: reading it here as well
+  // would do the same work twice on the start-up path.
+  const discovery = mode === "registerHooks" ? new Discovery(discoverOptions) : undefined;
+  let config: HookConfig = discovery?.config() ?? { rules: [], plugins: [], dispatchables: [], problems: [], files: [], root: "" };
   let matcher = new Matcher(config.rules, config.plugins);
   const warn = options.warnings !== false;
   const warned = new Set<string>();
@@ -114,6 +117,8 @@ export function install(options: InstallOptions = {}): Installation {
     }
   };
   const hooks = attachHooks(mode, discovery, discoverOptions, onReport);
+  // The hooks thread's first report, its config (warned about as it arrives); none in-thread.
+  hooks.drain();
   const findings = (): LoaderFinding[] => {
     hooks.drain();
     return loaderFindings({ mode, loaded, failures, matcher });

@@ -60,6 +60,10 @@ describe("the compiled front", () => {
       expect(f(Object.create(null))).toBe("default bare");
       expect(f(3)).toBe("default number");
     }
+    // Long past the point where the front stops remembering every miss, answers stay right, and a
+    // workload that settles on one type is still answered.
+    for (let round = 0; round < 50; round++) for (const K of classes) expect(f(new K())).toMatch(/^jax K\d$/);
+    for (let i = 0; i < 40; i++) expect(f(new Cupy())).toBe("cupy Cupy");
     // A declaration changes the version: remembered decisions are dropped.
     backends.declare({ name: "late", primaryTypes: [Jax], implementations: { f: () => "late" }, higherPriorityThan: ["jax"] });
     expect(f(new Jax())).toBe("late");

@@ -23,6 +23,11 @@ describe("the hooks-thread entry (module.register)", () => {
     const { port1, port2 } = new MessageChannel();
     const disposed = new Int32Array(new SharedArrayBuffer(4));
     initialize({ discover: { root }, runtime: runtimeLocation(), port: port2, disposed });
+    // Its first report is the config it read, which the installation then has without reading it.
+    const first = receiveMessageOnPort(port1)?.message as { type: string; config: { rules: unknown[]; files: string[] } };
+    expect(first.type).toBe("config");
+    expect(first.config.rules).toHaveLength(1);
+    expect(first.config.files).toEqual([join(root, "package.json")]);
     expect((await resolve(numba, {}, async () => resolved)).url).toBe(virtualUrl(numba, "facade"));
     const facade = await load(virtualUrl(numba, "facade"), {}, async () => ({
       format: "module",
