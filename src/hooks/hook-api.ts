@@ -5,7 +5,7 @@
 import type { MessagePort } from "node:worker_threads";
 import { fs, nodeModule, url as urls, workerThreads } from "../builtins.js";
 import { DispatchHookError } from "../registry/errors.js";
-import type { DiscoverOptions, Discovery } from "./discovery.js";
+import { type DiscoverOptions, Discovery } from "./discovery.js";
 import type { HookMode } from "./hook-mode.js";
 import type { HooksData } from "./hooks-thread.js";
 import { createHooks, type HookReport } from "./node-hooks.js";
@@ -45,8 +45,7 @@ export function attachHooks(
         `install(): module.registerHooks does not exist on Node ${process.versions.node}. Use mode "register", or leave mode unset.`,
       );
     }
-    if (discovery === undefined) throw new Error("attachHooks(): in-thread hooks need the installation's discovery");
-    const hooks = createHooks({ discovery, mode, runtime, report: onReport });
+    const hooks = createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport });
     const handle = api.registerHooks({ resolve: hooks.resolve, load: hooks.load });
     return { drain() {}, detach: () => handle.deregister() };
   }
