@@ -61,8 +61,6 @@ export function createCaller(spec: CallerSpec): Caller {
   let plain = newCache();
   let scoped = new WeakMap<ScopeKey, Cache>();
   let lastScope: ScopeKey | undefined;
-  /** Calls the front handed here since the last change of version. */
-  let misses = 0;
   let lastScoped: Cache = plain;
 
   const cacheFor = (scope: Scope | undefined): Cache => {
@@ -164,15 +162,8 @@ export function createCaller(spec: CallerSpec): Caller {
     const e = entry(values, scope);
     if (e.fast === undefined || scope?.trace !== undefined) return runPlan(self, args, e, scope);
     if (front !== undefined && args.length === arity) {
-      if (front.recent.version !== version) {
-        forget(front.recent, version);
-        misses = 0;
-      }
-      // More types taking turns than the front holds would make every call remember one and
-      // evict another: past a few dozen misses, only every sixteenth miss is remembered, so such
-      // calls cost the caches' lookup, and a front that settles on a few types again refills.
-      if (misses < THRASH || (misses & 15) === 0) remember(front.recent, values, scope?.key, e.fast);
-      misses++;
+      if (front.recent.version !== version) forget(front.recent, version);
+      remember(front.recent, values, scope?.key, e.fast);
     }
     return e.fast.apply(self, args);
   };
@@ -202,9 +193,6 @@ export function createCaller(spec: CallerSpec): Caller {
       },
   };
 }
-
-/** Misses after which the front is refilled only now and then (see invoke). */
-const THRASH = 32;
 
 const lengthKeys = new Map<number, object>();
 /** A key object per argument count, for the trie. */

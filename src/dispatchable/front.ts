@@ -63,10 +63,14 @@ const SLOTS = Array.from({ length: WAYS }, (_, i) => slotFields(i));
 /** Every field of the state, in the order the object literal gives them. */
 const FIELDS = ["version", ...SLOTS.flat()];
 
+/** Misses after which a front is refilled only now and then (see remember). */
+const THRASH = 32;
+
 /** Drops every remembered decision and notes the version the next ones are made at. */
 export function forget(recent: Recent, version: number): void {
   for (const field of FIELDS) recent[field] = EMPTY;
   recent.version = version;
+  recent.misses = 0;
 }
 
 const thisless = new WeakMap<Function, boolean>();
@@ -84,9 +88,16 @@ export function ignoresThis(fn: Function): boolean {
 
 /**
  * Remembers a decision for these relevant values under a scope key (undefined outside scopes), in
- * the front's first slot. Values that are not objects are not remembered.
+ * the front's first slot. Values that are not objects are not remembered. It counts its calls since
+ * the last `forget()`.
  */
 export function remember(recent: Recent, values: readonly unknown[], scopeKey: object | undefined, fast: Fn): void {
+  // More types taking turns than the front holds would make every miss remember one decision and
+  // evict another: past a few dozen misses, only every sixteenth is remembered, so such calls cost
+  // the caches' lookup, and a front that settles on a few types again still refills.
+  const misses = recent.misses as number;
+  recent.misses = misses + 1;
+  if (misses >= THRASH && (misses & 15) !== 0) return;
   const hints: unknown[] = [];
   const protos: unknown[] = [];
   for (const v of values) {
@@ -132,7 +143,7 @@ export function compileFront(spec: FrontSpec): Front | undefined {
   // writes fields it already has. The source URL names the function in stack traces and makes
   // each source unique, so no two dispatchables share compiled code and its feedback.
   const source = `"use strict";
-    const s = { ways: ${ways.length}, ${FIELDS.map((f) => `${f}: EMPTY`).join(", ")} };
+    const s = { ways: ${ways.length}, misses: 0, ${FIELDS.map((f) => `${f}: EMPTY`).join(", ")} };
     return { recent: s, call: function dispatchable(${params}) {
       if (arguments.length === ${arity} && s.version === set.version && ${object(x as string)}${y === undefined ? "" : ` && ${object(y)}`}) {
         ${read(x as string, "cx", "px")}${y === undefined ? "" : ` ${read(y, "cy", "py")}`}
@@ -149,7 +160,7 @@ export function compileFront(spec: FrontSpec): Front | undefined {
   } catch {
     return undefined;
   }
-  const front = make(EMPTY, spec.set, holder, currentKey, spec.slow);
-  forget(front.recent, -1);
-  return front;
+  // Every field starts EMPTY, the version too, which no set's version equals: the first call goes
+  // to the slow path, which forgets at the set's version and remembers.
+  return make(EMPTY, spec.set, holder, currentKey, spec.slow);
 }

@@ -74,6 +74,10 @@ const main = [
   "console.log(JSON.stringify({ add: call(Add), conv: call(Conv), problems: report.problems.map((p) => p.kind + ': ' + p.message), outside: report.outside.map((w) => w.op + ' by ' + w.plugin), states: report.registrations.map((r) => r.op + ':' + r.state + (r.origin ? ':' + r.origin.plugin : '')) }));",
 ].join("\n");
 
+/** A registration module in the style of the Python plugins': it imports the table and writes into it. */
+const directWrite =
+  'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nimport { Conv } from "../ops.js";\ncpuTable.register(Conv, () => "conv on cpu");\n';
+
 describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
   it("a registration module that imports the table and writes into it directly runs after the table exists, and is audited", async () => {
     const dir = makeTree({
@@ -82,8 +86,7 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
         "kit-ops",
         { cpu: "./reg/cpu.js" },
         {
-          "reg/cpu.js":
-            'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nimport { Conv } from "../ops.js";\ncpuTable.register(Conv, () => "conv on cpu");\n',
+          "reg/cpu.js": directWrite,
         },
         { cpu: ["Conv"] },
       ),
@@ -224,8 +227,7 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
         "kit-ops",
         { cpu: "./reg/cpu.js" },
         {
-          "reg/cpu.js":
-            'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nimport { Conv } from "../ops.js";\ncpuTable.register(Conv, () => "conv on cpu");\n',
+          "reg/cpu.js": directWrite,
         },
       ),
       "package.json": app(["kit-ops"]),
