@@ -45,9 +45,27 @@ export function attachHooks(
         `install(): module.registerHooks does not exist on Node ${process.versions.node}. Use mode "register", or leave mode unset.`,
       );
     }
-    const hooks = createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport });
-    const handle = api.registerHooks({ resolve: hooks.resolve, load: hooks.load });
-    return { drain() {}, detach: () => handle.deregister() };
+    // Every hook Node calls costs each module a step through its chain, as much as a whole
+    // do-nothing hook. load() serves only the generated modules (and notices a watched module
+    // reached without one), so it is attached when resolve() first hands out a generated module's
+    // URL, before that module loads; the modules loaded until then skip it. It runs first in the
+    // load chain from then on, which changes nothing: it serves only the URLs it made and passes
+    // every other on.
+    let loadHandle: { deregister(): void } | undefined;
+    let detached = false;
+    const needLoad = () => {
+      if (loadHandle === undefined && !detached) loadHandle = api.registerHooks?.({ load: hooks.load });
+    };
+    const hooks = createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, needLoad });
+    const handle = api.registerHooks({ resolve: hooks.resolve });
+    return {
+      drain() {},
+      detach: () => {
+        detached = true;
+        handle.deregister();
+        loadHandle?.deregister();
+      },
+    };
   }
   if (typeof nodeModule.register !== "function") {
     throw new DispatchHookError(

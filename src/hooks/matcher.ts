@@ -39,7 +39,10 @@ function needle(subpath: string): string {
     .split("/")
     .map((segment) => encodeURIComponent(segment).replaceAll("%7Bbackend%7D", "{backend}"))
     .join("/");
-  return encoded.split("{backend}").reduce((a, b) => (b.length > a.length ? b : a), "");
+  const longest = encoded.split("{backend}").reduce((a, b) => (b.length > a.length ? b : a), "");
+  // Without its slashes at the ends: a substring search looks for the needle's first character
+  // first, and every URL is full of slashes.
+  return longest.replace(/^\/+|\/+$/g, "");
 }
 
 /**

@@ -61,6 +61,12 @@ export interface HookOptions {
   readonly report: (message: HookReport) => void;
   /** Whether the installation still wants changes made (default: until disable()). */
   readonly enabled?: () => boolean;
+  /**
+   * Called before resolve() hands out a virtual URL, which only load() can serve: in-thread hooks
+   * attach load() then (see hook-api.ts), so that the modules loaded before the first watched one
+   * do not pass through it.
+   */
+  readonly needLoad?: () => void;
 }
 
 function then<T, U>(value: Maybe<T>, next: (value: T) => U): Maybe<U> {
@@ -123,7 +129,12 @@ export function createHooks(options: HookOptions) {
   /** Originals whose facade was generated: an ES original loaded without one was reached some other way. */
   const facaded = new Set<string>();
   let on = true;
-  const enabled = () => on && (options.enabled?.() ?? true);
+  const stillWanted = options.enabled;
+  const enabled = stillWanted === undefined ? () => on : () => on && stillWanted();
+  // registerHooks calls the hooks synchronously and its next steps answer synchronously; only the
+  // hooks thread (module.register) gets promises back.
+  const async = mode === "register";
+  const needLoad = options.needLoad ?? (() => {});
   const sync = () => {
     if (discovery.version === version) return;
     version = discovery.version;
@@ -229,9 +240,11 @@ export function createHooks(options: HookOptions) {
         const format = result.format ?? discovery.formatOf?.(href);
         if (format !== "module" && format !== "module-typescript") {
           if (mode !== "registerHooks" || isLoading(href)) return result;
+          needLoad();
           return { ...result, url: virtualUrl(href, "cjs-facade"), format: "commonjs" };
         }
       }
+      needLoad();
       return { ...result, url: virtualUrl(href, "facade"), format: "module" };
     } catch {
       return result;
@@ -241,11 +254,14 @@ export function createHooks(options: HookOptions) {
   function resolve(specifier: string, context: Context, nextResolve: NextResolve): Maybe<ResolveResult> {
     // A virtual URL once handed out is always served, even after disable(): a module graph that
     // is still loading must not find it gone.
-    if (specifier.includes(VIRTUAL_TAG) && parseVirtual(specifier) !== undefined)
+    if (specifier.includes(VIRTUAL_TAG) && parseVirtual(specifier) !== undefined) {
+      needLoad();
       return { url: specifier, format: "module", shortCircuit: true };
+    }
     if (!enabled()) return nextResolve(specifier, context);
     const result = nextResolve(specifier, context);
-    return result instanceof Promise ? result.then((r) => redirect(specifier, r, context)) : redirect(specifier, result, context);
+    if (async) return (result as Promise<ResolveResult>).then((r) => redirect(specifier, r, context));
+    return redirect(specifier, result as ResolveResult, context);
   }
 
   function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {

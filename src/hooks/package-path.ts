@@ -4,7 +4,11 @@
  */
 import { path } from "../builtins.js";
 
-const nameSegment = /^(?:@[a-z0-9._~-]+\/)?[a-z0-9._~-]+$/i;
+// Spelled-out letter ranges rather than the i flag: a case-insensitive expression makes V8 build
+// Unicode case-folding sets when it is compiled (about a tenth of a millisecond at start-up).
+const nameSegment = /^(?:@[A-Za-z0-9._~-]+\/)?[A-Za-z0-9._~-]+$/;
+const drivePath = /^[A-Za-z]:[\\/]/;
+const schemePrefix = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 export function isPackageName(name: string): boolean {
   return nameSegment.test(name);
@@ -17,7 +21,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /** A package-relative path that stays inside its package, normalised without "./"; or a reason. */
 export function packagePath(value: string): { ok: true; path: string } | { ok: false; reason: string } {
   if (value.length === 0) return { ok: false, reason: "is empty" };
-  if (path.isAbsolute(value) || /^[a-z]:[\\/]/i.test(value) || value.startsWith("\\") || /^[a-z][a-z0-9+.-]*:/i.test(value)) {
+  if (path.isAbsolute(value) || drivePath.test(value) || value.startsWith("\\") || schemePrefix.test(value)) {
     return { ok: false, reason: "is absolute; it must be relative to the package, like ./dispatch/numba.js" };
   }
   const normal = path.posix.normalize(value.replaceAll("\\", "/"));

@@ -28,7 +28,15 @@ function setup(mode: "registerHooks" | "register" = "registerHooks", extra: Reco
     ...extra,
   });
   const reports: HookReport[] = [];
-  const hooks = createHooks({ discovery: new Discovery({ root }), mode, runtime: runtimeLocation(), report: (r) => reports.push(r) });
+  /** How many times resolve() asked for load() before handing out a generated module's URL. */
+  const loadWanted = { count: 0 };
+  const hooks = createHooks({
+    discovery: new Discovery({ root }),
+    mode,
+    runtime: runtimeLocation(),
+    report: (r) => reports.push(r),
+    needLoad: () => loadWanted.count++,
+  });
   const url = (path: string) => pathToFileURL(join(root, path)).href;
   const files: Record<string, LoadResult> = {
     [url("node_modules/tensorlab/link/numba.js")]: {
@@ -46,10 +54,31 @@ function setup(mode: "registerHooks" | "register" = "registerHooks", extra: Reco
     (href: string, format: string | null = "module") =>
     () =>
       ({ url: href, format }) as ResolveResult;
-  return { root, hooks, reports, url, nextLoad, resolved };
+  return { root, hooks, reports, url, nextLoad, resolved, loadWanted };
 }
 
 describe("the resolve hook", () => {
+  it("asks for load() exactly when it hands out a generated module's URL, and never for a module it passes through", () => {
+    const { hooks, url, resolved, loadWanted } = setup();
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    const cjs = url("node_modules/tensorlab/link/cjs.js");
+    hooks.resolve("tensorlab", { parentURL: url("main.mjs") }, () => ({ url: url("node_modules/tensorlab/index.js"), format: "module" }));
+    hooks.resolve("./x.json", { parentURL: url("main.mjs") }, () => ({ url: url("x.json"), format: "json" }));
+    hooks.resolve(numba, { parentURL: virtualUrl(numba, "facade") }, resolved(numba));
+    expect(loadWanted.count).toBe(0);
+    hooks.resolve("tensorlab/link/numba.js", { parentURL: url("main.mjs") }, resolved(numba));
+    expect(loadWanted.count).toBe(1);
+    hooks.resolve(virtualUrl(numba, "step", 0), {}, () => ({ url: "never" }));
+    expect(loadWanted.count).toBe(2);
+    const viaRequire = hooks.resolve(
+      "tensorlab/link/cjs.js",
+      { parentURL: url("main.cjs"), conditions: ["require"] },
+      resolved(cjs, "commonjs"),
+    );
+    expect((viaRequire as ResolveResult).url).toBe(virtualUrl(cjs, "cjs-facade"));
+    expect(loadWanted.count).toBe(3);
+  });
+
   it("sends an importer of a watched module to its facade, and passes everything else through untouched", () => {
     const { hooks, url, resolved } = setup();
     const numba = url("node_modules/tensorlab/link/numba.js");
