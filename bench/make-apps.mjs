@@ -94,16 +94,25 @@ function makeApp(format) {
   const mainLines = [...registrations, ...packages.map((p, i) => imp(p, `p${i}`)), imp("framework", "fw")];
   mainLines.push(esm ? "globalThis.__sum = p0;" : "globalThis.__sum = p0;");
   write(join(root, mainFile), `${mainLines.join("\n")}\n`);
-  return {
-    root,
-    main: mainFile,
-    watched: backends.map((b) => join(fw, `link/${b}/dispatch/basic.${ext}`)),
-  };
+  // The same app with the framework imported first: its dispatch modules then load before nearly
+  // every other module, not after them. dispatch-hook's in-thread hooks attach load() when the first
+  // dispatch module is resolved, so this order shows what every module costs once load() is on.
+  const firstFile = esm ? "main-framework-first.mjs" : "main-framework-first.cjs";
+  const last = mainLines.length - 2;
+  write(join(root, firstFile), `${[mainLines[last], ...mainLines.slice(0, last), ...mainLines.slice(last + 1)].join("\n")}\n`);
+  const watched = backends.map((b) => join(fw, `link/${b}/dispatch/basic.${ext}`));
+  return [
+    { root, main: mainFile, watched },
+    { root, main: firstFile, watched },
+  ];
 }
 
+/** The apps by name: ES modules and CommonJS, each also with the framework imported first. */
 export function makeApps() {
   rmSync(appsRoot, { recursive: true, force: true });
-  return { esm: makeApp("esm"), cjs: makeApp("cjs") };
+  const [esm, esmFirst] = makeApp("esm");
+  const [cjs, cjsFirst] = makeApp("cjs");
+  return { esm, cjs, "esm, framework first": esmFirst, "cjs, framework first": cjsFirst };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

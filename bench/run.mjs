@@ -118,17 +118,23 @@ const startupVerdicts = [];
 for (const [label, binary] of binaries) {
   const version = execFileSync(binary, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
   for (const [kind, app] of Object.entries(apps)) {
-    const result = runStartupBench(binary, app, { rounds });
+    // The framework-first variants only answer how the loader compares with the floor there.
+    const first = kind.endsWith("framework first");
+    const result = runStartupBench(binary, app, {
+      rounds,
+      ...(first ? { only: ["plain node", "do-nothing hook", "dispatch-hook loader"] } : {}),
+    });
     const m = result.medians;
     const ratio = result.overFloor["dispatch-hook loader"];
     const peer = result.overFloor["import-in-the-middle"];
+    const what = `${kind.startsWith("esm") ? "ES modules" : "CommonJS"}${first ? ", framework imported first" : ""}`;
     startupVerdicts.push(
-      `Node ${version}, ${kind === "esm" ? "ES modules" : "CommonJS"}: ${fmt(ratio, 3)}× the floor — ${verdict(ratio <= 1.05)}; below import-in-the-middle (${fmt(peer, 3)}×) — ${verdict(ratio < peer)}`,
+      `Node ${version}, ${what}: ${fmt(ratio, 3)}× the floor — ${verdict(ratio <= 1.05)}${peer === undefined ? "" : `; below import-in-the-middle (${fmt(peer, 3)}×) — ${verdict(ratio < peer)}`}`,
     );
     for (const [name, ms] of Object.entries(m))
       startupRows.push([
         `Node ${version}`,
-        kind === "esm" ? "2,000 ES modules" : "2,000 CommonJS",
+        `2,000 ${kind.startsWith("esm") ? "ES modules" : "CommonJS"}${first ? ", framework first" : ""}`,
         name,
         fmt(ms, 1),
         fmt(result.overFloor[name], 3),
@@ -145,7 +151,7 @@ for (const [label, binary] of binaries) {
 sections.push(
   [
     "## 3. Loader overhead at start-up",
-    `Synthetic apps (bench/make-apps.mjs, generated, not committed): 2,000 modules in 20 packages, each module importing up to three others, plus a framework whose 4 watched dispatch modules load at start-up and a plugin with a registration module per backend, which the app imports itself in every configuration (so every configuration does the same work; under the loader they are also the declared registration modules and land in the tables). Each configuration starts a fresh process; configurations alternate within each of ${rounds} rounds. Times are medians of wall time; each ratio is the median of the rounds' own ratios, between runs made side by side (the machine's speed drifts between rounds, and a ratio of medians would carry that drift). The floor is a do-nothing hook of the API dispatch-hook uses on that Node (\`module.register\` on 20, \`module.registerHooks\` on 24). Two rows show where the loader's time goes: "(our modules + do-nothing hook)" loads everything loader.mjs loads but installs only the do-nothing hook (its difference to the floor is the cost of loading dispatch-hook itself), and "(loader with no config)" installs the real hooks with nothing to watch (its difference to the full loader is the watched path: discovery, instrumenting the 4 dispatch modules and applying the registrations).`,
+    `Synthetic apps (bench/make-apps.mjs, generated, not committed): 2,000 modules in 20 packages, each module importing up to three others, plus a framework whose 4 watched dispatch modules load at start-up and a plugin with a registration module per backend, which the app imports itself in every configuration (so every configuration does the same work; under the loader they are also the declared registration modules and land in the tables). Each configuration starts a fresh process; configurations alternate within each of ${rounds} rounds. Times are medians of wall time; each ratio is the median of the rounds' own ratios, between runs made side by side (the machine's speed drifts between rounds, and a ratio of medians would carry that drift). The floor is a do-nothing hook of the API dispatch-hook uses on that Node (\`module.register\` on 20, \`module.registerHooks\` on 24). Two rows show where the loader's time goes: "(our modules + do-nothing hook)" loads everything loader.mjs loads but installs only the do-nothing hook (its difference to the floor is the cost of loading dispatch-hook itself), and "(loader with no config)" installs the real hooks with nothing to watch (its difference to the full loader is the watched path: discovery, instrumenting the 4 dispatch modules and applying the registrations). The app imports the framework last; the "framework first" rows import it first, so that its dispatch modules load before nearly every other module. This matters on Node 24: the in-thread hooks attach their load hook only when the first dispatch module is resolved, so in the first app almost no module passes through it, and in the second almost every module does.`,
     table(["Node", "app", "configuration", "ms", "× floor", "× plain"], startupRows),
     ...startupVerdicts.map((v) => `- ${v}`),
   ].join("\n\n"),

@@ -33,9 +33,9 @@ function time(binary, app, config) {
   return ms;
 }
 
-export function runStartupBench(binary, app, { rounds = 15 } = {}) {
+export function runStartupBench(binary, app, { rounds = 15, only } = {}) {
   const configs = configurations(app);
-  const names = Object.keys(configs);
+  const names = Object.keys(configs).filter((n) => only === undefined || only.includes(n));
   const samples = Object.fromEntries(names.map((n) => [n, []]));
   for (const name of names) time(binary, app, configs[name]); // warm the file cache
   for (let r = 0; r < rounds; r++) {
