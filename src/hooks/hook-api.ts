@@ -8,7 +8,7 @@ import { DispatchHookError } from "../registry/errors.js";
 import { type DiscoverOptions, Discovery } from "./discovery.js";
 import type { HookMode } from "./hook-mode.js";
 import type { HooksData } from "./hooks-thread.js";
-import { createHooks, type HookOptions, type HookReport } from "./node-hooks.js";
+import { createHooks, type HookReport } from "./node-hooks.js";
 
 export interface AttachedHooks {
   /** Delivers reports still in flight from the hooks thread (none in-thread). */
@@ -29,41 +29,6 @@ export function runtimeLocation(): { esm: string; cjs: string } {
   return { esm: new URL("./runtime.js", import.meta.url).href, cjs: urls.fileURLToPath(new URL("./runtime.cjs", import.meta.url)) };
 }
 
-type RegisterHooks = (hooks: object) => { deregister(): void };
-
-/**
- * Registers the hooks in-thread. Every hook Node calls costs each module a step through its chain,
- * as much as a whole do-nothing hook, and load() serves only the generated modules (and notices a
- * watched module reached without one). So load() is attached only while a generated module's URL
- * has been handed out and not loaded yet: most modules pass through resolve() alone. While
- * attached it runs first in the load chain, which changes nothing: it serves only the URLs it made
- * and passes every other on.
- */
-export function registerInThread(options: Omit<HookOptions, "wantLoad">, registerHooks: RegisterHooks) {
-  let loadHandle: { deregister(): void } | undefined;
-  let detached = false;
-  const wantLoad = (wanted: boolean) => {
-    if (wanted && loadHandle === undefined && !detached) loadHandle = registerHooks({ load: hooks.load });
-    else if (!wanted && loadHandle !== undefined) {
-      loadHandle.deregister();
-      loadHandle = undefined;
-    }
-  };
-  const hooks = createHooks({ ...options, wantLoad });
-  const handle = registerHooks({ resolve: hooks.resolve });
-  return {
-    hooks,
-    /** Whether load() is attached now. */
-    loadAttached: () => loadHandle !== undefined,
-    deregister() {
-      detached = true;
-      handle.deregister();
-      loadHandle?.deregister();
-      loadHandle = undefined;
-    },
-  };
-}
-
 export function attachHooks(
   mode: Exclude<HookMode, "none">,
   /** The installation's discovery, for in-thread hooks; the hooks thread makes its own. */
@@ -80,11 +45,27 @@ export function attachHooks(
         `install(): module.registerHooks does not exist on Node ${process.versions.node}. Use mode "register", or leave mode unset.`,
       );
     }
-    const attached = registerInThread(
-      { discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport },
-      api.registerHooks.bind(api),
-    );
-    return { drain() {}, detach: attached.deregister };
+    // Every hook Node calls costs each module a step through its chain, as much as a whole
+    // do-nothing hook. load() serves only the generated modules (and notices a watched module
+    // reached without one), so it is attached when resolve() first hands out a generated module's
+    // URL, before that module loads; the modules loaded until then skip it. It runs first in the
+    // load chain from then on, which changes nothing: it serves only the URLs it made and passes
+    // every other on.
+    let loadHandle: { deregister(): void } | undefined;
+    let detached = false;
+    const needLoad = () => {
+      if (loadHandle === undefined && !detached) loadHandle = api.registerHooks?.({ load: hooks.load });
+    };
+    const hooks = createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, needLoad });
+    const handle = api.registerHooks({ resolve: hooks.resolve });
+    return {
+      drain() {},
+      detach: () => {
+        detached = true;
+        handle.deregister();
+        loadHandle?.deregister();
+      },
+    };
   }
   if (typeof nodeModule.register !== "function") {
     throw new DispatchHookError(

@@ -62,11 +62,11 @@ export interface HookOptions {
   /** Whether the installation still wants changes made (default: until disable()). */
   readonly enabled?: () => boolean;
   /**
-   * In-thread hooks (see hook-api.ts) keep load() attached only while a generated module's URL has
-   * been handed out and not yet loaded: called with true before resolve() hands out the first such
-   * URL, and with false once load() has served the last. Every other module skips load().
+   * Called before resolve() hands out a virtual URL, which only load() can serve: in-thread hooks
+   * attach load() then (see hook-api.ts), so that the modules loaded before the first watched one
+   * do not pass through it.
    */
-  readonly wantLoad?: (wanted: boolean) => void;
+  readonly needLoad?: () => void;
 }
 
 function then<T, U>(value: Maybe<T>, next: (value: T) => U): Maybe<U> {
@@ -103,15 +103,6 @@ function isCommonJs(format: string | null | undefined): boolean {
   return format === "commonjs" || format === "commonjs-typescript";
 }
 
-/** Whether require() has a module in its cache, so that a require() of it loads nothing. */
-function isCached(href: string, path: string): boolean {
-  try {
-    return nodeModule.createRequire(href).cache[path] !== undefined;
-  } catch {
-    return false;
-  }
-}
-
 /** Whether require() is in the middle of loading a module (a require cycle passes through it). */
 function isLoading(href: string): boolean {
   try {
@@ -143,24 +134,7 @@ export function createHooks(options: HookOptions) {
   // registerHooks calls the hooks synchronously and its next steps answer synchronously; only the
   // hooks thread (module.register) gets promises back.
   const async = mode === "register";
-  const wantLoad = options.wantLoad;
-  /** Generated modules' URLs handed out and not loaded yet (only counted for wantLoad). */
-  const pending = new Set<string>();
-  /** Generated ES modules already loaded: Node's module map keeps them, and never loads them again. */
-  const served = new Set<string>();
-  const handOut = (href: string, commonjsPath?: string): string => {
-    if (wantLoad === undefined || pending.has(href)) return href;
-    // require() loads a CommonJS facade again whenever it is missing from require.cache.
-    if (commonjsPath === undefined ? served.has(href) : isCached(href, commonjsPath)) return href;
-    pending.add(href);
-    if (pending.size === 1) wantLoad(true);
-    return href;
-  };
-  const loaded = (href: string) => {
-    if (!pending.delete(href)) return;
-    served.add(href);
-    if (pending.size === 0) wantLoad?.(false);
-  };
+  const needLoad = options.needLoad ?? (() => {});
   const sync = () => {
     if (discovery.version === version) return;
     version = discovery.version;
@@ -266,11 +240,12 @@ export function createHooks(options: HookOptions) {
         const format = result.format ?? discovery.formatOf?.(href);
         if (format !== "module" && format !== "module-typescript") {
           if (mode !== "registerHooks" || isLoading(href)) return result;
-          const facade = virtualUrl(href, "cjs-facade");
-          return { ...result, url: handOut(facade, url.fileURLToPath(facade)), format: "commonjs" };
+          needLoad();
+          return { ...result, url: virtualUrl(href, "cjs-facade"), format: "commonjs" };
         }
       }
-      return { ...result, url: handOut(virtualUrl(href, "facade")), format: "module" };
+      needLoad();
+      return { ...result, url: virtualUrl(href, "facade"), format: "module" };
     } catch {
       return result;
     }
@@ -279,8 +254,10 @@ export function createHooks(options: HookOptions) {
   function resolve(specifier: string, context: Context, nextResolve: NextResolve): Maybe<ResolveResult> {
     // A virtual URL once handed out is always served, even after disable(): a module graph that
     // is still loading must not find it gone.
-    if (specifier.includes(VIRTUAL_TAG) && parseVirtual(specifier) !== undefined)
-      return { url: handOut(specifier), format: "module", shortCircuit: true };
+    if (specifier.includes(VIRTUAL_TAG) && parseVirtual(specifier) !== undefined) {
+      needLoad();
+      return { url: specifier, format: "module", shortCircuit: true };
+    }
     if (!enabled()) return nextResolve(specifier, context);
     const result = nextResolve(specifier, context);
     if (async) return (result as Promise<ResolveResult>).then((r) => redirect(specifier, r, context));
@@ -291,11 +268,8 @@ export function createHooks(options: HookOptions) {
     const v = href.includes(VIRTUAL_TAG) ? parseVirtual(href) : undefined;
     if (v !== undefined) {
       try {
-        const result = generate(v, context, nextLoad);
-        loaded(href);
-        return result;
+        return generate(v, context, nextLoad);
       } catch (error) {
-        loaded(href);
         report({ type: "failed", url: v.original, backend: "?", message: error instanceof Error ? error.message : String(error) });
         // The facade cannot be built: stand in for the original unchanged.
         return {

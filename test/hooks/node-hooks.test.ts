@@ -28,14 +28,14 @@ function setup(mode: "registerHooks" | "register" = "registerHooks", extra: Reco
     ...extra,
   });
   const reports: HookReport[] = [];
-  /** What the hooks asked of wantLoad, in order. */
-  const loadWanted: boolean[] = [];
+  /** How many times resolve() asked for load() before handing out a generated module's URL. */
+  const loadWanted = { count: 0 };
   const hooks = createHooks({
     discovery: new Discovery({ root }),
     mode,
     runtime: runtimeLocation(),
     report: (r) => reports.push(r),
-    wantLoad: (wanted) => loadWanted.push(wanted),
+    needLoad: () => loadWanted.count++,
   });
   const url = (path: string) => pathToFileURL(join(root, path)).href;
   const files: Record<string, LoadResult> = {
@@ -58,38 +58,25 @@ function setup(mode: "registerHooks" | "register" = "registerHooks", extra: Reco
 }
 
 describe("the resolve hook", () => {
-  it("wants load() from the first generated module's URL it hands out until load() has served the last", () => {
-    const { hooks, url, resolved, loadWanted, nextLoad } = setup();
+  it("asks for load() exactly when it hands out a generated module's URL, and never for a module it passes through", () => {
+    const { hooks, url, resolved, loadWanted } = setup();
     const numba = url("node_modules/tensorlab/link/numba.js");
     const cjs = url("node_modules/tensorlab/link/cjs.js");
-    const main = { parentURL: url("main.mjs") };
-    hooks.resolve("tensorlab", main, () => ({ url: url("node_modules/tensorlab/index.js"), format: "module" }));
-    hooks.resolve("./x.json", main, () => ({ url: url("x.json"), format: "json" }));
+    hooks.resolve("tensorlab", { parentURL: url("main.mjs") }, () => ({ url: url("node_modules/tensorlab/index.js"), format: "module" }));
+    hooks.resolve("./x.json", { parentURL: url("main.mjs") }, () => ({ url: url("x.json"), format: "json" }));
     hooks.resolve(numba, { parentURL: virtualUrl(numba, "facade") }, resolved(numba));
-    expect(loadWanted).toEqual([]);
-    // Two importers get the same facade: wanted once, until it is loaded.
-    hooks.resolve("tensorlab/link/numba.js", main, resolved(numba));
-    hooks.resolve("./link/numba.js", { parentURL: url("node_modules/tensorlab/index.js") }, resolved(numba));
-    expect(loadWanted).toEqual([true]);
-    hooks.load(virtualUrl(numba, "facade"), {}, nextLoad);
-    expect(loadWanted).toEqual([true, false]);
-    // Node never loads an ES module twice: a third importer wants nothing.
-    hooks.resolve("tensorlab/link/numba.js", main, resolved(numba));
-    expect(loadWanted).toEqual([true, false]);
-    // The facade's marker, imported by its URL.
+    expect(loadWanted.count).toBe(0);
+    hooks.resolve("tensorlab/link/numba.js", { parentURL: url("main.mjs") }, resolved(numba));
+    expect(loadWanted.count).toBe(1);
     hooks.resolve(virtualUrl(numba, "step", 0), {}, () => ({ url: "never" }));
-    expect(loadWanted).toEqual([true, false, true]);
-    hooks.load(virtualUrl(numba, "step", 0), {}, nextLoad);
-    expect(loadWanted).toEqual([true, false, true, false]);
-    // require() loads a CommonJS facade again whenever it is not in require.cache.
-    const viaRequire = { parentURL: url("main.cjs"), conditions: ["require"] };
-    for (let i = 0; i < 2; i++) {
-      expect((hooks.resolve("tensorlab/link/cjs.js", viaRequire, resolved(cjs, "commonjs")) as ResolveResult).url).toBe(
-        virtualUrl(cjs, "cjs-facade"),
-      );
-      hooks.load(virtualUrl(cjs, "cjs-facade"), {}, nextLoad);
-    }
-    expect(loadWanted).toEqual([true, false, true, false, true, false, true, false]);
+    expect(loadWanted.count).toBe(2);
+    const viaRequire = hooks.resolve(
+      "tensorlab/link/cjs.js",
+      { parentURL: url("main.cjs"), conditions: ["require"] },
+      resolved(cjs, "commonjs"),
+    );
+    expect((viaRequire as ResolveResult).url).toBe(virtualUrl(cjs, "cjs-facade"));
+    expect(loadWanted.count).toBe(3);
   });
 
   it("sends an importer of a watched module to its facade, and passes everything else through untouched", () => {
