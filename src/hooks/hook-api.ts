@@ -51,13 +51,14 @@ export function attachHooks(
     // URL, before that module loads; the modules loaded until then skip it. It runs first in the
     // load chain from then on, which changes nothing: it serves only the URLs it made and passes
     // every other on.
+    const registerHooks = api.registerHooks.bind(api);
     let loadHandle: { deregister(): void } | undefined;
     let detached = false;
     const needLoad = () => {
-      if (loadHandle === undefined && !detached) loadHandle = api.registerHooks?.({ load: hooks.load });
+      if (loadHandle === undefined && !detached) loadHandle = registerHooks({ load: hooks.load });
     };
     const hooks = createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, needLoad });
-    const handle = api.registerHooks({ resolve: hooks.resolve });
+    const handle = registerHooks({ resolve: hooks.resolve });
     return {
       drain() {},
       detach: () => {
