@@ -95,7 +95,8 @@ export interface TableQueryMessage {
 export interface TableWrittenMessage {
   readonly version: 1;
   readonly table: object;
-  readonly opType: Function;
+  /** The entry's key: an op type, or an op's name in a table keyed by name. */
+  readonly opType: Function | string;
   readonly impl: unknown;
   /** A registry that wrote exactly this entry sets it. */
   written: boolean;
@@ -173,7 +174,8 @@ export interface WindowInfo {
 /** An entry a registration module wrote into the table directly, not through a registry. */
 export interface OutsideWrite {
   readonly op: string;
-  readonly opType: Function;
+  /** The entry's key: an op type, or an op's name in a table keyed by name. */
+  readonly opType: Function | string;
   /** True when it replaced an entry that was there before the module ran. */
   readonly replaced: boolean;
 }

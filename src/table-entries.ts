@@ -24,6 +24,16 @@ export function typeName(type: unknown): string {
   return typeof type === "function" && type.name ? type.name : "(anonymous class)";
 }
 
+/**
+ * The op a table key stands for: a class by its name, and a string key (a table keyed by op name,
+ * such as a Map<string, impl>) as itself. Any other key names no op: it is neither counted for an
+ * expectation nor reported as written.
+ */
+export function keyName(key: unknown): string | undefined {
+  if (typeof key === "function") return typeName(key);
+  return typeof key === "string" ? key : undefined;
+}
+
 /** The table a notice names (a hook notice holds the module's namespace, or its exports). */
 export function noticeTable(notice: TableNotice): unknown {
   if (notice.via === "native") return notice.table;

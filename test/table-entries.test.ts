@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dispatcherBrand } from "../src/channel.js";
 import { Dispatcher } from "../src/registry/dispatcher.js";
-import { listEntries, noticeTable, typeName } from "../src/table-entries.js";
+import { keyName, listEntries, noticeTable, typeName } from "../src/table-entries.js";
 
 class Conv {}
 
@@ -34,5 +34,13 @@ describe("noticeTable and typeName", () => {
     ).toBeUndefined();
     expect(typeName(Conv)).toBe("Conv");
     expect(typeName((() => class {})())).toBe("(anonymous class)");
+  });
+
+  it("keyName: a class by its name, a string as itself, any other key names no op", () => {
+    expect(keyName(Conv)).toBe("Conv");
+    expect(keyName("Conv")).toBe("Conv");
+    expect(keyName(Symbol("Conv"))).toBeUndefined();
+    expect(keyName(3)).toBeUndefined();
+    expect(keyName(undefined)).toBeUndefined();
   });
 });

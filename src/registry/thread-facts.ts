@@ -14,7 +14,7 @@ import {
   type WindowInfo,
   type WindowQueryMessage,
 } from "../channel.js";
-import { listEntries, noticeTable, typeName } from "../table-entries.js";
+import { keyName, listEntries, noticeTable } from "../table-entries.js";
 import type { TableFact, ThreadFacts } from "./audit-report.js";
 
 export function tableNotices(): TableNotice[] {
@@ -29,7 +29,10 @@ function names(table: unknown): ReadonlySet<string> | undefined {
   const entries = listEntries(table);
   if (entries === undefined) return undefined;
   const out = new Set<string>();
-  for (const key of entries.keys()) if (typeof key === "function") out.add(typeName(key));
+  for (const key of entries.keys()) {
+    const name = keyName(key);
+    if (name !== undefined) out.add(name);
+  }
   return out;
 }
 

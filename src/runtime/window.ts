@@ -20,7 +20,7 @@ import {
   type WindowQueryMessage,
   type WindowState,
 } from "../channel.js";
-import { listEntries, typeName } from "../table-entries.js";
+import { keyName, listEntries } from "../table-entries.js";
 
 /** What generated code holds: the end marker closes the window its begin marker opened. */
 export interface Window {
@@ -80,10 +80,12 @@ class OpenWindow implements Window {
       const outside: OutsideWrite[] = [];
       for (const [type, impl] of after) {
         const had = this.#before.has(type);
-        if ((had && this.#before.get(type) === impl) || typeof type !== "function") continue;
+        const op = keyName(type);
+        if ((had && this.#before.get(type) === impl) || op === undefined) continue;
+        const key = type as Function | string;
         // Changed while the module ran: by a registry (audited there), or directly.
-        const asked = ask<TableWrittenMessage>(channels.tableWritten, { version: 1, table, opType: type, impl, written: false });
-        if (!asked.written) outside.push({ op: typeName(type), opType: type, replaced: had });
+        const asked = ask<TableWrittenMessage>(channels.tableWritten, { version: 1, table, opType: key, impl, written: false });
+        if (!asked.written) outside.push({ op, opType: key, replaced: had });
       }
       this.outside = outside;
     }

@@ -103,6 +103,37 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     expect(result.code).toBe(0);
   });
 
+  it("a table keyed by op name: a plugin's direct write of a string key is audited and counts for its expectation", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/namekit/package.json": JSON.stringify({
+        name: "namekit",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { backends: { cpu: { module: "./cpu.js", export: "cpuTable" } } },
+      }),
+      "node_modules/namekit/cpu.js": 'export const cpuTable = new Map([["Add", () => "add on cpu"]]);\n',
+      ...plugin(
+        "kit-ops",
+        { cpu: "./reg/cpu.js" },
+        { "reg/cpu.js": 'import { cpuTable } from "namekit/cpu.js";\ncpuTable.set("Conv", () => "conv on cpu");\n' },
+        { cpu: ["Conv"] },
+      ),
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { namekit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+      "main.mjs": [
+        'import { cpuTable } from "namekit/cpu.js";',
+        'const { registry } = await import("dispatch-hook");',
+        "const report = registry.verify();",
+        'console.log(JSON.stringify({ conv: cpuTable.get("Conv")?.(), add: cpuTable.get("Add")(), problems: report.problems.map((p) => p.message), outside: report.outside.map((w) => w.op + " by " + w.plugin) }));',
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    expect(lastJson(result.stdout)).toEqual({ conv: "conv on cpu", add: "add on cpu", problems: [], outside: ["Conv by kit-ops"] });
+    expect(result.stderr).toMatch(/Conv\s+applied\s+outside\s+added by .*kit-ops\/reg\/cpu\.js, outside the registry \(kit-ops\)/);
+    expect(result.stderr).toContain("ok: every registration landed");
+    expect(result.code).toBe(0);
+  });
+
   it("a registration module may import from a framework whose index loads the backend eagerly", async () => {
     const dir = makeTree({
       ...framework(),

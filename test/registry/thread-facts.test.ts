@@ -13,12 +13,19 @@ describe("thread facts", () => {
     table.register(Conv, () => 1);
     announce({ via: "native", backend: "facts", module: "file:///facts.js", table });
     const own = new Map([[class Pool {}, 1]]);
+    // A table keyed by op name holds the op of that name; a key that names no op is left out.
+    const byName = new Map<unknown, number>([
+      ["Relu", 1],
+      [Symbol("Relu"), 2],
+      [7, 3],
+    ]);
     const facts = gatherFacts([
       { backend: "facts", module: undefined, table },
       { backend: "facts", module: undefined, table: own },
+      { backend: "facts", module: undefined, table: byName },
     ]);
     const mine = facts.tables.filter((t) => t.backend === "facts");
-    expect(mine.map((t) => [...(t.names ?? [])])).toEqual([["Conv"], ["Pool"]]);
+    expect(mine.map((t) => [...(t.names ?? [])])).toEqual([["Conv"], ["Pool"], ["Relu"]]);
   });
 
   it("asks the installed loaders, fresh each time", () => {

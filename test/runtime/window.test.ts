@@ -65,4 +65,18 @@ describe("registration windows", () => {
     runRegistration(info("fine"), module("file:///fine/table.js"), { cpuTable: table }, () => table.set(Conv, 1));
     expect(facts().find((w) => w.info.id === "fine")).toMatchObject({ state: "done", outside: [{ op: "Conv", replaced: false }] });
   });
+
+  it("a table keyed by op name: a string key written directly is the op of that name; a key that names no op is not reported", () => {
+    const table = new Map<unknown, unknown>([["Relu", "old"]]);
+    runRegistration(info("by-name"), module("file:///by-name/table.js"), { cpuTable: table }, () => {
+      table.set("Conv", 1);
+      table.set("Relu", "new");
+      table.set(Symbol("Pool"), 2);
+      table.set(42, 3);
+    });
+    expect(facts().find((w) => w.info.id === "by-name")?.outside).toEqual([
+      { op: "Relu", opType: "Relu", replaced: true },
+      { op: "Conv", opType: "Conv", replaced: false },
+    ]);
+  });
 });
