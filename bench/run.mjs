@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { runDiscoveryBench } from "./discovery.bench.mjs";
 import { runDispatchBench } from "./dispatch.bench.mjs";
 import { runDispatchableBench } from "./dispatchable.bench.mjs";
+import { hasValgrind, runInstructionBench } from "./instructions.mjs";
 import { fmt, machine, table } from "./lib.mjs";
 import { makeApps } from "./make-apps.mjs";
 import { runStartupBench } from "./startup.mjs";
@@ -156,6 +157,42 @@ sections.push(
     ...startupVerdicts.map((v) => `- ${v}`),
   ].join("\n\n"),
 );
+
+// 3b. The same comparison in instructions executed, on the Node that uses in-thread hooks.
+const inThread = binaries.find(([, binary]) => {
+  const major = Number(execFileSync(binary, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).trim());
+  return major >= 24;
+});
+if (inThread !== undefined && hasValgrind()) {
+  console.log("\n3b. start-up in instructions (callgrind) …");
+  const [, binary] = inThread;
+  const version = execFileSync(binary, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
+  const counted = runInstructionBench(binary, apps);
+  const millions = (n) => fmt(n / 1e6, 1);
+  const repeat = (d) => (d === 0 ? "the same count" : `${d.toLocaleString("en")} instructions apart`);
+  sections.push(
+    [
+      "### Start-up in instructions executed",
+      `Wall time on a shared machine moves by more than the few per cent the target allows, from one pair of runs to the next. Instructions do not: valgrind's callgrind counts every instruction the process executes (all its threads), and V8's \`--predictable --random-seed=1 --hash-seed=1\` makes a run repeat (the first app's loader, counted twice: ${repeat(counted.repeat)}). Node ${version}, \`module.registerHooks\`, the same apps; millions of instructions. Instructions are not time: our code runs once and cold, and the loop it is compared with is hot, so a per cent of instructions costs somewhat more than a per cent of wall time.`,
+      table(
+        ["app", "do-nothing hook", "dispatch-hook loader", "ratio"],
+        counted.rows.map((r) => [r.kind, millions(r.floor), millions(r.loader), fmt(r.ratio, 3)]),
+      ),
+      ...counted.rows.map(
+        (r) => `- Node ${version}, ${r.kind}: ${fmt(r.ratio, 3)}× the floor's instructions — ${verdict(r.ratio <= 1.05)}`,
+      ),
+    ].join("\n\n"),
+  );
+  console.log(
+    counted.rows
+      .map((r) => `  ${r.kind.padEnd(24)} ${millions(r.floor)} M floor, ${millions(r.loader)} M loader, ${fmt(r.ratio, 3)}×`)
+      .join("\n"),
+  );
+} else {
+  sections.push(
+    "### Start-up in instructions executed\n\nNot counted in this run: it needs valgrind on PATH and a Node that uses in-thread hooks (24 here).",
+  );
+}
 
 // 4. Discovery.
 console.log("\n4. discovery …");
