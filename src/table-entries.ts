@@ -29,6 +29,8 @@ export function typeName(type: unknown): string {
  * such as a Map<string, impl>) as itself. Any other key names no op: it is neither counted for an
  * expectation nor reported as written.
  */
+export function keyName(key: Function | string): string;
+export function keyName(key: unknown): string | undefined;
 export function keyName(key: unknown): string | undefined {
   if (typeof key === "function") return typeName(key);
   return typeof key === "string" ? key : undefined;

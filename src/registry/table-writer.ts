@@ -215,8 +215,11 @@ export class TableWriter {
   wrote(message: TableWrittenMessage): void {
     for (const state of this.#host.backends()) {
       const table = state.tables.find((t) => t.table === message.table);
-      const owner = table === undefined ? undefined : state.owners.get(message.opType as Class);
-      if (owner !== undefined && owner.impl === message.impl && owner.inTable(table)) message.written = true;
+      if (table === undefined) continue;
+      const key = message.opType;
+      // A table keyed by op name (an adapter that writes under the class's name) holds the name.
+      const owners = typeof key === "string" ? [...state.owners.values()].filter((r) => r.op === key) : [state.owners.get(key as Class)];
+      if (owners.some((owner) => owner !== undefined && owner.impl === message.impl && owner.inTable(table))) message.written = true;
     }
   }
 }

@@ -80,4 +80,31 @@ describe("TableWriter", () => {
     expect(forced.state).toBe("pending");
     expect(events.at(-1)?.kind).toBe("withdrawn");
   });
+
+  it("says it wrote an entry of a table keyed by op name (an adapter that writes under the class's name), and no other", () => {
+    const { w, backend, registration } = writer();
+    const table = new Map<string, unknown>();
+    const byName = {
+      kind: "by name",
+      get: (t: Map<string, unknown>, type: Function) => t.get(type.name) as never,
+      set: (t: Map<string, unknown>, type: Function, fn: unknown) => {
+        t.set(type.name, fn);
+      },
+      delete: (t: Map<string, unknown>, type: Function) => {
+        t.delete(type.name);
+      },
+    };
+    w.attach(backend("numba"), 0, table, adapterFor(table, "numba", byName as never), undefined);
+    const mine = registration(() => "mine");
+    w.activate(mine, "immediate");
+    expect(table.get("Pool")).toBe(mine.impl);
+    const ask = (opType: Function | string, impl: unknown) => {
+      const message = { version: 1 as const, table, opType, impl, written: false };
+      w.wrote(message);
+      return message.written;
+    };
+    expect(ask("Pool", mine.impl)).toBe(true);
+    expect(ask("Pool", () => "someone else's")).toBe(false);
+    expect(ask("Conv", mine.impl)).toBe(false);
+  });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ask, channels, type TableWrittenMessage, type WindowQueryMessage } from "../../src/channel.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
+import { createRegistry } from "../../src/registry/registry.js";
 import { missingRegistration, openWindow, runRegistration } from "../../src/runtime/window.js";
 
 class Conv {}
@@ -78,5 +79,35 @@ describe("registration windows", () => {
       { op: "Relu", opType: "Relu", replaced: true },
       { op: "Conv", opType: "Conv", replaced: false },
     ]);
+  });
+
+  it("a registry that writes under the op's name (its adapter's choice) wrote it: not outside", () => {
+    const registry = createRegistry();
+    const table = new Map<unknown, unknown>();
+    registry.declare("named", {
+      adapter: {
+        kind: "by name",
+        get: (t, type) => (t as Map<unknown, unknown>).get(type.name) as never,
+        set: (t, type, fn) => {
+          (t as Map<unknown, unknown>).set(type.name, fn);
+        },
+        delete: (t, type) => {
+          (t as Map<unknown, unknown>).delete(type.name);
+        },
+      },
+    });
+    registry.provide("named", table);
+    const named = { url: "file:///named/table.js", backend: "named", exportName: "namedTable", format: "module" as const };
+    runRegistration({ ...info("named"), backend: "named" }, named, { namedTable: table }, () => {
+      registry.register("named", Conv, () => "conv");
+      table.set("Pool", () => "pool");
+    });
+    expect(table.has("Conv")).toBe(true);
+    expect(
+      facts()
+        .find((w) => w.info.id === "named")
+        ?.outside.map((w) => w.op),
+    ).toEqual(["Pool"]);
+    registry.dispose();
   });
 });
