@@ -3,6 +3,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { hookMode } from "../dist/hooks/hook-mode.js";
 import { runDiscoveryBench } from "./discovery.bench.mjs";
 import { runDispatchBench } from "./dispatch.bench.mjs";
 import { runDispatchableBench } from "./dispatchable.bench.mjs";
@@ -160,14 +161,22 @@ sections.push(
 
 // 3b. The same comparison in instructions executed, on the Node that uses in-thread hooks.
 const inThread = binaries.find(([, binary]) => {
-  const major = Number(execFileSync(binary, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).trim());
-  return major >= 24;
+  const version = execFileSync(binary, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
+  return hookMode(version) === "registerHooks";
 });
+let counted;
+let notCounted = "it needs valgrind on PATH and a Node that uses in-thread hooks (module.registerHooks)";
 if (inThread !== undefined && hasValgrind()) {
   console.log("\n3b. start-up in instructions (callgrind) …");
-  const [, binary] = inThread;
-  const version = execFileSync(binary, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
-  const counted = runInstructionBench(binary, apps);
+  try {
+    counted = runInstructionBench(inThread[1], apps);
+  } catch (error) {
+    notCounted = `callgrind failed: ${String(error.message).split("\n")[0]}`;
+    console.log(`  ${notCounted}`);
+  }
+}
+if (counted !== undefined) {
+  const version = execFileSync(inThread[1], ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
   const millions = (n) => fmt(n / 1e6, 1);
   const repeat = (d) => (d === 0 ? "the same count" : `${d.toLocaleString("en")} instructions apart`);
   sections.push(
@@ -189,9 +198,7 @@ if (inThread !== undefined && hasValgrind()) {
       .join("\n"),
   );
 } else {
-  sections.push(
-    "### Start-up in instructions executed\n\nNot counted in this run: it needs valgrind on PATH and a Node that uses in-thread hooks (24 here).",
-  );
+  sections.push(`### Start-up in instructions executed\n\nNot counted in this run: ${notCounted}.`);
 }
 
 // 4. Discovery.
