@@ -8,6 +8,25 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/**
+ * A 95% interval for the median, by resampling (2,000 resamples, a fixed seed so that a run's
+ * report does not change when it is printed again): how far the median could be from the one a
+ * longer run would find, on a machine this noisy.
+ */
+export function medianInterval(values, resamples = 2000) {
+  let seed = 0x2545f491;
+  const random = () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) / 2 ** 32;
+  };
+  const medians = [];
+  for (let i = 0; i < resamples; i++) medians.push(median(values.map(() => values[Math.floor(random() * values.length)])));
+  medians.sort((a, b) => a - b);
+  return [medians[Math.floor(resamples * 0.025)], medians[Math.ceil(resamples * 0.975) - 1]];
+}
+
 export function machine() {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
   return `${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}, ${new Date().toISOString().slice(0, 10)}`;

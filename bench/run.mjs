@@ -10,10 +10,11 @@ import { runDispatchableBench } from "./dispatchable.bench.mjs";
 import { hasValgrind, runInstructionBench } from "./instructions.mjs";
 import { fmt, machine, table } from "./lib.mjs";
 import { makeApps } from "./make-apps.mjs";
-import { runStartupBench } from "./startup.mjs";
+import { runPairedBench, runStartupBench } from "./startup.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const rounds = Number(process.env.BENCH_ROUNDS ?? 15);
+const pairs = Number(process.env.BENCH_PAIRS ?? 60);
 const verdict = (ok) => (ok ? "met" : "**missed**");
 const sections = [
   `# Benchmark results\n\n${machine()}. Produced by \`npm run bench\` (bench/run.mjs); every figure is a median, every ratio is taken between contenders measured alternately in the same run.`,
@@ -127,11 +128,15 @@ for (const [label, binary] of binaries) {
       ...(first ? { only: ["plain node", "do-nothing hook", "dispatch-hook loader"] } : {}),
     });
     const m = result.medians;
-    const ratio = result.overFloor["dispatch-hook loader"];
+    const paired = runPairedBench(binary, app, { pairs });
+    const ratio = paired.ratio;
     const peer = result.overFloor["import-in-the-middle"];
     const what = `${kind.startsWith("esm") ? "ES modules" : "CommonJS"}${first ? ", framework imported first" : ""}`;
     startupVerdicts.push(
-      `Node ${version}, ${what}: ${fmt(ratio, 3)}× the floor — ${verdict(ratio <= 1.05)}${peer === undefined ? "" : `; below import-in-the-middle (${fmt(peer, 3)}×) — ${verdict(ratio < peer)}`}`,
+      `Node ${version}, ${what}: ${fmt(ratio, 3)}× the floor over ${paired.pairs} pairs (95% interval ${fmt(paired.interval[0], 3)}–${fmt(paired.interval[1], 3)}) — ${verdict(ratio <= 1.05)}${peer === undefined ? "" : `; below import-in-the-middle (${fmt(peer, 3)}× in the table, against ${fmt(result.overFloor["dispatch-hook loader"], 3)}× for the loader there) — ${verdict(result.overFloor["dispatch-hook loader"] < peer)}`}`,
+    );
+    console.log(
+      `  ${label} ${version} ${kind}: loader/floor over ${paired.pairs} pairs ${fmt(ratio, 3)} (${fmt(paired.interval[0], 3)}–${fmt(paired.interval[1], 3)})`,
     );
     for (const [name, ms] of Object.entries(m))
       startupRows.push([
@@ -155,6 +160,7 @@ sections.push(
     "## 3. Loader overhead at start-up",
     `Synthetic apps (bench/make-apps.mjs, generated, not committed): 2,000 modules in 20 packages, each module importing up to three others, plus a framework whose 4 watched dispatch modules load at start-up and a plugin with a registration module per backend, which the app imports itself in every configuration (so every configuration does the same work; under the loader they are also the declared registration modules and land in the tables). Each configuration starts a fresh process; configurations alternate within each of ${rounds} rounds. Times are medians of wall time; each ratio is the median of the rounds' own ratios, between runs made side by side (the machine's speed drifts between rounds, and a ratio of medians would carry that drift). The floor is a do-nothing hook of the API dispatch-hook uses on that Node (\`module.register\` on 20, \`module.registerHooks\` on 24). Two rows show where the loader's time goes: "(our modules + do-nothing hook)" loads everything loader.mjs loads but installs only the do-nothing hook (its difference to the floor is the cost of loading dispatch-hook itself), and "(loader with no config)" installs the real hooks with nothing to watch (its difference to the full loader is the watched path: discovery, instrumenting the 4 dispatch modules and applying the registrations). The app imports the framework last; the "framework first" rows import it first, so that its dispatch modules load before nearly every other module. This matters on Node 24: the in-thread hooks attach their load hook only when the first dispatch module is resolved, so in the first app almost no module passes through it, and in the second almost every module does.`,
     table(["Node", "app", "configuration", "ms", "× floor", "× plain"], startupRows),
+    `The verdicts below rest on a separate run of the two configurations the target compares, the loader and the do-nothing hook, in ${pairs} pairs per app (which of the two starts a pair alternates; \`BENCH_PAIRS\` sets the number): single runs here differ by tens of per cent, and the median of ${rounds} rounds can land a few per cent either side of the truth, as the table's own rows show where plain node comes out slower than a hook. Each verdict gives the median ratio of the pairs and a 95% interval for it (resampling).`,
     ...startupVerdicts.map((v) => `- ${v}`),
   ].join("\n\n"),
 );

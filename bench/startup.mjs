@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { median } from "./lib.mjs";
+import { median, medianInterval } from "./lib.mjs";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
 
@@ -51,6 +51,30 @@ export function runStartupBench(binary, app, { rounds = 15, only } = {}) {
     overFloor: paired("do-nothing hook"),
     overPlain: paired("plain node"),
   };
+}
+
+/**
+ * The loader against the do-nothing hook only, in many pairs (which of the two starts each pair
+ * alternates): the target's verdict rests on this ratio, whose median needs many more pairs than
+ * the full table can afford on a machine whose runs differ by tens of per cent.
+ */
+export function runPairedBench(binary, app, { pairs = 60 } = {}) {
+  const configs = configurations(app);
+  const floor = configs["do-nothing hook"];
+  const loader = configs["dispatch-hook loader"];
+  time(binary, app, floor);
+  time(binary, app, loader);
+  const ratios = [];
+  for (let i = 0; i < pairs; i++) {
+    if (i % 2 === 0) {
+      const f = time(binary, app, floor);
+      ratios.push(time(binary, app, loader) / f);
+    } else {
+      const l = time(binary, app, loader);
+      ratios.push(l / time(binary, app, floor));
+    }
+  }
+  return { ratio: median(ratios), interval: medianInterval(ratios), pairs };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
