@@ -128,15 +128,16 @@ for (const [label, binary] of binaries) {
       ...(first ? { only: ["plain node", "do-nothing hook", "dispatch-hook loader"] } : {}),
     });
     const m = result.medians;
-    const paired = runPairedBench(binary, app, { pairs });
-    const ratio = paired.ratio;
-    const peer = result.overFloor["import-in-the-middle"];
+    const peer = m["import-in-the-middle"] === undefined ? undefined : "import-in-the-middle";
+    const paired = runPairedBench(binary, app, { pairs, against: peer === undefined ? ["do-nothing hook"] : ["do-nothing hook", peer] });
+    const { ratio, interval } = paired["do-nothing hook"];
     const what = `${kind.startsWith("esm") ? "ES modules" : "CommonJS"}${first ? ", framework imported first" : ""}`;
+    const span = (p) => `${fmt(p.ratio, 3)}× (95% interval ${fmt(p.interval[0], 3)}–${fmt(p.interval[1], 3)})`;
     startupVerdicts.push(
-      `Node ${version}, ${what}: ${fmt(ratio, 3)}× the floor over ${paired.pairs} pairs (95% interval ${fmt(paired.interval[0], 3)}–${fmt(paired.interval[1], 3)}) — ${verdict(ratio <= 1.05)}${peer === undefined ? "" : `; below import-in-the-middle (${fmt(peer, 3)}× in the table, against ${fmt(result.overFloor["dispatch-hook loader"], 3)}× for the loader there) — ${verdict(result.overFloor["dispatch-hook loader"] < peer)}`}`,
+      `Node ${version}, ${what}: ${span(paired["do-nothing hook"])} the floor — ${verdict(ratio <= 1.05)}${peer === undefined ? "" : `; ${span(paired[peer])} import-in-the-middle — below it: ${verdict(paired[peer].ratio < 1)}`}`,
     );
     console.log(
-      `  ${label} ${version} ${kind}: loader/floor over ${paired.pairs} pairs ${fmt(ratio, 3)} (${fmt(paired.interval[0], 3)}–${fmt(paired.interval[1], 3)})`,
+      `  ${label} ${version} ${kind}: loader/floor ${fmt(ratio, 3)} (${fmt(interval[0], 3)}–${fmt(interval[1], 3)})${peer === undefined ? "" : `, loader/iitm ${fmt(paired[peer].ratio, 3)}`}`,
     );
     for (const [name, ms] of Object.entries(m))
       startupRows.push([
@@ -160,7 +161,7 @@ sections.push(
     "## 3. Loader overhead at start-up",
     `Synthetic apps (bench/make-apps.mjs, generated, not committed): 2,000 modules in 20 packages, each module importing up to three others, plus a framework whose 4 watched dispatch modules load at start-up and a plugin with a registration module per backend, which the app imports itself in every configuration (so every configuration does the same work; under the loader they are also the declared registration modules and land in the tables). Each configuration starts a fresh process; configurations alternate within each of ${rounds} rounds. Times are medians of wall time; each ratio is the median of the rounds' own ratios, between runs made side by side (the machine's speed drifts between rounds, and a ratio of medians would carry that drift). The floor is a do-nothing hook of the API dispatch-hook uses on that Node (\`module.register\` on 20, \`module.registerHooks\` on 24). Two rows show where the loader's time goes: "(our modules + do-nothing hook)" loads everything loader.mjs loads but installs only the do-nothing hook (its difference to the floor is the cost of loading dispatch-hook itself), and "(loader with no config)" installs the real hooks with nothing to watch (its difference to the full loader is the watched path: discovery, instrumenting the 4 dispatch modules and applying the registrations). The app imports the framework last; the "framework first" rows import it first, so that its dispatch modules load before nearly every other module. This matters on Node 24: the in-thread hooks attach their load hook only when the first dispatch module is resolved, so in the first app almost no module passes through it, and in the second almost every module does.`,
     table(["Node", "app", "configuration", "ms", "× floor", "× plain"], startupRows),
-    `The verdicts below rest on a separate run of the two configurations the target compares, the loader and the do-nothing hook, in ${pairs} pairs per app (which of the two starts a pair alternates; \`BENCH_PAIRS\` sets the number): single runs here differ by tens of per cent, and the median of ${rounds} rounds can land a few per cent either side of the truth, as the table's own rows show where plain node comes out slower than a hook. Each verdict gives the median ratio of the pairs and a 95% interval for it (resampling).`,
+    `The verdicts below rest on a separate run of just the configurations they compare, the loader and the do-nothing hook, in ${pairs} rounds per app, with import-in-the-middle as a third where the table has it (the order rotates from round to round; \`BENCH_PAIRS\` sets the number): single runs here differ by tens of per cent, and the median of ${rounds} rounds can land a few per cent either side of the truth, as the table's own rows show where plain node comes out slower than a hook. Each verdict gives the median over the rounds of the loader's time divided by the other's, and a 95% interval for that median (resampling).`,
     ...startupVerdicts.map((v) => `- ${v}`),
   ].join("\n\n"),
 );

@@ -54,27 +54,26 @@ export function runStartupBench(binary, app, { rounds = 15, only } = {}) {
 }
 
 /**
- * The loader against the do-nothing hook only, in many pairs (which of the two starts each pair
- * alternates): the target's verdict rests on this ratio, whose median needs many more pairs than
- * the full table can afford on a machine whose runs differ by tens of per cent.
+ * The loader against the do-nothing hook (and, where given, against the other contenders) only, in
+ * many rounds whose order rotates: the target's verdict rests on these ratios, whose medians need many
+ * more rounds than the full table can afford on a machine whose runs differ by tens of per cent.
+ * Returns, for each other contender, the median over the rounds of loader ÷ that contender, with a
+ * 95% interval for it.
  */
-export function runPairedBench(binary, app, { pairs = 60 } = {}) {
+export function runPairedBench(binary, app, { pairs = 60, against = ["do-nothing hook"] } = {}) {
   const configs = configurations(app);
-  const floor = configs["do-nothing hook"];
-  const loader = configs["dispatch-hook loader"];
-  time(binary, app, floor);
-  time(binary, app, loader);
-  const ratios = [];
-  for (let i = 0; i < pairs; i++) {
-    if (i % 2 === 0) {
-      const f = time(binary, app, floor);
-      ratios.push(time(binary, app, loader) / f);
-    } else {
-      const l = time(binary, app, loader);
-      ratios.push(l / time(binary, app, floor));
+  const names = ["dispatch-hook loader", ...against];
+  for (const name of names) time(binary, app, configs[name]);
+  const ratios = Object.fromEntries(against.map((name) => [name, []]));
+  for (let r = 0; r < pairs; r++) {
+    const ms = {};
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + r) % names.length];
+      ms[name] = time(binary, app, configs[name]);
     }
+    for (const name of against) ratios[name].push(ms["dispatch-hook loader"] / ms[name]);
   }
-  return { ratio: median(ratios), interval: medianInterval(ratios), pairs };
+  return Object.fromEntries(against.map((name) => [name, { ratio: median(ratios[name]), interval: medianInterval(ratios[name]), pairs }]));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
