@@ -93,6 +93,45 @@ describe("dispatch-hook/vite under Vitest", () => {
     await passesOnlyWithThePlugin(dir);
   });
 
+  it("a table keyed by op name, inlined: the plugin's direct write lands, is audited as outside the registry, and counts for its expectation", async () => {
+    const dir = makeTree({
+      ...common,
+      "node_modules/namekit/package.json": JSON.stringify({
+        name: "namekit",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { backends: { cpu: { module: "./cpu.js", export: "cpuTable" } } },
+      }),
+      "node_modules/namekit/cpu.js": 'export const cpuTable = new Map([["Add", () => "add on cpu"]]);\n',
+      "node_modules/kit-ops/package.json": JSON.stringify({
+        name: "kit-ops",
+        type: "module",
+        exports: { "./*": "./*" },
+        dependencies: { namekit: "*" },
+        dispatchHook: { registrations: { cpu: "./reg/cpu.js" }, expects: { cpu: ["Conv", "Add"] } },
+      }),
+      "node_modules/kit-ops/reg/cpu.js": 'import { cpuTable } from "namekit/cpu.js";\ncpuTable.set("Conv", () => "conv on cpu");\n',
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { namekit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+      "vitest.config.mjs": config({ server: { deps: { inline: ["namekit"] } } }),
+      "test/landed.test.mjs": [
+        'import { expect, test } from "vitest";',
+        'import { cpuTable } from "namekit/cpu.js";',
+        'import { threadAudit } from "dispatch-hook";',
+        'test("Conv lands on cpu, written directly, and the audit counts it", () => {',
+        '  expect(cpuTable.get("Conv")?.()).toBe("conv on cpu");',
+        "  const report = threadAudit();",
+        '  expect(report.outside.map((w) => w.op + " by " + w.plugin)).toEqual(["Conv by kit-ops"]);',
+        "  expect(report.problems).toEqual([]);",
+        "});",
+      ].join("\n"),
+    });
+    const withPlugin = await vitest(dir);
+    expect(withPlugin.stdout + withPlugin.stderr).toMatch(/Tests\s+1 passed/);
+    expect(withPlugin.code).toBe(0);
+    const without = await vitest(dir, { WITHOUT_PLUGIN: "1" });
+    expect(without.code).toBe(1);
+  });
+
   it("framework and plugin as workspace packages (inlined, because they live outside node_modules)", async () => {
     const dir = makeTree({
       ...common,
