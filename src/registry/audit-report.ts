@@ -237,7 +237,7 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
     plugins: windows.plugins,
     backends,
     problems: filtered,
-    notes: notes(facts, backends, registrations.length, scope),
+    notes: notes(facts, backends, registrations.length, windows.outside.length, scope),
   };
 }
 
@@ -265,7 +265,13 @@ function backendRecords(folds: readonly NamedFold[], facts: ThreadFacts, loaded:
   }));
 }
 
-function notes(facts: ThreadFacts, backends: readonly BackendRecord[], registrations: number, scope: ReportScope): string[] {
+function notes(
+  facts: ThreadFacts,
+  backends: readonly BackendRecord[],
+  registrations: number,
+  outside: number,
+  scope: ReportScope,
+): string[] {
   const out: string[] = [];
   if (scope.connected) {
     for (const loader of facts.loaders) {
@@ -288,8 +294,14 @@ function notes(facts: ThreadFacts, backends: readonly BackendRecord[], registrat
   if (registrations === 0) {
     const watched = backends.length;
     const loadedCount = backends.filter((b) => b.loaded).length;
+    // Entries a plugin wrote into a table directly are counted above, and the verdict may be "ok":
+    // the note says where they came from rather than suggest that nothing happened.
+    const direct =
+      outside === 0
+        ? ""
+        : ` through a registry (${outside} ${outside === 1 ? "entry was" : "entries were"} written into tables directly, outside it)`;
     out.push(
-      `no registrations were made${scope.connected && facts.loaders.length > 0 ? `; the loader watched ${watched} named backend${watched === 1 ? "" : "s"}, ${loadedCount === 0 ? "none" : loadedCount} loaded` : ""}`,
+      `no registrations were made${direct}${scope.connected && facts.loaders.length > 0 ? `; the loader watched ${watched} named backend${watched === 1 ? "" : "s"}, ${loadedCount === 0 ? "none" : loadedCount} loaded` : ""}`,
     );
   }
   return out;

@@ -91,6 +91,10 @@ describe("buildReport", () => {
     ]);
     expect(report.problems.map((p) => p.kind)).toEqual(["failed", "failed", "conflict"]);
     expect(report.problems[1]?.message).toContain("did not finish evaluating");
+    // No registry made a registration: the note says the entries came from direct writes.
+    expect(report.notes).toContain(
+      "no registrations were made through a registry (2 entries were written into tables directly, outside it)",
+    );
   });
 
   it("names each registry when a report covers several", () => {
