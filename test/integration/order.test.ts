@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
 import type { Tree } from "./fixture.js";
 import { appJson, lastJson, loader, makeTree, nodeVersion, run } from "./fixture.js";
+import { nameKeyed } from "./trees.js";
 
 const mode = hookMode(nodeVersion);
 
@@ -106,20 +107,7 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
   it("a table keyed by op name: a plugin's direct write of a string key is audited, and the keys a table holds count for expectations", async () => {
     const dir = makeTree({
       "node_modules/dispatch-hook": { symlink: "<repo>" },
-      "node_modules/namekit/package.json": JSON.stringify({
-        name: "namekit",
-        type: "module",
-        exports: { "./*": "./*" },
-        dispatchHook: { backends: { cpu: { module: "./cpu.js", export: "cpuTable" } } },
-      }),
-      "node_modules/namekit/cpu.js": 'export const cpuTable = new Map([["Add", () => "add on cpu"]]);\n',
-      ...plugin(
-        "kit-ops",
-        { cpu: "./reg/cpu.js" },
-        { "reg/cpu.js": 'import { cpuTable } from "namekit/cpu.js";\ncpuTable.set("Conv", () => "conv on cpu");\n' },
-        { cpu: ["Conv", "Add"] },
-      ),
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { namekit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+      ...nameKeyed,
       "main.mjs": [
         'import { cpuTable } from "namekit/cpu.js";',
         'const { registry } = await import("dispatch-hook");',

@@ -79,3 +79,26 @@ export function plugin(framework: "tensorlab" | "tensorlab-cjs", declared: boole
     }),
   };
 }
+
+/**
+ * A framework whose cpu table is a Map keyed by op name (holding "Add"), and a plugin whose
+ * registration module writes "Conv" into it directly and expects both.
+ */
+export const nameKeyed: Tree = {
+  "node_modules/namekit/package.json": JSON.stringify({
+    name: "namekit",
+    type: "module",
+    exports: { "./*": "./*" },
+    dispatchHook: { backends: { cpu: { module: "./cpu.js", export: "cpuTable" } } },
+  }),
+  "node_modules/namekit/cpu.js": 'export const cpuTable = new Map([["Add", () => "add on cpu"]]);\n',
+  "node_modules/kit-ops/package.json": JSON.stringify({
+    name: "kit-ops",
+    type: "module",
+    exports: { "./*": "./*" },
+    dependencies: { namekit: "*" },
+    dispatchHook: { registrations: { cpu: "./reg/cpu.js" }, expects: { cpu: ["Conv", "Add"] } },
+  }),
+  "node_modules/kit-ops/reg/cpu.js": 'import { cpuTable } from "namekit/cpu.js";\ncpuTable.set("Conv", () => "conv on cpu");\n',
+  "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { namekit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+};

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { appJson, makeTree, repoRoot, run, type Tree } from "./fixture.js";
+import { nameKeyed } from "./trees.js";
 
 const vitestBin = join(repoRoot, "node_modules/vitest/vitest.mjs");
 
@@ -96,22 +97,7 @@ describe("dispatch-hook/vite under Vitest", () => {
   it("a table keyed by op name, inlined: the plugin's direct write lands, is audited as outside the registry, and counts for its expectation", async () => {
     const dir = makeTree({
       ...common,
-      "node_modules/namekit/package.json": JSON.stringify({
-        name: "namekit",
-        type: "module",
-        exports: { "./*": "./*" },
-        dispatchHook: { backends: { cpu: { module: "./cpu.js", export: "cpuTable" } } },
-      }),
-      "node_modules/namekit/cpu.js": 'export const cpuTable = new Map([["Add", () => "add on cpu"]]);\n',
-      "node_modules/kit-ops/package.json": JSON.stringify({
-        name: "kit-ops",
-        type: "module",
-        exports: { "./*": "./*" },
-        dependencies: { namekit: "*" },
-        dispatchHook: { registrations: { cpu: "./reg/cpu.js" }, expects: { cpu: ["Conv", "Add"] } },
-      }),
-      "node_modules/kit-ops/reg/cpu.js": 'import { cpuTable } from "namekit/cpu.js";\ncpuTable.set("Conv", () => "conv on cpu");\n',
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { namekit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+      ...nameKeyed,
       "vitest.config.mjs": config({ server: { deps: { inline: ["namekit"] } } }),
       "test/landed.test.mjs": [
         'import { expect, test } from "vitest";',
