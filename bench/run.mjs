@@ -118,8 +118,11 @@ try {
 }
 const startupRows = [];
 const startupVerdicts = [];
+const versions = new Map(
+  binaries.map(([, binary]) => [binary, execFileSync(binary, ["-p", "process.versions.node"], { encoding: "utf8" }).trim()]),
+);
 for (const [label, binary] of binaries) {
-  const version = execFileSync(binary, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
+  const version = versions.get(binary);
   for (const [kind, app] of Object.entries(apps)) {
     // The framework-first variants only answer how the loader compares with the floor there.
     const first = kind.endsWith("framework first");
@@ -167,10 +170,7 @@ sections.push(
 );
 
 // 3b. The same comparison in instructions executed, on the Node that uses in-thread hooks.
-const inThread = binaries.find(([, binary]) => {
-  const version = execFileSync(binary, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
-  return hookMode(version) === "registerHooks";
-});
+const inThread = binaries.find(([, binary]) => hookMode(versions.get(binary)) === "registerHooks");
 let counted;
 let notCounted = "it needs valgrind on PATH and a Node that uses in-thread hooks (module.registerHooks)";
 if (inThread !== undefined && hasValgrind()) {
@@ -183,7 +183,7 @@ if (inThread !== undefined && hasValgrind()) {
   }
 }
 if (counted !== undefined) {
-  const version = execFileSync(inThread[1], ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
+  const version = versions.get(inThread[1]);
   const millions = (n) => fmt(n / 1e6, 1);
   const repeat = (d) => (d === 0 ? "the same count" : `${d.toLocaleString("en")} instructions apart`);
   sections.push(

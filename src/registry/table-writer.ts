@@ -216,10 +216,13 @@ export class TableWriter {
     for (const state of this.#host.backends()) {
       const table = state.tables.find((t) => t.table === message.table);
       if (table === undefined) continue;
+      const wrote = (owner: Registration | undefined) => owner !== undefined && owner.impl === message.impl && owner.inTable(table);
       const key = message.opType;
       // A table keyed by op name (an adapter that writes under the class's name) holds the name.
-      const owners = typeof key === "string" ? [...state.owners.values()].filter((r) => r.op === key) : [state.owners.get(key as Class)];
-      if (owners.some((owner) => owner !== undefined && owner.impl === message.impl && owner.inTable(table))) message.written = true;
+      if (
+        typeof key === "string" ? [...state.owners.values()].some((r) => r.op === key && wrote(r)) : wrote(state.owners.get(key as Class))
+      )
+        message.written = true;
     }
   }
 }

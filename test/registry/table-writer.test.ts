@@ -4,6 +4,7 @@ import { BackendState } from "../../src/registry/backend-state.js";
 import { Registration } from "../../src/registry/registration.js";
 import { adapterFor } from "../../src/registry/table-adapter.js";
 import { TableWriter } from "../../src/registry/table-writer.js";
+import { byNameAdapter } from "../helpers.js";
 
 class Pool {}
 
@@ -84,17 +85,7 @@ describe("TableWriter", () => {
   it("says it wrote an entry of a table keyed by op name (an adapter that writes under the class's name), and no other", () => {
     const { w, backend, registration } = writer();
     const table = new Map<string, unknown>();
-    const byName = {
-      kind: "by name",
-      get: (t: Map<string, unknown>, type: Function) => t.get(type.name) as never,
-      set: (t: Map<string, unknown>, type: Function, fn: unknown) => {
-        t.set(type.name, fn);
-      },
-      delete: (t: Map<string, unknown>, type: Function) => {
-        t.delete(type.name);
-      },
-    };
-    w.attach(backend("numba"), 0, table, adapterFor(table, "numba", byName as never), undefined);
+    w.attach(backend("numba"), 0, table, adapterFor(table, "numba", byNameAdapter), undefined);
     const mine = registration(() => "mine");
     w.activate(mine, "immediate");
     expect(table.get("Pool")).toBe(mine.impl);

@@ -3,6 +3,7 @@ import { ask, channels, type TableWrittenMessage, type WindowQueryMessage } from
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { missingRegistration, openWindow, runRegistration } from "../../src/runtime/window.js";
+import { byNameAdapter } from "../helpers.js";
 
 class Conv {}
 class Pool {}
@@ -84,18 +85,7 @@ describe("registration windows", () => {
   it("a registry that writes under the op's name (its adapter's choice) wrote it: not outside", () => {
     const registry = createRegistry();
     const table = new Map<unknown, unknown>();
-    registry.declare("named", {
-      adapter: {
-        kind: "by name",
-        get: (t, type) => (t as Map<unknown, unknown>).get(type.name) as never,
-        set: (t, type, fn) => {
-          (t as Map<unknown, unknown>).set(type.name, fn);
-        },
-        delete: (t, type) => {
-          (t as Map<unknown, unknown>).delete(type.name);
-        },
-      },
-    });
+    registry.declare("named", { adapter: byNameAdapter });
     registry.provide("named", table);
     const named = { url: "file:///named/table.js", backend: "named", exportName: "namedTable", format: "module" as const };
     runRegistration({ ...info("named"), backend: "named" }, named, { namedTable: table }, () => {
