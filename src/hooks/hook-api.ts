@@ -50,14 +50,19 @@ export function attachHooks(
     // reached without one), so it is attached when resolve() first hands out a generated module's
     // URL, before that module loads; the modules loaded until then skip it. It runs first in the
     // load chain from then on, which changes nothing: it serves only the URLs it made and passes
-    // every other on.
+    // every other on. Once every generated module handed out has loaded, load() is detached again
+    // until the next one: the modules loaded after the last dispatch module skip it too.
     const registerHooks = api.registerHooks.bind(api);
     let loadHandle: { deregister(): void } | undefined;
     let detached = false;
     const needLoad = () => {
       if (loadHandle === undefined && !detached) loadHandle = registerHooks({ load: hooks.load });
     };
-    const hooks = createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, needLoad });
+    const idle = () => {
+      loadHandle?.deregister();
+      loadHandle = undefined;
+    };
+    const hooks = createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, needLoad, idle });
     const handle = registerHooks({ resolve: hooks.resolve });
     return {
       drain() {},

@@ -67,6 +67,11 @@ export interface HookOptions {
    * do not pass through it.
    */
   readonly needLoad?: () => void;
+  /**
+   * Called (from resolve(), never from inside a load chain) once every generated module handed out
+   * has been loaded: in-thread hooks detach load() then, until needLoad() asks again.
+   */
+  readonly idle?: () => void;
 }
 
 function then<T, U>(value: Maybe<T>, next: (value: T) => U): Maybe<U> {
@@ -103,6 +108,15 @@ function isCommonJs(format: string | null | undefined): boolean {
   return format === "commonjs" || format === "commonjs-typescript";
 }
 
+/** Whether require() has a module under this file URL in its cache. */
+function requireCached(href: string): boolean {
+  try {
+    return nodeModule.createRequire(href).cache[url.fileURLToPath(href)] !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether require() is in the middle of loading a module (a require cycle passes through it). */
 function isLoading(href: string): boolean {
   try {
@@ -135,6 +149,22 @@ export function createHooks(options: HookOptions) {
   // hooks thread (module.register) gets promises back.
   const async = mode === "register";
   const needLoad = options.needLoad ?? (() => {});
+  const idle = options.idle ?? (() => {});
+  // The generated modules load() has served, and those handed out (or named in a generated module's
+  // source) that it has not served yet. Once served, an import finds the module in Node's module
+  // map for good, and a require() while require.cache holds it: neither calls load() again, so
+  // handing the URL out again does not need load() attached.
+  const served = new Set<string>();
+  const awaited = new Set<string>();
+  let settled = false;
+  const awaitLoad = (href: string, context: Context): string => {
+    const required = context.conditions?.includes("require") === true;
+    if (!served.has(href) || (required && !requireCached(href)) || hasKeys(context.importAttributes)) {
+      awaited.add(href);
+      needLoad();
+    }
+    return href;
+  };
   const sync = () => {
     if (discovery.version === version) return;
     version = discovery.version;
@@ -152,7 +182,9 @@ export function createHooks(options: HookOptions) {
       const gone = missing(r.url);
       return { plugin: r.plugin, url: r.url, specifier: r.url, ...(gone === undefined ? {} : { missing: gone }) };
     }),
-    marker: (kind, index) => virtualUrl(module.url, kind, index, module.format === "commonjs"),
+    // The facade imports its markers as soon as it has loaded: awaited from now, so that load()
+    // stays attached in between.
+    marker: (kind, index) => awaitLoad(virtualUrl(module.url, kind, index, module.format === "commonjs"), {}),
     ...(module.format === "commonjs" ? { requirePath: url.fileURLToPath(module.url) } : {}),
   });
 
@@ -240,24 +272,24 @@ export function createHooks(options: HookOptions) {
         const format = result.format ?? discovery.formatOf?.(href);
         if (format !== "module" && format !== "module-typescript") {
           if (mode !== "registerHooks" || isLoading(href)) return result;
-          needLoad();
-          return { ...result, url: virtualUrl(href, "cjs-facade"), format: "commonjs" };
+          return { ...result, url: awaitLoad(virtualUrl(href, "cjs-facade"), context), format: "commonjs" };
         }
       }
-      needLoad();
-      return { ...result, url: virtualUrl(href, "facade"), format: "module" };
+      return { ...result, url: awaitLoad(virtualUrl(href, "facade"), context), format: "module" };
     } catch {
       return result;
     }
   };
 
   function resolve(specifier: string, context: Context, nextResolve: NextResolve): Maybe<ResolveResult> {
+    if (settled) {
+      settled = false;
+      if (awaited.size === 0) idle();
+    }
     // A virtual URL once handed out is always served, even after disable(): a module graph that
     // is still loading must not find it gone.
-    if (specifier.includes(VIRTUAL_TAG) && parseVirtual(specifier) !== undefined) {
-      needLoad();
-      return { url: specifier, format: "module", shortCircuit: true };
-    }
+    if (specifier.includes(VIRTUAL_TAG) && parseVirtual(specifier) !== undefined)
+      return { url: awaitLoad(specifier, context), format: "module", shortCircuit: true };
     if (!enabled()) return nextResolve(specifier, context);
     const result = nextResolve(specifier, context);
     if (async) return (result as Promise<ResolveResult>).then((r) => redirect(specifier, r, context));
@@ -267,6 +299,10 @@ export function createHooks(options: HookOptions) {
   function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
     const v = href.includes(VIRTUAL_TAG) ? parseVirtual(href) : undefined;
     if (v !== undefined) {
+      served.add(href);
+      awaited.delete(href);
+      // Detached by the next resolve(), not here: this runs inside Node's load chain.
+      if (awaited.size === 0) settled = true;
       try {
         return generate(v, context, nextLoad);
       } catch (error) {

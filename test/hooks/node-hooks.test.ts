@@ -29,13 +29,14 @@ function setup(mode: "registerHooks" | "register" = "registerHooks", extra: Reco
   });
   const reports: HookReport[] = [];
   /** How many times resolve() asked for load() before handing out a generated module's URL. */
-  const loadWanted = { count: 0 };
+  const loadWanted = { count: 0, idle: 0 };
   const hooks = createHooks({
     discovery: new Discovery({ root }),
     mode,
     runtime: runtimeLocation(),
     report: (r) => reports.push(r),
     needLoad: () => loadWanted.count++,
+    idle: () => loadWanted.idle++,
   });
   const url = (path: string) => pathToFileURL(join(root, path)).href;
   const files: Record<string, LoadResult> = {
@@ -77,6 +78,40 @@ describe("the resolve hook", () => {
     );
     expect((viaRequire as ResolveResult).url).toBe(virtualUrl(cjs, "cjs-facade"));
     expect(loadWanted.count).toBe(3);
+  });
+
+  it("lets load() step aside once every generated module handed out has loaded, and asks again only for one Node has not cached", () => {
+    const { hooks, url, resolved, nextLoad, loadWanted } = setup();
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    const facade = virtualUrl(numba, "facade");
+    const step = virtualUrl(numba, "step", 0);
+    const other = () => hooks.resolve("./other.js", { parentURL: url("main.mjs") }, resolved(url("other.js")));
+    hooks.resolve("tensorlab/link/numba.js", { parentURL: url("main.mjs") }, resolved(numba));
+    hooks.load(facade, {}, nextLoad);
+    other();
+    // The facade's source names its step marker, which has not loaded yet.
+    expect(loadWanted.idle).toBe(0);
+    hooks.resolve(step, { parentURL: facade }, () => ({ url: "never" }));
+    hooks.load(step, {}, nextLoad);
+    // Never from inside Node's load chain: the next resolve() lets it go.
+    expect(loadWanted.idle).toBe(0);
+    other();
+    expect(loadWanted.idle).toBe(1);
+    other();
+    expect(loadWanted.idle).toBe(1);
+    const asked = loadWanted.count;
+    // Imported again: Node's module map holds the facade, and load() is not called for it.
+    hooks.resolve("tensorlab/link/numba.js", { parentURL: url("later.mjs") }, resolved(numba));
+    expect(loadWanted.count).toBe(asked);
+    // require() keys its cache by file name, and require.cache does not hold the facade here:
+    // Node would call load() for it, so load() is wanted again, and kept until it has served it.
+    hooks.resolve("tensorlab/link/numba.js", { parentURL: url("later.cjs"), conditions: ["require"] }, resolved(numba));
+    expect(loadWanted.count).toBe(asked + 1);
+    other();
+    expect(loadWanted.idle).toBe(1);
+    hooks.load(facade, {}, nextLoad);
+    other();
+    expect(loadWanted.idle).toBe(2);
   });
 
   it("sends an importer of a watched module to its facade, and passes everything else through untouched", () => {

@@ -261,6 +261,60 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     expect(lastJson(result.stdout)).toEqual({ conv: "conv on cpu" });
   });
 
+  it("a dispatch module used again after its generated modules have loaded: a later import, require(esm), a late backend and a CommonJS one required twice", async () => {
+    const dir = makeTree({
+      ...framework(),
+      ...plugin(
+        "kit-ops",
+        { cpu: "./reg/cpu.js", gpu: "./reg/gpu.js", cjs: "./reg/cjs.cjs" },
+        {
+          "reg/cpu.js": directWrite,
+          "reg/gpu.js":
+            'import { gpuTable } from "tensorkit/backends/gpu/table.js";\nimport { Conv } from "../ops.js";\ngpuTable.register(Conv, () => "conv on gpu");\n',
+          "reg/cjs.cjs":
+            'const { cjsTable } = require("tensorkit/backends/cjs/table.js");\nconst { Conv } = require("../ops.cjs");\ncjsTable.register(Conv, () => "conv on cjs");\n',
+          "ops.cjs": "exports.Conv = class Conv {};\n",
+        },
+      ),
+      "node_modules/tensorkit/backends/cjs/package.json": JSON.stringify({ type: "commonjs" }),
+      "node_modules/tensorkit/backends/cjs/table.js":
+        'const { Dispatcher } = require("dispatch-hook");\nexports.cjsTable = new Dispatcher({ name: "cjsTable", backend: "cjs" });\n',
+      "package.json": app(["kit-ops"]),
+      // Every module the app loads after the first backend resolves with no generated module
+      // awaited, so in-thread hooks have detached load() by then.
+      "later.mjs": 'export { cpuTable as again } from "tensorkit/backends/cpu/table.js";\n',
+      "main.mjs": [
+        'import { createRequire } from "node:module";',
+        'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+        'import { Conv } from "kit-ops/ops.js";',
+        'const { again } = await import("./later.mjs");',
+        "const require = createRequire(import.meta.url);",
+        // require(esm) of a module that import() has already loaded: on Node 20 (module.register) the hooks do not see it.
+        `const required = ${JSON.stringify(mode)} === "registerHooks" ? require("tensorkit/backends/cpu/table.js").cpuTable : cpuTable;`,
+        'const { gpuTable } = await import("tensorkit/backends/gpu/table.js");',
+        'const cjs = require("tensorkit/backends/cjs/table.js");',
+        'const cjsAgain = require("tensorkit/backends/cjs/table.js");',
+        'const { Conv: CjsConv } = require("kit-ops/ops.cjs");',
+        'const { registry } = await import("dispatch-hook");',
+        "const call = (table, type) => { try { return table.resolve(new type())(); } catch (e) { return e.code; } };",
+        "console.log(JSON.stringify({ same: again === cpuTable && required === cpuTable && cjs === cjsAgain, cpu: cpuTable.resolve(new Conv())(), gpu: gpuTable.resolve(new Conv())(), cjs: call(cjs.cjsTable, CjsConv), problems: registry.verify().problems.map((p) => p.message) }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    const out = lastJson(result.stdout);
+    expect(out).toMatchObject({ same: true, cpu: "conv on cpu", gpu: "conv on gpu" });
+    if (mode === "registerHooks") {
+      expect(out).toMatchObject({ cjs: "conv on cjs", problems: [] });
+      expect(result.stderr).toContain("ok: every registration landed");
+    } else {
+      // Node 20's hooks never see require(): the CommonJS backend is reported, not passed over.
+      expect(out).toMatchObject({ cjs: "ERR_DISPATCH_NO_IMPL" });
+      expect(result.stderr).toMatch(/table\.js was loaded with require\(\), which the register hooks of Node 20/);
+    }
+    expect(result.stderr).not.toMatch(/ERR_MODULE_NOT_FOUND|ENOENT|Cannot find module/);
+    expect(result.code).toBe(0);
+  });
+
   it("a CommonJS dispatch module reached through import() loads as without the loader (it requires an ES module), and its registrations land", async () => {
     const dir = makeTree({
       "node_modules/dispatch-hook": { symlink: "<repo>" },
