@@ -29,6 +29,43 @@ export function runtimeLocation(): { esm: string; cjs: string } {
   return { esm: new URL("./runtime.js", import.meta.url).href, cjs: urls.fileURLToPath(new URL("./runtime.cjs", import.meta.url)) };
 }
 
+type RegisterHooks = (hooks: { resolve?: unknown; load?: unknown }) => { deregister(): void };
+type HookPair = Pick<ReturnType<typeof createHooks>, "resolve" | "load">;
+
+/**
+ * In-thread hooks (module.registerHooks). Every hook Node calls costs each module a step through its
+ * chain, as much as a whole do-nothing hook. load() serves only the generated modules (and notices
+ * a watched module reached without one), so it is attached when resolve() hands out a generated
+ * module's URL that Node has not loaded yet, before that module loads, and detached again once
+ * every such module has loaded: the modules loaded before the first dispatch module and after the
+ * last skip it. It runs first in the load chain while attached, which changes nothing: it serves
+ * only the URLs it made and passes every other on.
+ */
+export function attachInThread(
+  registerHooks: RegisterHooks,
+  create: (wiring: { needLoad: () => void; idle: () => void }) => HookPair,
+): AttachedHooks {
+  let loadHandle: { deregister(): void } | undefined;
+  let detached = false;
+  const needLoad = () => {
+    if (loadHandle === undefined && !detached) loadHandle = registerHooks({ load: hooks.load });
+  };
+  const idle = () => {
+    loadHandle?.deregister();
+    loadHandle = undefined;
+  };
+  const hooks = create({ needLoad, idle });
+  const handle = registerHooks({ resolve: hooks.resolve });
+  return {
+    drain() {},
+    detach: () => {
+      detached = true;
+      handle.deregister();
+      loadHandle?.deregister();
+    },
+  };
+}
+
 export function attachHooks(
   mode: Exclude<HookMode, "none">,
   /** The installation's discovery, for in-thread hooks; the hooks thread makes its own. */
@@ -45,33 +82,9 @@ export function attachHooks(
         `install(): module.registerHooks does not exist on Node ${process.versions.node}. Use mode "register", or leave mode unset.`,
       );
     }
-    // Every hook Node calls costs each module a step through its chain, as much as a whole
-    // do-nothing hook. load() serves only the generated modules (and notices a watched module
-    // reached without one), so it is attached when resolve() first hands out a generated module's
-    // URL, before that module loads; the modules loaded until then skip it. It runs first in the
-    // load chain from then on, which changes nothing: it serves only the URLs it made and passes
-    // every other on. Once every generated module handed out has loaded, load() is detached again
-    // until the next one: the modules loaded after the last dispatch module skip it too.
-    const registerHooks = api.registerHooks.bind(api);
-    let loadHandle: { deregister(): void } | undefined;
-    let detached = false;
-    const needLoad = () => {
-      if (loadHandle === undefined && !detached) loadHandle = registerHooks({ load: hooks.load });
-    };
-    const idle = () => {
-      loadHandle?.deregister();
-      loadHandle = undefined;
-    };
-    const hooks = createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, needLoad, idle });
-    const handle = registerHooks({ resolve: hooks.resolve });
-    return {
-      drain() {},
-      detach: () => {
-        detached = true;
-        handle.deregister();
-        loadHandle?.deregister();
-      },
-    };
+    return attachInThread(api.registerHooks.bind(api), (wiring) =>
+      createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, ...wiring }),
+    );
   }
   if (typeof nodeModule.register !== "function") {
     throw new DispatchHookError(
