@@ -40,11 +40,15 @@ export function findPackageDir(start: string, name: string): string | undefined 
  * one system call per level tried, where a check and then a read would take two.
  */
 export function findPackage(start: string, name: string): { dir: string; json: ReturnType<typeof readJson> } | undefined {
+  // Joined by hand: `dir` is already normal, and so is a package name that does not start with a
+  // dot. path.join would normalise every candidate again, and at start-up, in a fresh hooks thread,
+  // that costs more than the reads.
+  const plain = !name.startsWith(".");
   for (let dir = start; ; dir = path.dirname(dir)) {
-    const candidate = path.join(dir, "node_modules", name);
+    const candidate = plain ? `${dir.endsWith(path.sep) ? dir : dir + path.sep}node_modules${path.sep}${name}` : path.join(dir, "node_modules", name);
     let text: string | undefined;
     try {
-      text = fs.readFileSync(path.join(candidate, "package.json"), "utf8");
+      text = fs.readFileSync(`${candidate}${path.sep}package.json`, "utf8");
     } catch (error) {
       if ((error as { code?: unknown }).code !== "ENOENT" && (error as { code?: unknown }).code !== "ENOTDIR") {
         return { dir: candidate, json: { ok: false, error: error instanceof Error ? error.message : String(error) } };
