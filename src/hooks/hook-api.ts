@@ -16,6 +16,9 @@ export interface AttachedHooks {
   detach(): void;
 }
 
+/** How long a question waits for the hooks thread's config before it is answered without it. */
+const CONFIG_WAIT_MS = 10_000;
+
 // Unique per installation even across two bundles (or copies) of this module in one process.
 let attached = 0;
 const instance = Math.random().toString(36).slice(2, 10);
@@ -94,17 +97,31 @@ export function attachHooks(
   }
   const threads = workerThreads();
   const { port1, port2 } = new threads.MessageChannel();
-  port1.on("message", onReport);
-  port1.unref();
+  // The hooks thread reads the config after register() returns (see hooks-thread.ts). The port
+  // keeps the process alive until the config has arrived, so that even an app that ends at once
+  // gets its config warnings; then it lets go.
+  let configArrived = false;
+  const receive = (message: HookReport) => {
+    if (message.type === "config" && !configArrived) {
+      configArrived = true;
+      port1.unref();
+    }
+    onReport(message);
+  };
+  port1.on("message", receive);
   const disposed = new Int32Array(new SharedArrayBuffer(4));
-  const data: HooksData = { discover: discoverOptions, runtime, port: port2 as MessagePort, disposed };
+  const configured = new Int32Array(new SharedArrayBuffer(4));
+  const data: HooksData = { discover: discoverOptions, runtime, port: port2 as MessagePort, disposed, configured };
   // A query per installation gives each its own instance of the hooks module, and so its own state.
   const url = new URL(`./hooks-thread.js?installation=${instance}-${++attached}`, import.meta.url);
   nodeModule.register(url.href, { data, transferList: [port2] });
   return {
     drain() {
+      // Whoever asks (an audit, a miss, the config) gets the config the hooks thread read, waiting
+      // for it if it is still being read: a few milliseconds, at most once.
+      if (!configArrived) Atomics.wait(configured, 0, 0, CONFIG_WAIT_MS);
       for (let m = threads.receiveMessageOnPort(port1); m !== undefined; m = threads.receiveMessageOnPort(port1))
-        onReport(m.message as HookReport);
+        receive(m.message as HookReport);
     },
     detach() {
       // module.register cannot be undone; the hooks on the other thread stop changing anything,

@@ -18,30 +18,47 @@ export interface HooksData {
    * the next import's resolve can reach this thread before it.
    */
   readonly disposed: Int32Array;
+  /** Shared with the installation: non-zero once the config has been posted to `port`. */
+  readonly configured: Int32Array;
 }
 
 type Next<T> = (value: string, context?: object) => T | Promise<T>;
-let hooks: ReturnType<typeof createHooks> | undefined;
+type Hooks = ReturnType<typeof createHooks>;
+let ready: (() => Hooks) | undefined;
 
 export function initialize(data: HooksData): void {
-  const { port, disposed } = data;
-  const discovery = new Discovery(data.discover);
-  // The installation reads the config from here, not on its own thread (see install.ts).
-  port.postMessage({ type: "config", config: discovery.config() } satisfies HookReport);
-  hooks = createHooks({
-    discovery,
-    mode: "register",
-    runtime: data.runtime,
-    report: (message) => port.postMessage(message),
-    enabled: () => Atomics.load(disposed, 0) === 0,
-  });
+  const { port, disposed, configured } = data;
+  let hooks: Hooks | undefined;
+  ready = () => {
+    if (hooks !== undefined) return hooks;
+    try {
+      const discovery = new Discovery(data.discover);
+      // The installation reads the config from here, not on its own thread (see install.ts).
+      port.postMessage({ type: "config", config: discovery.config() } satisfies HookReport);
+      hooks = createHooks({
+        discovery,
+        mode: "register",
+        runtime: data.runtime,
+        report: (message) => port.postMessage(message),
+        enabled: () => Atomics.load(disposed, 0) === 0,
+      });
+      return hooks;
+    } finally {
+      Atomics.store(configured, 0, 1);
+      Atomics.notify(configured, 0);
+    }
+  };
+  // module.register() keeps the main thread waiting until initialize returns. The config is read
+  // right after instead, while the main thread goes on (a CommonJS app never waits for it again),
+  // and in any case before the first hook runs.
+  setImmediate(ready);
   port.unref();
 }
 
 export async function resolve(specifier: string, context: object, nextResolve: Next<ResolveResult>): Promise<ResolveResult> {
-  return hooks === undefined ? nextResolve(specifier, context) : hooks.resolve(specifier, context, nextResolve);
+  return ready === undefined ? nextResolve(specifier, context) : ready().resolve(specifier, context, nextResolve);
 }
 
 export async function load(url: string, context: object, nextLoad: Next<LoadResult>): Promise<LoadResult> {
-  return hooks === undefined ? nextLoad(url, context) : hooks.load(url, context, nextLoad);
+  return ready === undefined ? nextLoad(url, context) : ready().load(url, context, nextLoad);
 }

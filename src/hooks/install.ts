@@ -79,8 +79,8 @@ export function install(options: InstallOptions = {}): Installation {
     packages: options.discover !== false,
   };
   // In-thread hooks share this discovery. With module.register the hooks thread reads the config
-  // itself and reports it from initialize, which register() waits for: reading it here as well
-  // would do the same work twice on the start-up path.
+  // itself, just after register() returns, and reports it: reading it here as well would do the
+  // same work twice, and keep the main thread from going on meanwhile.
   const discovery = mode === "registerHooks" ? new Discovery(discoverOptions) : undefined;
   let config: HookConfig = discovery?.config() ?? { rules: [], plugins: [], dispatchables: [], problems: [], files: [], root: "" };
   let matcher = new Matcher(config.rules, config.plugins);
@@ -116,9 +116,8 @@ export function install(options: InstallOptions = {}): Installation {
       if (warn) process.emitWarning(finding.message, { code: "DISPATCH_HOOK_INSTRUMENT_FAILED" });
     }
   };
+  // The hooks thread's config arrives as a report (warned about as it arrives); none in-thread.
   const hooks = attachHooks(mode, discovery, discoverOptions, onReport);
-  // The hooks thread's first report, its config (warned about as it arrives); none in-thread.
-  hooks.drain();
   const findings = (): LoaderFinding[] => {
     hooks.drain();
     return loaderFindings({ mode, loaded, failures, matcher });

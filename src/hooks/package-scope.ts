@@ -45,7 +45,9 @@ export function findPackage(start: string, name: string): { dir: string; json: R
   // that costs more than the reads.
   const plain = !name.startsWith(".");
   for (let dir = start; ; dir = path.dirname(dir)) {
-    const candidate = plain ? `${dir.endsWith(path.sep) ? dir : dir + path.sep}node_modules${path.sep}${name}` : path.join(dir, "node_modules", name);
+    const candidate = plain
+      ? `${dir.endsWith(path.sep) ? dir : dir + path.sep}node_modules${path.sep}${name}`
+      : path.join(dir, "node_modules", name);
     let text: string | undefined;
     try {
       text = fs.readFileSync(`${candidate}${path.sep}package.json`, "utf8");

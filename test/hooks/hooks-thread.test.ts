@@ -22,13 +22,19 @@ describe("the hooks-thread entry (module.register)", () => {
 
     const { port1, port2 } = new MessageChannel();
     const disposed = new Int32Array(new SharedArrayBuffer(4));
-    initialize({ discover: { root }, runtime: runtimeLocation(), port: port2, disposed });
-    // Its first report is the config it read, which the installation then has without reading it.
+    const configured = new Int32Array(new SharedArrayBuffer(4));
+    initialize({ discover: { root }, runtime: runtimeLocation(), port: port2, disposed, configured });
+    // register() waits for initialize: the config is read after it returns, not in it.
+    expect(Atomics.load(configured, 0)).toBe(0);
+    expect(receiveMessageOnPort(port1)).toBeUndefined();
+    // A hook that runs before then reads it first. Its first report is the config it read, which
+    // the installation then has without reading it.
+    expect((await resolve(numba, {}, async () => resolved)).url).toBe(virtualUrl(numba, "facade"));
+    expect(Atomics.load(configured, 0)).toBe(1);
     const first = receiveMessageOnPort(port1)?.message as { type: string; config: { rules: unknown[]; files: string[] } };
     expect(first.type).toBe("config");
     expect(first.config.rules).toHaveLength(1);
     expect(first.config.files).toEqual([join(root, "package.json")]);
-    expect((await resolve(numba, {}, async () => resolved)).url).toBe(virtualUrl(numba, "facade"));
     const facade = await load(virtualUrl(numba, "facade"), {}, async () => ({
       format: "module",
       source: "export const numbaFuncify = 1;\n",
@@ -39,6 +45,24 @@ describe("the hooks-thread entry (module.register)", () => {
     // Disposal is seen at once, without waiting for a message.
     Atomics.store(disposed, 0, 1);
     expect(await resolve(numba, {}, async () => resolved)).toBe(resolved);
+    port1.close();
+  });
+
+  it("reads the config as soon as initialize has returned, and says so through the shared flag", async () => {
+    const root = makeTree({ "package.json": JSON.stringify({ name: "app" }) });
+    const { port1, port2 } = new MessageChannel();
+    const configured = new Int32Array(new SharedArrayBuffer(4));
+    initialize({
+      discover: { root },
+      runtime: runtimeLocation(),
+      port: port2,
+      disposed: new Int32Array(new SharedArrayBuffer(4)),
+      configured,
+    });
+    expect(Atomics.load(configured, 0)).toBe(0);
+    await new Promise((done) => setImmediate(done));
+    expect(Atomics.load(configured, 0)).toBe(1);
+    expect(receiveMessageOnPort(port1)?.message).toMatchObject({ type: "config", config: { files: [join(root, "package.json")] } });
     port1.close();
   });
 });

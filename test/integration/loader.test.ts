@@ -76,6 +76,19 @@ describe("the loader", () => {
     expect(result.stderr).toContain(join(dir, "node_modules/broken/package.json"));
   });
 
+  it("warns about a broken package.json even when the app is a CommonJS script that ends at once (no audit asked for)", async () => {
+    const dir = makeTree({
+      "package.json": JSON.stringify({ name: "app", dependencies: { broken: "*", "dispatch-hook": "*" } }),
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/broken/package.json": "{ nope",
+      "main.cjs": 'console.log("{}");\n',
+    });
+    const result = await run(dir, ["--import", loader, "main.cjs"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("[ERR_DISPATCH_CONFIG_JSON]");
+    expect(result.stderr).toContain(join(dir, "node_modules/broken/package.json"));
+  });
+
   it("two module instances of one dispatch module (a query string) each get every registration", async () => {
     const dir = makeTree({
       ...frameworkEsm,
