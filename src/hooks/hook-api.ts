@@ -101,6 +101,7 @@ export function attachHooks(
   // keeps the process alive until the config has arrived, so that even an app that ends at once
   // gets its config warnings; then it lets go.
   let configArrived = false;
+  let late = false;
   const receive = (message: HookReport) => {
     if (message.type === "config" && !configArrived) {
       configArrived = true;
@@ -119,7 +120,15 @@ export function attachHooks(
     drain() {
       // Whoever asks (an audit, a miss, the config) gets the config the hooks thread read, waiting
       // for it if it is still being read: a few milliseconds, at most once.
-      if (!configArrived) Atomics.wait(configured, 0, 0, CONFIG_WAIT_MS);
+      if (!configArrived && !late && Atomics.wait(configured, 0, 0, CONFIG_WAIT_MS) === "timed-out") {
+        late = true;
+        process.emitWarning(
+          `dispatch-hook's hooks thread did not report its config within ${CONFIG_WAIT_MS / 1000} s; answers until it does leave it out.`,
+          {
+            code: "DISPATCH_HOOK_CONFIG_LATE",
+          },
+        );
+      }
       for (let m = threads.receiveMessageOnPort(port1); m !== undefined; m = threads.receiveMessageOnPort(port1))
         receive(m.message as HookReport);
     },

@@ -108,23 +108,18 @@ function isCommonJs(format: string | null | undefined): boolean {
   return format === "commonjs" || format === "commonjs-typescript";
 }
 
-/** Whether require() has a module under this file URL in its cache. */
-function requireCached(href: string): boolean {
+/** What require() has cached under this file URL, if anything. */
+function requireCacheEntry(href: string): { readonly loaded: boolean } | undefined {
   try {
-    return nodeModule.createRequire(href).cache[url.fileURLToPath(href)] !== undefined;
+    return nodeModule.createRequire(href).cache[url.fileURLToPath(href)];
   } catch {
-    return false;
+    return undefined;
   }
 }
 
 /** Whether require() is in the middle of loading a module (a require cycle passes through it). */
 function isLoading(href: string): boolean {
-  try {
-    const cached = nodeModule.createRequire(href).cache[url.fileURLToPath(href)];
-    return cached !== undefined && !cached.loaded;
-  } catch {
-    return false;
-  }
+  return requireCacheEntry(href)?.loaded === false;
 }
 
 function missing(href: string): string | undefined {
@@ -159,7 +154,7 @@ export function createHooks(options: HookOptions) {
   let settled = false;
   const awaitLoad = (href: string, context: Context): string => {
     const required = context.conditions?.includes("require") === true;
-    if (!served.has(href) || (required && !requireCached(href)) || hasKeys(context.importAttributes)) {
+    if (!served.has(href) || (required && requireCacheEntry(href) === undefined) || hasKeys(context.importAttributes)) {
       awaited.add(href);
       needLoad();
     }

@@ -55,6 +55,26 @@ describe("install()", () => {
     });
   });
 
+  it("with module.register, answers installation.config at once, from the config the hooks thread reads after register() returns", async () => {
+    const dir = makeTree({
+      "package.json": JSON.stringify({
+        name: "harness",
+        type: "module",
+        dispatchHook: { backends: { numba: { module: "./backends/numba.js", export: "numbaFuncify" } } },
+      }),
+      "harness.mjs": [
+        `import { install } from ${JSON.stringify(hooksEntry)};`,
+        'const installation = install({ mode: "register" });',
+        "const { rules, files } = installation.config;",
+        "console.log(JSON.stringify({ rules: rules.map((r) => r.backend), files: files.length }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["harness.mjs"]);
+    // Had the wait run out (the hooks thread needing this thread to read it), a DISPATCH_HOOK_CONFIG_LATE warning would say so.
+    expect(result.stderr).toBe("");
+    expect(lastJson(result.stdout)).toEqual({ rules: ["numba"], files: 1 });
+  });
+
   it("refuses bad options with a code and the nearest known word, and installs nothing", () => {
     const unknown = thrown(() => install({ registy: 1 } as never));
     expect(unknown.code).toBe("ERR_DISPATCH_INVALID_OPTION");
