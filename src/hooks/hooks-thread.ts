@@ -32,7 +32,25 @@ export function initialize(data: HooksData): void {
   ready = () => {
     if (hooks !== undefined) return hooks;
     try {
-      const discovery = new Discovery(data.discover);
+      let discovery: Discovery;
+      try {
+        discovery = new Discovery(data.discover);
+      } catch (error) {
+        // Not expected (discovery records problems instead of throwing), but an exception here
+        // would end the process from this thread: report it, and pass every module through.
+        const message = `its config could not be read (${error instanceof Error ? error.message : String(error)})`;
+        port.postMessage({
+          type: "config",
+          config: { rules: [], plugins: [], dispatchables: [], problems: [], files: [], root: "" },
+        } satisfies HookReport);
+        port.postMessage({ type: "failed", url: "dispatch-hook", backend: "?", message } satisfies HookReport);
+        hooks = {
+          resolve: (specifier, context, next) => next(specifier, context),
+          load: (url, context, next) => next(url, context),
+          disable() {},
+        };
+        return hooks;
+      }
       // The installation reads the config from here, not on its own thread (see install.ts).
       port.postMessage({ type: "config", config: discovery.config() } satisfies HookReport);
       hooks = createHooks({

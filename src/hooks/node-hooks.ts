@@ -152,6 +152,8 @@ export function createHooks(options: HookOptions) {
   const served = new Set<string>();
   const awaited = new Set<string>();
   let settled = false;
+  /** load() calls still running: a resolve() from inside one (a hook's require, say) must not detach it. */
+  let loading = 0;
   const awaitLoad = (href: string, context: Context): string => {
     const required = context.conditions?.includes("require") === true;
     if (!served.has(href) || (required && requireCacheEntry(href) === undefined) || hasKeys(context.importAttributes)) {
@@ -277,7 +279,7 @@ export function createHooks(options: HookOptions) {
   };
 
   function resolve(specifier: string, context: Context, nextResolve: NextResolve): Maybe<ResolveResult> {
-    if (settled) {
+    if (settled && loading === 0) {
       settled = false;
       if (awaited.size === 0) idle();
     }
@@ -292,11 +294,20 @@ export function createHooks(options: HookOptions) {
   }
 
   function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
+    loading++;
+    try {
+      return loadOne(href, context, nextLoad);
+    } finally {
+      loading--;
+    }
+  }
+
+  function loadOne(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
     const v = href.includes(VIRTUAL_TAG) ? parseVirtual(href) : undefined;
     if (v !== undefined) {
       served.add(href);
       awaited.delete(href);
-      // Detached by the next resolve(), not here: this runs inside Node's load chain.
+      // Detached by a later resolve(), not here: this runs inside Node's load chain.
       if (awaited.size === 0) settled = true;
       try {
         return generate(v, context, nextLoad);

@@ -44,9 +44,11 @@ export function findPackage(start: string, name: string): { dir: string; json: R
   // dot. path.join would normalise every candidate again, and at start-up, in a fresh hooks thread,
   // that costs more than the reads.
   const plain = !name.startsWith(".");
+  // A scoped name's slash, in the platform's separator, as path.join would write it.
+  const own = path.sep === "/" ? name : name.replaceAll("/", path.sep);
   for (let dir = start; ; dir = path.dirname(dir)) {
     const candidate = plain
-      ? `${dir.endsWith(path.sep) ? dir : dir + path.sep}node_modules${path.sep}${name}`
+      ? `${dir.endsWith(path.sep) ? dir : dir + path.sep}node_modules${path.sep}${own}`
       : path.join(dir, "node_modules", name);
     let text: string | undefined;
     try {

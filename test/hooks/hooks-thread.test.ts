@@ -65,4 +65,20 @@ describe("the hooks-thread entry (module.register)", () => {
     expect(receiveMessageOnPort(port1)?.message).toMatchObject({ type: "config", config: { files: [join(root, "package.json")] } });
     port1.close();
   });
+
+  it("a config that cannot be read at all is reported, and every module passes through untouched", async () => {
+    const root = makeTree({ "package.json": JSON.stringify({ name: "app" }) });
+    const { port1, port2 } = new MessageChannel();
+    const configured = new Int32Array(new SharedArrayBuffer(4));
+    // A directory that is not a string makes discovery itself throw.
+    const discover = { root, inline: [{ field: {}, dir: 5 as unknown as string }] };
+    initialize({ discover, runtime: runtimeLocation(), port: port2, disposed: new Int32Array(new SharedArrayBuffer(4)), configured });
+    const numba = pathToFileURL(join(root, "numba.js")).href;
+    const resolved = { url: numba, format: "module" };
+    expect(await resolve(numba, {}, async () => resolved)).toBe(resolved);
+    expect(Atomics.load(configured, 0)).toBe(1);
+    expect(receiveMessageOnPort(port1)?.message).toMatchObject({ type: "config", config: { rules: [] } });
+    expect((receiveMessageOnPort(port1)?.message as { message: string }).message).toMatch(/^its config could not be read \(/);
+    port1.close();
+  });
 });

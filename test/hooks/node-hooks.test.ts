@@ -114,6 +114,19 @@ describe("the resolve hook", () => {
     expect(loadWanted.idle).toBe(2);
   });
 
+  it("never lets load() go from inside a load chain, even when something resolves there", () => {
+    const { hooks, url, resolved, nextLoad, loadWanted } = setup();
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    const other = () => hooks.resolve("./other.js", { parentURL: url("main.mjs") }, resolved(url("other.js")));
+    hooks.resolve("tensorlab/link/numba.js", { parentURL: url("main.mjs") }, resolved(numba));
+    // While the facade loads, nothing else is awaited; the next hook resolves a module meanwhile.
+    hooks.load(virtualUrl(numba, "facade"), {}, (href) => {
+      other();
+      return nextLoad(href);
+    });
+    expect(loadWanted.idle).toBe(0);
+  });
+
   it("sends an importer of a watched module to its facade, and passes everything else through untouched", () => {
     const { hooks, url, resolved } = setup();
     const numba = url("node_modules/tensorlab/link/numba.js");

@@ -282,6 +282,7 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
       "package.json": app(["kit-ops"]),
       // Every module the app loads after the first backend resolves with no generated module
       // awaited, so in-thread hooks have detached load() by then.
+      "sub/again.cjs": 'module.exports = require("tensorkit/backends/cjs/table.js");\n',
       "later.mjs": 'export { cpuTable as again } from "tensorkit/backends/cpu/table.js";\n',
       "main.mjs": [
         'import { createRequire } from "node:module";',
@@ -294,17 +295,24 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
         'const { gpuTable } = await import("tensorkit/backends/gpu/table.js");',
         'const cjs = require("tensorkit/backends/cjs/table.js");',
         'const cjsAgain = require("tensorkit/backends/cjs/table.js");',
+        // From another directory (no shared require resolution cache), and once more after the
+        // generated module has left require.cache, which makes Node load it again.
+        'const fromSub = require("./sub/again.cjs");',
+        'delete require.cache[require.resolve("tensorkit/backends/cjs/table.js")];',
+        'const afterDelete = require("tensorkit/backends/cjs/table.js");',
         'const { Conv: CjsConv } = require("kit-ops/ops.cjs");',
         'const { registry } = await import("dispatch-hook");',
         "const call = (table, type) => { try { return table.resolve(new type())(); } catch (e) { return e.code; } };",
-        "console.log(JSON.stringify({ same: again === cpuTable && required === cpuTable && cjs === cjsAgain, cpu: cpuTable.resolve(new Conv())(), gpu: gpuTable.resolve(new Conv())(), cjs: call(cjs.cjsTable, CjsConv), problems: registry.verify().problems.map((p) => p.message) }));",
+        "console.log(JSON.stringify({ same: again === cpuTable && required === cpuTable && cjs === cjsAgain && fromSub.cjsTable === cjs.cjsTable, afterDelete: call(afterDelete.cjsTable, CjsConv), cpu: cpuTable.resolve(new Conv())(), gpu: gpuTable.resolve(new Conv())(), cjs: call(cjs.cjsTable, CjsConv), problems: registry.verify().problems.map((p) => p.message) }));",
       ].join("\n"),
     });
     const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
     const out = lastJson(result.stdout);
     expect(out).toMatchObject({ same: true, cpu: "conv on cpu", gpu: "conv on gpu" });
     if (mode === "registerHooks") {
-      expect(out).toMatchObject({ cjs: "conv on cjs", problems: [] });
+      // require.resolve() names the generated module, so the deletion drops only that: loaded
+      // again, it hands out the same table, which has its registration.
+      expect(out).toMatchObject({ cjs: "conv on cjs", afterDelete: "conv on cjs", problems: [] });
       expect(result.stderr).toContain("ok: every registration landed");
     } else {
       // module.register hooks (Node 20, 22 before 22.22.3) never see require(): the CommonJS backend is reported, not passed over.
