@@ -78,7 +78,10 @@ describe("the hooks-thread entry (module.register)", () => {
     expect(await resolve(numba, {}, async () => resolved)).toBe(resolved);
     expect(Atomics.load(configured, 0)).toBe(1);
     expect(receiveMessageOnPort(port1)?.message).toMatchObject({ type: "config", config: { rules: [] } });
-    expect((receiveMessageOnPort(port1)?.message as { message: string }).message).toMatch(/^its config could not be read \(/);
+    expect(receiveMessageOnPort(port1)?.message).toMatchObject({
+      type: "failed",
+      message: expect.stringMatching(/^its config could not be read \(/),
+    });
     port1.close();
   });
 });
