@@ -1,8 +1,8 @@
 // Loader overhead at start-up in instructions executed, where wall time is too noisy to judge a few
 // per cent: valgrind's callgrind counts every instruction of the process (all threads), and V8's
-// --predictable with fixed seeds makes a run repeat to within a few hundred instructions. Only for
-// in-thread hooks (module.registerHooks): with module.register the main thread waits on the hooks
-// thread, and the count is not repeatable. Needs valgrind on PATH; returns undefined without it.
+// --predictable with fixed seeds makes a run repeat to within a couple of thousand instructions. Only
+// for in-thread hooks (module.registerHooks): with module.register the main thread waits on the
+// hooks thread, and the count is not repeatable. Needs valgrind on PATH (see hasValgrind()).
 import { spawnSync } from "node:child_process";
 import { configurations } from "./startup.mjs";
 

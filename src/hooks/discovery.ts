@@ -65,6 +65,11 @@ interface Known {
 
 const tool = /[\\/]node_modules[\\/]/;
 
+/** A config with nothing in it: before one has been read, or when none could be. */
+export function emptyConfig(): HookConfig {
+  return { rules: [], plugins: [], dispatchables: [], problems: [], files: [], root: "" };
+}
+
 /** Where discovery starts: the package of the entry point (unless a tool's), else the working directory's. */
 export function appRoot(options: { readonly root?: string | undefined; readonly entry?: string | undefined }): string {
   if (options.root !== undefined) return findPackageRoot(options.root) ?? path.resolve(options.root);

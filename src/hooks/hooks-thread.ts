@@ -5,7 +5,7 @@
  * module instance and its own state here.
  */
 import type { MessagePort } from "node:worker_threads";
-import { type DiscoverOptions, Discovery } from "./discovery.js";
+import { type DiscoverOptions, Discovery, emptyConfig } from "./discovery.js";
 import { createHooks, type HookReport, type LoadResult, type ResolveResult } from "./node-hooks.js";
 
 /** What install() passes to `initialize`. Plain data, plus the port back to the installation. */
@@ -39,10 +39,7 @@ export function initialize(data: HooksData): void {
         // Not expected (discovery records problems instead of throwing), but an exception here
         // would end the process from this thread: report it, and pass every module through.
         const message = `its config could not be read (${error instanceof Error ? error.message : String(error)})`;
-        port.postMessage({
-          type: "config",
-          config: { rules: [], plugins: [], dispatchables: [], problems: [], files: [], root: "" },
-        } satisfies HookReport);
+        port.postMessage({ type: "config", config: emptyConfig() } satisfies HookReport);
         port.postMessage({ type: "failed", url: "dispatch-hook", backend: "?", message } satisfies HookReport);
         hooks = {
           resolve: (specifier, context, next) => next(specifier, context),

@@ -8,7 +8,7 @@ import { channels, type DispatchMissMessage, type InstallationStatus, type Loade
 import { DispatchHookError } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
-import { type DiscoverOptions, Discovery, type HookConfig } from "./discovery.js";
+import { type DiscoverOptions, Discovery, emptyConfig, type HookConfig } from "./discovery.js";
 import { attachHooks } from "./hook-api.js";
 import { type HookMode, hookMode } from "./hook-mode.js";
 import { type InlineDeclarations, inlineFields } from "./inline-declarations.js";
@@ -82,7 +82,7 @@ export function install(options: InstallOptions = {}): Installation {
   // itself, just after register() returns, and reports it: reading it here as well would do the
   // same work twice, and keep the main thread from going on meanwhile.
   const discovery = mode === "registerHooks" ? new Discovery(discoverOptions) : undefined;
-  let config: HookConfig = discovery?.config() ?? { rules: [], plugins: [], dispatchables: [], problems: [], files: [], root: "" };
+  let config: HookConfig = discovery?.config() ?? emptyConfig();
   let matcher = new Matcher(config.rules, config.plugins);
   const warn = options.warnings !== false;
   const warned = new Set<string>();

@@ -68,8 +68,10 @@ export interface HookOptions {
    */
   readonly needLoad?: () => void;
   /**
-   * Called (from resolve(), never from inside a load chain) once every generated module handed out
-   * has been loaded: in-thread hooks detach load() then, until needLoad() asks again.
+   * Called (from resolve(), never while load() builds a generated module) once every generated
+   * module handed out has been loaded: in-thread hooks detach load() then, until needLoad() asks
+   * again. Node builds each load's hook chain when the load starts, so a load already running
+   * keeps it either way.
    */
   readonly idle?: () => void;
 }
@@ -152,8 +154,8 @@ export function createHooks(options: HookOptions) {
   const served = new Set<string>();
   const awaited = new Set<string>();
   let settled = false;
-  /** load() calls still running: a resolve() from inside one (a hook's require, say) must not detach it. */
-  let loading = 0;
+  /** Generated modules being built: a resolve() meanwhile (es-module-lexer's require, say) must not detach load(). */
+  let generating = 0;
   const awaitLoad = (href: string, context: Context): string => {
     const required = context.conditions?.includes("require") === true;
     if (!served.has(href) || (required && requireCacheEntry(href) === undefined) || hasKeys(context.importAttributes)) {
@@ -279,7 +281,7 @@ export function createHooks(options: HookOptions) {
   };
 
   function resolve(specifier: string, context: Context, nextResolve: NextResolve): Maybe<ResolveResult> {
-    if (settled && loading === 0) {
+    if (settled && generating === 0) {
       settled = false;
       if (awaited.size === 0) idle();
     }
@@ -294,21 +296,13 @@ export function createHooks(options: HookOptions) {
   }
 
   function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
-    loading++;
-    try {
-      return loadOne(href, context, nextLoad);
-    } finally {
-      loading--;
-    }
-  }
-
-  function loadOne(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
     const v = href.includes(VIRTUAL_TAG) ? parseVirtual(href) : undefined;
     if (v !== undefined) {
       served.add(href);
       awaited.delete(href);
-      // Detached by a later resolve(), not here: this runs inside Node's load chain.
+      // Detached by a later resolve(), not here, nor while this builds the module.
       if (awaited.size === 0) settled = true;
+      generating++;
       try {
         return generate(v, context, nextLoad);
       } catch (error) {
@@ -319,6 +313,8 @@ export function createHooks(options: HookOptions) {
           shortCircuit: true,
           source: v.kind === "facade" ? `export * from ${JSON.stringify(v.original)};\n` : "",
         };
+      } finally {
+        generating--;
       }
     }
     if (!enabled() || !matcher.watches(href)) return nextLoad(href, context);

@@ -213,16 +213,18 @@ export class TableWriter {
 
   /** Answers a window's question: did this registry write exactly this entry into that table? */
   wrote(message: TableWrittenMessage): void {
+    const key = message.opType;
     for (const state of this.#host.backends()) {
       const table = state.tables.find((t) => t.table === message.table);
       if (table === undefined) continue;
-      const wrote = (owner: Registration | undefined) => owner !== undefined && owner.impl === message.impl && owner.inTable(table);
-      const key = message.opType;
+      const wrote = (owner: Registration) => owner.impl === message.impl && owner.inTable(table);
+      if (typeof key !== "string") {
+        const owner = state.owners.get(key as Class);
+        if (owner !== undefined && wrote(owner)) message.written = true;
+        continue;
+      }
       // A table keyed by op name (an adapter that writes under the class's name) holds the name.
-      if (
-        typeof key === "string" ? [...state.owners.values()].some((r) => r.op === key && wrote(r)) : wrote(state.owners.get(key as Class))
-      )
-        message.written = true;
+      for (const owner of state.owners.values()) if (owner.op === key && wrote(owner)) message.written = true;
     }
   }
 }

@@ -80,11 +80,13 @@ class OpenWindow implements Window {
       const outside: OutsideWrite[] = [];
       for (const [type, impl] of after) {
         const had = this.#before.has(type);
-        if ((had && this.#before.get(type) === impl) || (typeof type !== "function" && typeof type !== "string")) continue;
         const op = keyName(type);
+        if ((had && this.#before.get(type) === impl) || op === undefined) continue;
+        // A key keyName() names is a class or a string.
+        const opType = type as Function | string;
         // Changed while the module ran: by a registry (audited there), or directly.
-        const asked = ask<TableWrittenMessage>(channels.tableWritten, { version: 1, table, opType: type, impl, written: false });
-        if (!asked.written) outside.push({ op, opType: type, replaced: had });
+        const asked = ask<TableWrittenMessage>(channels.tableWritten, { version: 1, table, opType, impl, written: false });
+        if (!asked.written) outside.push({ op, opType, replaced: had });
       }
       this.outside = outside;
     }
