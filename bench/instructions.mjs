@@ -4,6 +4,9 @@
 // for in-thread hooks (module.registerHooks): with module.register the main thread waits on the
 // hooks thread, and the count is not repeatable. Needs valgrind on PATH (see hasValgrind()).
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { configurations } from "./startup.mjs";
 
 const determinism = ["--predictable", "--random-seed=1", "--hash-seed=1"];
@@ -13,10 +16,10 @@ export function hasValgrind() {
 }
 
 /** Instructions executed by one run of `config` on `app` (callgrind's "Collected" total). */
-function count(binary, app, config) {
+function count(binary, app, config, env = {}) {
   const result = spawnSync("valgrind", ["--tool=callgrind", "--callgrind-out-file=/dev/null", binary, ...determinism, ...config.args], {
     cwd: app.root,
-    env: { ...process.env, NODE_OPTIONS: "", ...config.env },
+    env: { ...process.env, NODE_OPTIONS: "", ...config.env, ...env },
     encoding: "utf8",
     maxBuffer: 64 * 2 ** 20,
   });
@@ -27,17 +30,36 @@ function count(binary, app, config) {
 
 /**
  * The do-nothing hook and the loader on each app, counted once each (a count repeats, so one run is
- * the figure); the first app's loader is counted twice, to show how far a count repeats.
+ * the figure), with the loader's code cache present: a run outside valgrind with the same flags
+ * writes it first (the flags are part of its name). On the first app the loader is counted three
+ * more times: again, to show how far a count repeats; as the first run, which writes the cache (an
+ * empty cache directory); and with the cache off.
  */
 export function runInstructionBench(binary, apps) {
   const rows = [];
   let repeat;
+  let firstRun;
+  let cacheOff;
   for (const [kind, app] of Object.entries(apps)) {
     const configs = configurations(app);
+    const loaderConfig = configs["dispatch-hook loader"];
+    spawnSync(binary, [...determinism, ...loaderConfig.args], {
+      cwd: app.root,
+      env: { ...process.env, NODE_OPTIONS: "", ...loaderConfig.env },
+    });
     const floor = count(binary, app, configs["do-nothing hook"]);
-    const loader = count(binary, app, configs["dispatch-hook loader"]);
-    if (repeat === undefined) repeat = Math.abs(count(binary, app, configs["dispatch-hook loader"]) - loader);
+    const loader = count(binary, app, loaderConfig);
+    if (repeat === undefined) {
+      repeat = Math.abs(count(binary, app, loaderConfig) - loader);
+      const empty = mkdtempSync(join(tmpdir(), "dispatch-hook-bench-cache-"));
+      try {
+        firstRun = count(binary, app, loaderConfig, { DISPATCH_HOOK_CODE_CACHE: empty });
+      } finally {
+        rmSync(empty, { recursive: true, force: true });
+      }
+      cacheOff = count(binary, app, loaderConfig, { DISPATCH_HOOK_CODE_CACHE: "0" });
+    }
     rows.push({ kind, floor, loader, ratio: loader / floor });
   }
-  return { rows, repeat };
+  return { rows, repeat, firstRun, cacheOff };
 }

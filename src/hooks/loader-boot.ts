@@ -4,6 +4,7 @@
  * not parse and compile it again (code-cache.ts says why and where).
  */
 import { url } from "../builtins.js";
+import { DispatchHookError } from "../registry/errors.js";
 import { chooseCacheDir, packageDirOf, runCached } from "./code-cache.js";
 import type * as entry from "./loader-entry.js";
 
@@ -18,7 +19,9 @@ export function bootInstall(script = new URL("./install.script.js", import.meta.
   const module: { exports: Partial<Entry> } = { exports: {} };
   (cached.value as ScriptFunction)(module, module.exports, script.href);
   const { install } = module.exports;
-  if (typeof install !== "function") throw new Error(`${script.href} did not define install()`);
+  if (typeof install !== "function") {
+    throw new DispatchHookError("ERR_DISPATCH_HOOK_DAMAGED", `${script.href} did not define install(); reinstall dispatch-hook.`);
+  }
   // The cache is written once the hooks' code has run (see InstallOptions.onSettled).
   return (options) => install({ ...options, onSettled: cached.save });
 }

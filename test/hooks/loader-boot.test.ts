@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { bootInstall } from "../../src/hooks/loader-boot.js";
+import { thrown } from "../helpers.js";
 import { makeTree } from "../integration/fixture.js";
 
 const saved = process.env.DISPATCH_HOOK_CODE_CACHE;
@@ -37,10 +38,12 @@ describe("bootInstall", () => {
     expect(readdirSync(root)).toEqual(["install.script.js"]);
   });
 
-  it("a script that defines no install() is an error naming it", () => {
+  it("a script that defines no install() is an error with a code, naming it", () => {
     const root = makeTree({ "install.script.js": "(function (module, exports) { exports.other = 1; })\n" });
     process.env.DISPATCH_HOOK_CODE_CACHE = "0";
     const script = pathToFileURL(join(root, "install.script.js"));
-    expect(() => bootInstall(script)).toThrow(`${script.href} did not define install()`);
+    const error = thrown(() => bootInstall(script));
+    expect(error.code).toBe("ERR_DISPATCH_HOOK_DAMAGED");
+    expect(error.message).toBe(`${script.href} did not define install(); reinstall dispatch-hook.`);
   });
 });
