@@ -13,6 +13,9 @@
  * node_modules). The files there are code, with the same trust as the package beside them.
  * `DISPATCH_HOOK_CODE_CACHE=0` turns the cache off; any other value is the directory to use.
  *
+ * A new cache replaces the caches of the same script with other contents (an update, a rebuild), so
+ * the directory holds one file per script and per kind of process.
+ *
  * When: a process that found no usable cache writes one once, when its caller calls save(). The
  * loader does so when the in-thread hooks first go idle (every generated module handed out so far
  * has loaded, so the functions that build and serve a dispatch module have been compiled), or right
@@ -43,16 +46,11 @@ export interface CachedScript {
   save(): void;
 }
 
-/** 32-bit FNV-1a, twice with different offsets: a file name, not a security boundary. */
+/** 32-bit FNV-1a, as 8 hex digits: a file name, not a security boundary. */
 function hash(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
-  }
-  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
 }
 
 /**
@@ -73,25 +71,49 @@ export function chooseCacheDir(setting: string | undefined, packageDir: string):
   return cacheDirFor(packageDir);
 }
 
-/** The cache file's name for this script in this process: everything V8 does not check itself. */
+/**
+ * The cache file's name for this script in this process: everything V8 does not check itself, in
+ * three parts: which file, which contents of it (size, modification time, inode), and which process
+ * (Node's version and architecture, its flags). A new cache replaces those of the same file with
+ * other contents; those of other processes stay (a project may run several Node versions in turn).
+ */
 export function cacheName(file: string, stat: { size: number; mtimeMs: number; ino: number }): string {
   const flags = `${process.execArgv.join(" ")}\n${process.env.NODE_OPTIONS ?? ""}`;
-  const key = `${file}\n${stat.size}\n${stat.mtimeMs}\n${stat.ino}\n${process.version}\n${process.arch}\n${flags}`;
-  return `${path.basename(file).replace(/\.[^.]*$/, "")}-${hash(key)}.v8cache`;
+  const contents = hash(`${stat.size}\n${stat.mtimeMs}\n${stat.ino}`);
+  return `${stalePrefix(file)}${contents}-${hash(`${process.version}\n${process.arch}\n${flags}`)}.v8cache`;
 }
 
-function writeAtomically(target: string, data: Buffer): void {
+/** What the names of every cache of `file` start with, whatever its contents. */
+function stalePrefix(file: string): string {
+  return `${path.basename(file).replace(/\.[^.]*$/, "")}-${hash(file)}-`;
+}
+
+/** Removes the caches of `file` made for other contents of it than `target`'s. */
+function pruneStale(file: string, target: string): void {
+  const dir = path.dirname(target);
+  const prefix = stalePrefix(file);
+  const current = path.basename(target).slice(0, prefix.length + 9);
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith(prefix) && !name.startsWith(current) && name.endsWith(".v8cache")) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+/** Whether the file was written. */
+function writeAtomically(target: string, data: Buffer): boolean {
   try {
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
     fs.writeFileSync(temporary, data);
     try {
       fs.renameSync(temporary, target);
+      return true;
     } catch {
       fs.rmSync(temporary, { force: true });
+      return false;
     }
   } catch {
     // Read-only, full or forbidden: this process simply had no cache.
+    return false;
   }
 }
 
@@ -125,9 +147,9 @@ export function runCached(file: string, dir: string | undefined): CachedScript {
     if (!owed || target === undefined) return;
     owed = false;
     try {
-      writeAtomically(target, script.createCachedData());
+      if (writeAtomically(target, script.createCachedData())) pruneStale(file, target);
     } catch {
-      // createCachedData() itself failed: no cache this time.
+      // createCachedData() or the directory listing failed: nothing more to do.
     }
   };
   return { value, state, file: target, save };

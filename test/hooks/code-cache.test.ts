@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { join, resolve, sep } from "node:path";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { basename, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cacheDirFor, cacheName, chooseCacheDir, packageDirOf, runCached } from "../../src/hooks/code-cache.js";
@@ -55,18 +55,24 @@ describe("where the code cache lives", () => {
     );
   });
 
-  it("a file name that changes with the script's size, time and inode, and with nothing else given", () => {
+  it("a file name in three parts: which file, which contents of it, which kind of process", () => {
     const stat = { size: 10, mtimeMs: 1000.5, ino: 7 };
     const name = cacheName("/srv/x/install.script.js", stat);
-    expect(name).toMatch(/^install\.script-[0-9a-f]{16}\.v8cache$/);
+    expect(name).toMatch(/^install\.script-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}\.v8cache$/);
     expect(cacheName("/srv/x/install.script.js", { ...stat })).toBe(name);
-    const others = [
+    const [, file, contents, kind] = name.match(/-([0-9a-f]{8})-([0-9a-f]{8})-([0-9a-f]{8})\.v8cache$/) as RegExpMatchArray;
+    for (const other of [
       { ...stat, size: 11 },
       { ...stat, mtimeMs: 1000.6 },
       { ...stat, ino: 8 },
-    ].map((s) => cacheName("/srv/x/install.script.js", s));
-    expect(new Set([name, ...others]).size).toBe(4);
-    expect(cacheName("/srv/y/install.script.js", stat)).not.toBe(name);
+    ]) {
+      const changed = cacheName("/srv/x/install.script.js", other);
+      expect(changed).not.toBe(name);
+      expect(changed).toContain(`-${file}-`);
+      expect(changed).not.toContain(`-${contents}-`);
+      expect(changed.endsWith(`-${kind}.v8cache`)).toBe(true);
+    }
+    expect(cacheName("/srv/y/install.script.js", stat)).not.toContain(`-${file}-`);
   });
 });
 
@@ -128,6 +134,32 @@ describe("runCached", () => {
     expect(call(run.value)).toBe("one");
     run.save();
     expect(readdirSync(root).sort()).toEqual(["blocker", "code.js"]);
+  });
+
+  it("a new cache replaces those of the script's old contents, and keeps other processes' and other copies'", () => {
+    const { file, dir } = fixture();
+    const old = runCached(file, dir);
+    old.save();
+    const [base, copy, contents, kind] = (
+      basename(old.file as string).match(/^(.*)-([0-9a-f]{8})-([0-9a-f]{8})-([0-9a-f]{8})\.v8cache$/) ?? []
+    ).slice(1);
+    const otherKindOld = `${base}-${copy}-${contents}-00000000.v8cache`;
+    const otherCopy = `${base}-00000000-${contents}-${kind}.v8cache`;
+    for (const name of [otherKindOld, otherCopy]) writeFileSync(join(dir, name), "x");
+    const before = statSync(file);
+    writeFileSync(file, script("two"));
+    utimesSync(file, before.atime, new Date(before.mtimeMs + 5000));
+    const updated = runCached(file, dir);
+    expect(updated.state).toBe("missing");
+    updated.save();
+    const current = basename(updated.file as string);
+    expect(readdirSync(dir).sort()).toEqual([current, otherCopy].sort());
+    // Another kind of process with the current contents keeps its cache when this one writes again.
+    const otherKindNow = current.replace(/-[0-9a-f]{8}\.v8cache$/, "-00000000.v8cache");
+    writeFileSync(join(dir, otherKindNow), "x");
+    rmSync(updated.file as string);
+    runCached(file, dir).save();
+    expect(readdirSync(dir).sort()).toEqual([current, otherCopy, otherKindNow].sort());
   });
 
   it("turned off: no file is read or written", () => {

@@ -27,7 +27,7 @@ describe("bootInstall", () => {
     expect(options).toMatchObject({ registry });
     expect(existsSync(cache)).toBe(false);
     options.onSettled();
-    expect(readdirSync(cache)).toEqual([expect.stringMatching(/^install\.script-[0-9a-f]{16}\.v8cache$/)]);
+    expect(readdirSync(cache)).toEqual([expect.stringMatching(/^install\.script-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}\.v8cache$/)]);
   });
 
   it("DISPATCH_HOOK_CODE_CACHE=0: runs the script and writes nothing", () => {

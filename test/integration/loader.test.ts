@@ -48,7 +48,7 @@ describe("the loader", () => {
     };
     await app({ DISPATCH_HOOK_CODE_CACHE: cache });
     const files = readdirSync(cache);
-    expect(files).toEqual([expect.stringMatching(/^install\.script-[0-9a-f]{16}\.v8cache$/)]);
+    expect(files).toEqual([expect.stringMatching(/^install\.script-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}\.v8cache$/)]);
     const file = join(cache, files[0] as string);
     const written = readFileSync(file);
     // In-thread, written once the hooks had served a dispatch module: it holds their code, not just
