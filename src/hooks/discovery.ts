@@ -88,11 +88,11 @@ export class Discovery {
   readonly #reader = new FieldReader();
   readonly #files: string[] = [];
   readonly #packages: boolean;
-  /** Directory (as a URL prefix) → its package directory, or null outside any package. */
+  /** Directory (as a URL prefix) -> its package directory, or null outside any package. */
   readonly #scopes = new Map<string, string | null>();
-  /** Package directory → what was read there. */
+  /** Package directory -> what was read there. */
   readonly #known = new Map<string, Known>();
-  /** Directory (as a URL prefix) → the "type" of its nearest package.json. */
+  /** Directory (as a URL prefix) -> the "type" of its nearest package.json. */
   readonly #types = new Map<string, "module" | "commonjs">();
   /** Names of packages that declare backends, and dispatch-hook itself. */
   readonly #frameworks = new Set<string>(["dispatch-hook"]);

@@ -68,7 +68,7 @@ export class Dispatcher<F extends Impl = Impl> {
   /** Concrete keys by their prototype object, so a chain walk needs no constructor lookups. */
   readonly #byProto = new Map<object, F>();
   readonly #abstract = new Set<Class>();
-  /** Resolution cache: the received type's prototype → implementation. */
+  /** Resolution cache: the received type's prototype -> implementation. */
   readonly #cache = new Map<object | null, F>();
   readonly #view: ReadonlyMap<Class, F>;
 
