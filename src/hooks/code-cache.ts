@@ -11,26 +11,31 @@
  * Where: `node_modules/.cache/dispatch-hook/`, the conventional place for a package's caches, in the
  * outermost node_modules that holds this copy of dispatch-hook (a linked checkout uses its own
  * node_modules). The files there are code, with the same trust as the package beside them.
- * `DISPATCH_HOOK_CODE_CACHE=0` turns the cache off; any other value is the directory to use.
+ * `DISPATCH_HOOK_CODE_CACHE=0` (or false, off, no) turns the cache off; 1 (true, on, yes) keeps the
+ * default; any other value is the directory to use.
  *
- * A new cache replaces the caches of the same script with other contents (an update, a rebuild), so
- * the directory holds one file per script and per kind of process.
+ * What a cache file's name carries: what V8's own check does not cover. V8 rejects a cache made by
+ * another V8 or with other flags, but of the source it checks only the length, so the name carries
+ * the script's size, modification time and inode (an edited script never meets an old cache), Node's
+ * version and architecture, and the process's flags (processes started with different V8 flags do
+ * not keep replacing each other's file). A new cache replaces the caches of the same script with
+ * other contents (an update, a rebuild), so the directory holds one file per script and per kind of
+ * process.
  *
  * When: a process that found no usable cache writes one once, when its caller calls save(). The
  * loader does so when the in-thread hooks first go idle (every generated module handed out so far
  * has loaded, so the functions that build and serve a dispatch module have been compiled), or right
  * after install() on the hooks thread's API. Not at exit: that would take a listener on process,
  * which a test harness can see, and only in the runs that write. A process that never loads a
- * dispatch module writes nothing, and the next one tries again. The name of the file carries what V8's own check does not cover: the script's size,
- * modification time and inode (so an edited script never meets an old cache), Node's version and
- * architecture, and the process's flags (so processes started with different V8 flags do not keep
- * replacing each other's file). Writing goes through a temporary file and a rename, so concurrent
- * processes never read half a file. Nothing here ever throws for the cache's sake: a cache that
- * cannot be read, is rejected by V8, or cannot be written only costs the time it would have saved.
+ * dispatch module writes nothing, and the next one tries again.
+ *
+ * Failure: writing goes through a temporary file and a rename, so concurrent processes never read
+ * half a file. Nothing here ever throws for the cache's sake: a cache that cannot be read, is
+ * rejected by V8, or cannot be written only costs the time it would have saved.
  */
 import { fs, path, url } from "../builtins.js";
 
-/** What happened to the cache: used, not usable (so written at exit), or turned off. */
+/** What happened to the cache: used, missing or rejected (so written by save()), or turned off. */
 export type CacheState = "used" | "rejected" | "missing" | "off";
 
 export interface CachedScript {
@@ -64,11 +69,16 @@ export function cacheDirFor(packageDir: string): string {
   return path.join(modules, ".cache", "dispatch-hook");
 }
 
-/** The directory to use: off, the one `DISPATCH_HOOK_CODE_CACHE` names, or the default. */
+/**
+ * The directory to use: off, the default (unset, empty, or a word that means on, so that `=1` never
+ * makes a directory named "1"), or the one `DISPATCH_HOOK_CODE_CACHE` names.
+ */
 export function chooseCacheDir(setting: string | undefined, packageDir: string): string | undefined {
-  if (setting === "0" || setting === "false" || setting === "off") return undefined;
-  if (setting !== undefined && setting !== "") return path.resolve(setting);
-  return cacheDirFor(packageDir);
+  const word = setting?.toLowerCase();
+  if (word === "0" || word === "false" || word === "off" || word === "no") return undefined;
+  if (word === undefined || word === "" || word === "1" || word === "true" || word === "on" || word === "yes")
+    return cacheDirFor(packageDir);
+  return path.resolve(setting as string);
 }
 
 /**

@@ -43,10 +43,9 @@ describe("where the code cache lives", () => {
 
   it("DISPATCH_HOOK_CODE_CACHE turns it off or names the directory", () => {
     const pkg = join(sep, "srv", "app", "node_modules", "dispatch-hook");
-    for (const off of ["0", "false", "off"]) expect(chooseCacheDir(off, pkg)).toBeUndefined();
+    for (const off of ["0", "false", "off", "no", "OFF"]) expect(chooseCacheDir(off, pkg)).toBeUndefined();
+    for (const on of [undefined, "", "1", "true", "on", "yes", "True"]) expect(chooseCacheDir(on, pkg)).toBe(cacheDirFor(pkg));
     expect(chooseCacheDir("some/dir", pkg)).toBe(resolve("some/dir"));
-    expect(chooseCacheDir(undefined, pkg)).toBe(cacheDirFor(pkg));
-    expect(chooseCacheDir("", pkg)).toBe(cacheDirFor(pkg));
   });
 
   it("the package of a bundled module is two directories up", () => {
