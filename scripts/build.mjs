@@ -114,7 +114,7 @@ await build({
 for (const name of readdirSync(join(root, "dist/bundle"))) {
   if (!/\.c?js$/.test(name)) continue;
   const lines = readFileSync(join(root, "dist/bundle", name), "utf8").split("\n");
-  const at = lines.findIndex((line) => /[^\x00-\x7f]/.test(line));
+  const at = lines.findIndex((line) => /[\u0080-\uffff]/.test(line));
   if (at >= 0) throw new Error(`dist/bundle/${name}:${at + 1} is not ASCII (keep comments that reach bundles ASCII):\n${lines[at]}`);
 }
 if (!process.argv.includes("--no-types")) {
