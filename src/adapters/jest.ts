@@ -7,6 +7,7 @@
  * its path, so the original's code, line numbers and coverage are untouched.
  */
 import { crypto, fs, os, path } from "../builtins.js";
+import { writeFileAtomically } from "../hooks/atomic-write.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
 export type { AdapterOptions } from "./adapter-core.js";
@@ -25,11 +26,9 @@ export function cacheDirectory(): string {
 }
 
 function write(file: string, text: string): void {
-  // Written next to a temporary name, then renamed: parallel Jest workers never read half a file.
+  // Left alone when unchanged; parallel Jest workers never read half a file.
   if (fs.existsSync(file) && fs.readFileSync(file, "utf8") === text) return;
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, text);
-  fs.renameSync(temporary, file);
+  writeFileAtomically(file, text);
 }
 
 /** A resolver with its own configuration (the default export reads package.json declarations from Jest's rootDir). */

@@ -34,6 +34,7 @@
  * rejected by V8, or cannot be written only costs the time it would have saved.
  */
 import { fs, path, url } from "../builtins.js";
+import { writeFileAtomically } from "./atomic-write.js";
 
 /** What happened to the cache: used, missing or rejected (so written by save()), or turned off. */
 export type CacheState = "used" | "rejected" | "missing" | "off";
@@ -102,27 +103,27 @@ function stalePrefix(file: string): string {
 function pruneStale(file: string, target: string): void {
   const dir = path.dirname(target);
   const prefix = stalePrefix(file);
-  const current = path.basename(target).slice(0, prefix.length + 9);
-  for (const name of fs.readdirSync(dir)) {
-    if (name.startsWith(prefix) && !name.startsWith(current) && name.endsWith(".v8cache")) fs.rmSync(path.join(dir, name), { force: true });
+  const name = path.basename(target);
+  // The same file and contents: everything before the last part, which names the kind of process.
+  const current = name.slice(0, name.lastIndexOf("-") + 1);
+  for (const other of fs.readdirSync(dir)) {
+    if (!other.startsWith(prefix) || other.startsWith(current) || !other.endsWith(".v8cache")) continue;
+    // unlinkSync, not rmSync: rmSync loads Node's rimraf module. Another process may prune it first.
+    try {
+      fs.unlinkSync(path.join(dir, other));
+    } catch {
+      // Already gone.
+    }
   }
 }
 
-/** Whether the file was written. */
-function writeAtomically(target: string, data: Buffer): boolean {
+/** Whether the file was written (a read-only, full or forbidden directory only means no cache). */
+function write(target: string, data: Buffer): boolean {
   try {
     fs.mkdirSync(path.dirname(target), { recursive: true });
-    const temporary = `${target}.${process.pid}.${Date.now()}.tmp`;
-    fs.writeFileSync(temporary, data);
-    try {
-      fs.renameSync(temporary, target);
-      return true;
-    } catch {
-      fs.rmSync(temporary, { force: true });
-      return false;
-    }
+    writeFileAtomically(target, data);
+    return true;
   } catch {
-    // Read-only, full or forbidden: this process simply had no cache.
     return false;
   }
 }
@@ -157,7 +158,7 @@ export function runCached(file: string, dir: string | undefined): CachedScript {
     if (!owed || target === undefined) return;
     owed = false;
     try {
-      if (writeAtomically(target, script.createCachedData())) pruneStale(file, target);
+      if (write(target, script.createCachedData())) pruneStale(file, target);
     } catch {
       // createCachedData() or the directory listing failed: nothing more to do.
     }
