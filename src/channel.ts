@@ -1,18 +1,17 @@
 /**
- * The wire contract: the diagnostics channels through which the parts of dispatch-hook meet, and
- * their payloads. The registry, the loader, the generated code's runtime and every installed copy of
- * the package (of any version) meet only here. A payload only ever gains optional fields, and its
- * `version` changes when a field changes meaning. Every channel is named `dispatch-hook:area:event`.
+ * The wire contract: how every copy of dispatch-hook in a thread finds the thread's one hub, and the
+ * shapes that cross between copies once it has. A copy asks once, on one diagnostics channel; the
+ * hub's creator answers; after that everything is plain method calls on the hub (hub.ts).
  *
- * The design rule: every fact lives with the object it is about (a registration with its registry, a
- * table with its notice, a plugin module's load with its window, the loader's config with its
- * installation), and answers thread-wide queries here. Nothing is kept in module-level state, so a
- * second copy of the package sees everything the first one knows.
+ * Versions. The handshake names the hub API versions the asking copy can use (`accepts`). A hub
+ * answers when it implements one of them, and every version it implements stays a subset of the
+ * next: a field or method is only ever added, never changed in meaning. A request that is not a
+ * handshake of this shape, or that accepts no version the hub implements, is refused with a
+ * warning (its copy then runs on a hub of its own, and nothing already registered is lost).
  *
- * Every message carries the realm (the global object) of the code that published it, and listeners
- * ignore other realms' messages. Node's channels are one per thread, but a host that runs each test
- * file in a vm context of its own (Jest, Vitest's vm pools) evaluates every module again in each, and
- * a registry or table of one test file must never meet those of the next.
+ * Realms. Node's channels are one per thread, but a host that runs each test file in a vm context
+ * of its own (Jest, Vitest's vm pools) evaluates every module again in each. A hub answers only
+ * requests from its own realm (global object), so the tables of one test file never meet the next's.
  */
 import { diagnosticsChannel } from "./builtins.js";
 
@@ -41,10 +40,7 @@ export interface ModuleInfo {
   /** The name of the export that holds the backend's dispatch table. */
   readonly exportName: string;
   readonly format: "module" | "commonjs";
-  /**
-   * Set by a host adapter's facade (Vite, esbuild, Jest), where no loader is installed to answer
-   * for the declarations: the plugins declared for this backend, carried with the table.
-   */
+  /** Set by a host adapter's facade (Vite, esbuild, Jest): the plugins declared for this backend. */
   readonly host?: HostFacts;
 }
 
@@ -52,59 +48,37 @@ export interface ModuleInfo {
 export interface HostFacts {
   /** The adapter: "dispatch-hook/vite", "dispatch-hook/esbuild", "dispatch-hook/jest". */
   readonly name: string;
-  /** The plugins with a registration module or expectations for this backend, for this backend only. */
   readonly plugins: readonly PluginStatus[];
 }
 
-/** Published when a watched dispatch module has finished evaluating. */
-export interface ModuleEvaluatedMessage extends ModuleInfo {
-  readonly version: 1;
-  /** The module namespace (ESM) or `module.exports` (CommonJS). */
-  readonly namespace: unknown;
-}
+/**
+ * The namespace of framework dispatch tables. Registries and tables of other namespaces (a backend
+ * set's private registry) never meet these unless code names this namespace explicitly.
+ */
+export const frameworkNamespace = "dispatch";
 
-/** Published by a framework's native `provide(backend, table)`. */
-export interface TableProvidedMessage {
-  readonly version: 1;
-  readonly backend: string;
-  readonly table: unknown;
-  readonly module: string | undefined;
-}
-
-/** A table that exists in this thread, as its notice remembers it. */
+/** A table that exists in this thread. */
 export type TableNotice =
   | {
       readonly via: "hook";
+      readonly namespace: string;
       readonly backend: string;
       readonly module: string;
-      readonly namespace: unknown;
+      /** The module namespace (ESM) or `module.exports` (CommonJS) that holds the table. */
+      readonly exports: unknown;
       readonly exportName: string;
       readonly host?: HostFacts | undefined;
     }
-  | { readonly via: "native"; readonly backend: string; readonly module: string | undefined; readonly table: unknown };
+  | {
+      readonly via: "native";
+      readonly namespace: string;
+      readonly backend: string;
+      readonly module: string | undefined;
+      readonly table: unknown;
+    };
 
-/** Published to learn of every table in the thread; each notice of the asker's realm pushes itself into `answers`. */
-export interface TableQueryMessage {
-  readonly version: 1;
-  readonly answers: TableNotice[];
-  /** When present, every notice of every realm pushes itself here too, with a way to stop answering. */
-  readonly everyRealm?: Array<{ readonly notice: TableNotice; readonly realm: object; readonly retire: () => void }>;
-}
-
-/** Asked by a registration window about an entry that changed while it was open: did a registry write it? */
-export interface TableWrittenMessage {
-  readonly version: 1;
-  readonly table: object;
-  /** The entry's key: an op type, or an op's name in a table keyed by name. */
-  readonly opType: Function | string;
-  readonly impl: unknown;
-  /** A registry that wrote exactly this entry sets it. */
-  written: boolean;
-}
-
-/** Published by a Dispatcher before it throws a miss, so registries and loaders can say why. */
-export interface DispatchMissMessage {
-  readonly version: 1;
+/** Told to registries and loaders by a Dispatcher before it throws a miss, so that they can say why. */
+export interface DispatchMiss {
   readonly table: object;
   readonly name: string;
   readonly backend: string | undefined;
@@ -112,8 +86,8 @@ export interface DispatchMissMessage {
   readonly chain: readonly Function[];
   /** Registries append one line each about registrations for the missed type. */
   readonly hints: string[];
-  /** Loaders append what they know about the backend (added in the same version: optional). */
-  readonly context?: string[];
+  /** Loaders append what they know about the backend. */
+  readonly context: string[];
 }
 
 /** Something a loader installation could not see or do. */
@@ -133,13 +107,13 @@ export interface PluginStatus {
   readonly expects: Readonly<Record<string, readonly string[]>>;
 }
 
-/** One installation's answer to a loader status query. */
+/** What one loader installation says about itself. */
 export interface InstallationStatus {
   readonly mode: string;
   /** Named backends, and `{backend}` for a pattern. */
   readonly backends: readonly string[];
   readonly findings?: readonly LoaderFinding[];
-  /** The registry the installation was connected to (same thread, so the object itself). */
+  /** The registry the installation was connected to. */
   readonly registry?: object;
   /** Every package.json or config file it read. */
   readonly files?: readonly string[];
@@ -150,15 +124,15 @@ export interface InstallationStatus {
   readonly plugins?: readonly PluginStatus[];
 }
 
-/** Published by whoever wants to know what loaders are installed in this thread. */
-export interface LoaderStatusMessage {
-  readonly version: 1;
-  readonly installations: InstallationStatus[];
+/** A loader installation, as the hub knows it. */
+export interface HubLoader {
+  status(): InstallationStatus;
+  miss(miss: DispatchMiss): void;
 }
 
 /**
  * A registration window: the evaluation of one plugin's registration module for one dispatch module
- * instance. Registrations made inside it are declarative (the plugin's, not the app's).
+ * instance. Registrations made inside it (after an `await` too) are the plugin's, not the app's.
  */
 export interface WindowInfo {
   /** Unique per dispatch module instance and registration module. */
@@ -180,95 +154,145 @@ export interface OutsideWrite {
   readonly replaced: boolean;
 }
 
-export type WindowState = "open" | "done" | "missing" | "failed";
+/** "open": running its synchronous part; "awaiting": suspended at a top-level await. */
+export type WindowState = "open" | "awaiting" | "done" | "missing" | "failed";
 
-/** What a window knows; windows answer queries about themselves for as long as their table lives. */
+/** What the hub keeps of a window, for as long as its table lives. The runtime that opened it updates it. */
 export interface WindowFact {
   readonly info: WindowInfo;
-  readonly state: WindowState;
-  readonly outside: readonly OutsideWrite[];
-  readonly error: ErrorSummary | undefined;
+  state: WindowState;
+  outside: readonly OutsideWrite[];
+  error: ErrorSummary | undefined;
 }
 
-export interface WindowQueryMessage {
-  readonly version: 1;
-  readonly windows: WindowFact[];
+/** A registry, as the hub knows it. The hub holds it weakly, and strongly while `hold(member, true)`. */
+export interface HubMember {
+  readonly namespace: string;
+  /** "default", given, or "#n". */
+  readonly name: string;
+  /** The package directory of the copy of dispatch-hook it belongs to. */
+  readonly copy: string;
+  /** A table of a backend it listens to has appeared in its namespace. */
+  table(notice: TableNotice): void;
+  miss(miss: DispatchMiss): void;
+  /** Did this registry write exactly this entry into that table? */
+  wrote(table: object, key: Function | string, impl: unknown): boolean;
+  /** Its audit events, as plain data. */
+  events(): readonly unknown[];
 }
 
-/** Asked by a registry on each registration: only windows open now answer, so with none open the channel has no subscriber at all. */
-export interface WindowCurrentMessage {
-  readonly version: 1;
-  readonly open: WindowInfo[];
+/** The hub's API, version 1. Every method is cheap in what the thread holds: it costs what it touches. */
+export interface HubApi {
+  readonly versions: readonly number[];
+  /** A table exists: a watched module finished evaluating, or a framework called provide(). */
+  announce(notice: TableNotice): void;
+  /** The live tables of a namespace (of one backend, if named). */
+  tables(namespace: string, backend?: string): TableNotice[];
+  /** Every live table of every namespace. */
+  allTables(): TableNotice[];
+  join(member: HubMember): void;
+  /** From now on the member hears every table of `backend` in its namespace; returns those that exist. */
+  listen(member: HubMember, backend: string): TableNotice[];
+  /** Strongly while it holds work that has not landed, weakly otherwise. */
+  hold(member: HubMember, strong: boolean): void;
+  leave(member: HubMember): void;
+  members(): HubMember[];
+  addLoader(loader: HubLoader): () => void;
+  loaders(): InstallationStatus[];
+  hasLoader(): boolean;
+  /** A Dispatcher missed: registries of the backend and the loaders say why. */
+  miss(miss: DispatchMiss): void;
+  /** Did any registry write exactly this entry into that table? */
+  wrote(table: object, key: Function | string, impl: unknown, backend: string): boolean;
+  /** Records a window, held while `table` lives; it becomes the current window when `enter` is set. */
+  openWindow(fact: WindowFact, table: object | undefined, enter: boolean): void;
+  /** Makes `fact` (or no window) current for the code that runs next, and its async continuations. */
+  enterWindow(fact: WindowFact | undefined): void;
+  /** A window left the open and awaiting states. */
+  settleWindow(fact: WindowFact): void;
+  window(id: string): WindowFact | undefined;
+  /** The window the running code belongs to, if it is open or awaiting. */
+  currentWindow(): WindowInfo | undefined;
+  windows(): WindowFact[];
+  /** True for the first caller only: the thread's exit audit is claimed. */
+  claimExit(): boolean;
+  /** A value every copy in the realm shares, created by the first to ask. */
+  shared<T>(key: string, create: () => T): T;
 }
 
-/** Published by an audit that speaks for the whole thread; every registry of every copy answers. */
-export interface AuditCollectMessage {
-  readonly version: 1;
-  readonly registries: Array<{
-    /** "default" or "#n", and the directory of the copy of dispatch-hook it belongs to. */
-    readonly name: string;
-    readonly copy: string;
-    /** Its audit events, as plain data. */
-    readonly events: readonly unknown[];
-  }>;
+/** The handshake: published once per copy and realm, answered by the hub of that realm. */
+export interface HubRequest {
+  readonly kind: "dispatch-hook:hub";
+  /** The newest hub API version the asker knows. */
+  readonly version: number;
+  /** Every hub API version the asker can use. */
+  readonly accepts: readonly number[];
+  readonly realm: object;
+  hub?: HubApi;
 }
 
-/** The holder of scoped backend options, shared by every copy in a realm. */
-export interface BackendScopeMessage {
-  /** The holder's shape: a copy answers only an ask of its own version (2: live scopes, the synchronous scope, keys per async id). */
-  readonly version: 2;
-  holder?: { storage: unknown; live: number };
+export const hubChannelName = "dispatch-hook:hub";
+export const hubVersion = 1;
+const channel = diagnosticsChannel.channel(hubChannelName);
+let connected: HubApi | undefined;
+const warned = new Set<string>();
+
+function warnOnce(code: string, message: string): void {
+  if (warned.has(code)) return;
+  warned.add(code);
+  process.emitWarning(message, { code });
 }
 
-export const channelNames = {
-  moduleEvaluated: "dispatch-hook:module:evaluated",
-  tableProvided: "dispatch-hook:table:provided",
-  tableQuery: "dispatch-hook:table:query",
-  tableWritten: "dispatch-hook:table:written",
-  dispatchMiss: "dispatch-hook:dispatcher:miss",
-  loaderStatus: "dispatch-hook:loader:status",
-  windowQuery: "dispatch-hook:registrations:query",
-  windowCurrent: "dispatch-hook:registrations:current",
-  auditCollect: "dispatch-hook:audit:collect",
-  /** Never published: the one exit audit of a thread subscribes to claim it, so a second loader does not print a second. */
-  auditExit: "dispatch-hook:audit:exit",
-  /** Asked once per copy: the scoped backend options every copy shares (dispatchable/options-scope.ts). */
-  backendScope: "dispatch-hook:backends:scope",
-} as const;
-
-export const channels = {
-  moduleEvaluated: diagnosticsChannel.channel(channelNames.moduleEvaluated),
-  tableProvided: diagnosticsChannel.channel(channelNames.tableProvided),
-  tableQuery: diagnosticsChannel.channel(channelNames.tableQuery),
-  tableWritten: diagnosticsChannel.channel(channelNames.tableWritten),
-  dispatchMiss: diagnosticsChannel.channel(channelNames.dispatchMiss),
-  loaderStatus: diagnosticsChannel.channel(channelNames.loaderStatus),
-  windowQuery: diagnosticsChannel.channel(channelNames.windowQuery),
-  windowCurrent: diagnosticsChannel.channel(channelNames.windowCurrent),
-  auditCollect: diagnosticsChannel.channel(channelNames.auditCollect),
-  auditExit: diagnosticsChannel.channel(channelNames.auditExit),
-  backendScope: diagnosticsChannel.channel(channelNames.backendScope),
-};
-
-/** Where a message comes from: the global object of the publishing code's realm. */
-export interface FromRealm {
-  realm?: object;
+function isHub(value: unknown): value is HubApi {
+  if (typeof value !== "object" || value === null) return false;
+  const hub = value as Partial<HubApi>;
+  return Array.isArray(hub.versions) && hub.versions.includes(hubVersion) && typeof hub.announce === "function";
 }
 
-/** Whether a message was published in this realm (a message from a copy that predates realms counts as ours). */
-export function sameRealm(message: unknown): boolean {
-  const realm = (message as FromRealm).realm;
-  return realm === undefined || realm === globalThis;
+function answer(message: unknown, hubRef: WeakRef<HubApi>, realmRef: WeakRef<object>): void {
+  const hub = hubRef.deref();
+  const realm = realmRef.deref();
+  if (hub === undefined || realm === undefined) return;
+  const request = message as Partial<HubRequest> | null;
+  if (typeof request !== "object" || request === null || request.kind !== "dispatch-hook:hub" || !Array.isArray(request.accepts)) {
+    warnOnce(
+      "DISPATCH_HOOK_HUB_HANDSHAKE",
+      `A message on the ${hubChannelName} channel is not a dispatch-hook hub handshake; it was ignored.`,
+    );
+    return;
+  }
+  if (request.realm !== realm || request.hub !== undefined) return;
+  if (!request.accepts.some((v) => hub.versions.includes(v))) {
+    warnOnce(
+      "DISPATCH_HOOK_HUB_VERSION",
+      `A copy of dispatch-hook that speaks hub version ${String(request.version)} (accepts ${JSON.stringify(request.accepts)}) asked for this thread's hub, which speaks ${JSON.stringify(hub.versions)}; it runs on a hub of its own, so its registries and tables do not meet this copy's. Install one version of dispatch-hook.`,
+    );
+    return;
+  }
+  request.hub = hub;
 }
 
-/** Publishes a message stamped with this realm. */
-export function publish<M extends { readonly version: number }>(channel: (typeof channels)[keyof typeof channels], message: M): M {
-  (message as FromRealm).realm = globalThis;
-  channel.publish(message);
-  return message;
-}
-
-/** Asks every subscriber of a query channel in this realm; returns the message they filled. */
-export function ask<M extends { readonly version: number }>(channel: (typeof channels)[keyof typeof channels], message: M): M {
-  return channel.hasSubscribers ? publish(channel, message) : message;
+/**
+ * The hub of this thread and realm: found with one handshake, or made with `create` when no copy
+ * answers. The channel subscription that answers for a hub is never ended (an unsubscribe during a
+ * publish skips the next subscriber on Node 20.16); it holds the hub and the realm weakly.
+ */
+export function connect(create: () => HubApi): HubApi {
+  if (connected !== undefined) return connected;
+  const request: HubRequest = { kind: "dispatch-hook:hub", version: hubVersion, accepts: [hubVersion], realm: globalThis };
+  if (channel.hasSubscribers) channel.publish(request);
+  const found = request.hub;
+  if (found !== undefined && isHub(found)) {
+    connected = found;
+    return found;
+  }
+  if (found !== undefined) {
+    warnOnce("DISPATCH_HOOK_HUB_HANDSHAKE", `The answer to this copy's hub handshake is not a dispatch-hook hub; it was ignored.`);
+  }
+  const hub = create();
+  const hubRef = new WeakRef(hub);
+  const realmRef = new WeakRef(globalThis);
+  channel.subscribe((message) => answer(message, hubRef, realmRef));
+  connected = hub;
+  return hub;
 }

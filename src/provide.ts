@@ -1,15 +1,17 @@
 /** The framework-native route: a dispatch module announces its own table, and no loader is needed. */
-import { channels, publish, type TableProvidedMessage } from "./channel.js";
+import { frameworkNamespace } from "./channel.js";
+import { hub } from "./hub.js";
 import { DispatchHookError, describe } from "./registry/errors.js";
 import { checkBackend } from "./registry/names.js";
 import { checkOptions } from "./registry/options.js";
-import { announce } from "./runtime/table-notice.js";
 
 /**
  * Call it at the end of a backend's dispatch module. It announces the table to every registry in
  * the thread, of every copy of dispatch-hook, including registries that start waiting later.
+ * `namespace` is for tables that are not a framework's (the default): only registries of the same
+ * namespace see them.
  */
-export function provide(backend: string, table: object, meta: { readonly module?: string } = {}): void {
+export function provide(backend: string, table: object, meta: { readonly module?: string; readonly namespace?: string } = {}): void {
   checkBackend(backend, "provide()");
   if ((typeof table !== "object" && typeof table !== "function") || table === null) {
     throw new DispatchHookError(
@@ -17,9 +19,6 @@ export function provide(backend: string, table: object, meta: { readonly module?
       `provide(${JSON.stringify(backend)}, …): the table must be an object, got ${describe(table)}.`,
     );
   }
-  checkOptions(meta, { module: "string" }, `provide(${JSON.stringify(backend)}, …)`);
-  announce({ via: "native", backend, module: meta.module, table });
-  if (channels.tableProvided.hasSubscribers) {
-    publish(channels.tableProvided, { version: 1, backend, table, module: meta.module } satisfies TableProvidedMessage);
-  }
+  checkOptions(meta, { module: "string", namespace: "string" }, `provide(${JSON.stringify(backend)}, …)`);
+  hub().announce({ via: "native", namespace: meta.namespace ?? frameworkNamespace, backend, module: meta.module, table });
 }

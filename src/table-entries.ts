@@ -39,6 +39,6 @@ export function keyName(key: unknown): string | undefined {
 /** The table a notice names (a hook notice holds the module's namespace, or its exports). */
 export function noticeTable(notice: TableNotice): unknown {
   if (notice.via === "native") return notice.table;
-  const namespace = notice.namespace;
+  const namespace = notice.exports;
   return typeof namespace === "object" && namespace !== null ? (namespace as Record<string, unknown>)[notice.exportName] : undefined;
 }

@@ -76,6 +76,8 @@ const declarationKinds = {
   base: "string",
 } as const;
 
+let sets = 0;
+
 export class BackendSet {
   readonly name: string;
   /** Where every implementation is registered: its audit lists them, per backend. */
@@ -106,7 +108,8 @@ export class BackendSet {
     this.#prefix = options.envPrefix ?? options.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
     this.#env = options.env ?? process.env;
     this.#discover = options.discover ?? true;
-    this.registry = createRegistry({ name: `backends of ${options.name}`, callSites: false });
+    // A namespace of its own: its backends' tables never meet a framework's tables of the same name.
+    this.registry = createRegistry({ name: `backends of ${options.name}`, callSites: false, namespace: `backends:${options.name}#${++sets}` });
   }
 
   /** @internal The op class that stands for a dispatchable function in the tables. */

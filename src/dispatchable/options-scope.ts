@@ -6,7 +6,7 @@
  * and a dispatchable reads it only while some scope object is still alive.
  */
 import { asyncHooks } from "../builtins.js";
-import { ask, type BackendScopeMessage, channels, sameRealm } from "../channel.js";
+import { hub } from "../hub.js";
 import { checkOptions } from "../registry/options.js";
 
 /** What a dispatchable call records when a scope asks for a trace. */
@@ -102,15 +102,10 @@ const collected = new FinalizationRegistry<Holder>((holder) => {
   holder.live--;
 });
 
-/** The realm's holder: another copy's if it answers, else this copy's, which then answers. */
+/** The realm's holder, shared by every copy through the hub ("@2": the holder's shape, see Holder). */
 export function scopeHolder(): Holder {
   if (mine !== undefined) return mine;
-  const found = ask<BackendScopeMessage>(channels.backendScope, { version: 2 }).holder as Holder | undefined;
-  if (found !== undefined) {
-    mine = found;
-    return found;
-  }
-  const holder: Holder = {
+  mine = hub().shared<Holder>("backend-scope@2", () => ({
     storage: undefined,
     live: 0,
     sync: undefined,
@@ -122,13 +117,8 @@ export function scopeHolder(): Holder {
     keyId: -1,
     keyEpoch: -1,
     key: undefined,
-  };
-  channels.backendScope.subscribe((message) => {
-    const m = message as BackendScopeMessage;
-    if (sameRealm(m) && m.version === 2 && m.holder === undefined) m.holder = holder;
-  });
-  mine = holder;
-  return holder;
+  }));
+  return mine;
 }
 
 /** The current scope, or undefined outside every scope. */

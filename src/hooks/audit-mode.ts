@@ -3,7 +3,7 @@
  * of dispatch-hook in it, and for the loaders (see registry/thread-audit.ts).
  */
 import { fs, workerThreads } from "../builtins.js";
-import { channels } from "../channel.js";
+import { hub } from "../hub.js";
 import type { AuditReport } from "../registry/audit-events.js";
 import { formatReport } from "../registry/audit-format.js";
 import { threadAudit } from "../registry/thread-audit.js";
@@ -52,12 +52,11 @@ export function auditAtExit(options: AuditAtExitOptions): void {
   const { mode } = options;
   const file = options.file === "" ? undefined : options.file;
   if (mode === "off" && file === undefined) return;
-  if (channels.auditExit.hasSubscribers) return;
   const { isMainThread } = workerThreads();
   // Workers share the file and the stderr of their process; the main thread writes the file.
   if (mode === "off" && !isMainThread) return;
-  // Subscribed only to claim the thread's exit audit; nothing is ever published on it.
-  channels.auditExit.subscribe(() => {});
+  // One exit audit per thread, whichever copy's loader asks first.
+  if (!hub().claimExit()) return;
   process.on("exit", (code) => {
     const report = threadAudit();
     if (file !== undefined && isMainThread) {

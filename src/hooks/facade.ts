@@ -9,7 +9,8 @@
  *   import "<step 0>";  import "<registration module 0>";   // step 0 announces the table
  *   import "<step 1>";  import "<registration module 1>";   // (waiting registrations land), then
  *   …                                                        // opens plugin 0's window; step i
- *   <body: close the last plugin's window>                   // closes window i-1 and opens window i
+ *   import "<step n>";                                       // ends window i-1's synchronous part
+ *   <body: finish every window>                              // and opens window i
  *
  * A module's static imports evaluate in order, so each registration module runs after the
  * original's body and before any importer continues, as the Python import hook's did, and it may
@@ -62,15 +63,8 @@ export interface FacadeInput {
 
 const s = JSON.stringify;
 
-function window(input: FacadeInput, index: number): WindowInfo {
-  const registration = input.registrations[index];
-  if (registration === undefined) {
-    throw new DispatchHookError(
-      "ERR_DISPATCH_INVALID_OPTION",
-      `markerSource(): the plan has no registration module #${index} for ${input.module.url}.`,
-    );
-  }
-  return windowInfo(input.module, registration);
+function windows(input: FacadeInput): WindowInfo[] {
+  return input.registrations.map((registration) => windowInfo(input.module, registration));
 }
 
 /** The namespace expression the runtime gets: a CommonJS module's exports are its default export. */
@@ -90,17 +84,15 @@ export function facadeSource(input: FacadeInput): string {
       `import { signalEvaluated } from ${s(input.runtime)};`,
       `signalEvaluated(${s(input.module)}, ${namespace(input, "__dispatchHookNs")});`,
     );
-  } else {
-    input.registrations.forEach((registration, i) => {
-      lines.push(
-        i === count - 1
-          ? `import { window as __dispatchHookLast } from ${s(input.marker("step", i))};`
-          : `import ${s(input.marker("step", i))};`,
-      );
-      if (registration.missing === undefined) lines.push(`import ${s(registration.specifier)};`);
-    });
-    lines.push("__dispatchHookLast.close();");
+    return `${lines.join("\n")}\n`;
   }
+  input.registrations.forEach((registration, i) => {
+    lines.push(`import ${s(input.marker("step", i))};`);
+    if (registration.missing === undefined) lines.push(`import ${s(registration.specifier)};`);
+  });
+  // The last step ends the last window's synchronous part; this body runs once every registration
+  // module has finished, top-level awaits included.
+  lines.push(`import ${s(input.marker("step", count))};`, `import { finish } from ${s(input.runtime)};`, `finish(${s(windows(input))});`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -130,22 +122,22 @@ export function cjsFacadeSource(input: FacadeInput): string {
 }
 
 /**
- * A marker. Step i: step 0 announces the table; step i > 0 closes window i-1; then it opens window
- * i, or records registration module i as missing (a window that was never opened closes as a no-op).
+ * A marker. Step i (one per registration module, and one more after the last): step 0 announces
+ * the table; each ends the previous window's synchronous part and opens window i, or records
+ * registration module i as missing. See runtime/window.ts.
  */
 export function markerSource(kind: MarkerKind, index: number, input: FacadeInput): string {
   if (kind === "require")
     return `import { createRequire } from "node:module";\ncreateRequire(${s(input.original)})(${s(input.requirePath ?? "")});\n`;
-  const info = window(input, index);
-  const ns = namespace(input, "ns");
-  const lines = [
-    `import * as ns from ${s(input.original)};`,
-    `import { missingRegistration, openWindow, signalEvaluated } from ${s(input.runtime)};`,
-  ];
-  if (index === 0) lines.push(`signalEvaluated(${s(input.module)}, ${ns});`);
-  else lines.push(`import { window as previous } from ${s(input.marker("step", index - 1))};`, "previous.close();");
+  if (!Number.isInteger(index) || index < 0 || index > input.registrations.length) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `markerSource(): the plan has no step #${index} for ${input.module.url} (it has ${input.registrations.length + 1}).`,
+    );
+  }
   const missing = input.registrations[index]?.missing;
-  if (missing === undefined) lines.push(`export const window = openWindow(${s(info)}, ${s(input.module)}, ${ns});`);
-  else lines.push(`missingRegistration(${s(info)}, ${s(input.module)}, ${ns}, ${s(missing)});`, "export const window = { close() {} };");
-  return `${lines.join("\n")}\n`;
+  const args = [s(input.module), namespace(input, "ns"), s(windows(input)), String(index), ...(missing === undefined ? [] : [s(missing)])];
+  return [`import * as ns from ${s(input.original)};`, `import { step } from ${s(input.runtime)};`, `step(${args.join(", ")});`, ""].join(
+    "\n",
+  );
 }

@@ -1,7 +1,6 @@
 /** dispatch-hook/hooks: the loader side, for test harnesses, apps that configure in code, and host adapters. */
 
-export type { LoaderFinding, ModuleEvaluatedMessage, ModuleInfo, TableNotice } from "../channel.js";
-export { channelNames } from "../channel.js";
+export type { LoaderFinding, ModuleInfo, TableNotice } from "../channel.js";
 export type { AuditAtExitOptions, AuditFile, AuditMode } from "./audit-mode.js";
 export { auditAtExit, parseAuditMode } from "./audit-mode.js";
 export type {

@@ -4,7 +4,8 @@
  * knows: the files it read, what it watches, what it could not see (loader status), and what it can
  * add to a dispatch miss.
  */
-import { channels, type DispatchMissMessage, type InstallationStatus, type LoaderFinding, type LoaderStatusMessage } from "../channel.js";
+import type { DispatchMiss, InstallationStatus, LoaderFinding } from "../channel.js";
+import { hub } from "../hub.js";
 import { DispatchHookError } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
@@ -130,9 +131,9 @@ export function install(options: InstallOptions = {}): Installation {
     return loaderFindings({ mode, loaded, failures, matcher });
   };
 
-  const onStatus = (message: unknown) => {
+  const status = (): InstallationStatus => {
     hooks.drain();
-    const status: InstallationStatus = {
+    return {
       mode,
       backends: [...new Set(config.rules.map((rule) => rule.backend ?? "{backend}"))],
       findings: findings(),
@@ -142,11 +143,9 @@ export function install(options: InstallOptions = {}): Installation {
       declarations: declarations(config),
       plugins: config.plugins,
     };
-    (message as LoaderStatusMessage).installations.push(status);
   };
-  const onMiss = (message: unknown) => {
-    const m = message as DispatchMissMessage;
-    if (m.backend === undefined || m.context === undefined) return;
+  const miss = (m: DispatchMiss) => {
+    if (m.backend === undefined) return;
     hooks.drain();
     const backend = m.backend;
     const declaring = config.plugins
@@ -159,16 +158,14 @@ export function install(options: InstallOptions = {}): Installation {
         `${declaring.length === 0 ? `no discovered plugin declares a registration module for ${backend}` : `plugins with a registration module for ${backend}: ${declaring.join(", ")}`}.`,
     );
   };
-  channels.loaderStatus.subscribe(onStatus);
-  channels.dispatchMiss.subscribe(onMiss);
+  const leave = hub().addLoader({ status, miss });
 
   let disposed = false;
   const dispose = () => {
     if (disposed) return;
     disposed = true;
     hooks.detach();
-    channels.loaderStatus.unsubscribe(onStatus);
-    channels.dispatchMiss.unsubscribe(onMiss);
+    leave();
   };
   return {
     mode,

@@ -6,7 +6,7 @@
  */
 import { nodeModule, url } from "../builtins.js";
 import type { LoaderFinding } from "../channel.js";
-import { tableNotices } from "../registry/thread-facts.js";
+import { hub } from "../hub.js";
 import type { HookMode } from "./hook-mode.js";
 import type { Matcher } from "./matcher.js";
 
@@ -19,7 +19,7 @@ export interface LoaderRecord {
 }
 
 export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
-  const signalled = new Set(tableNotices().flatMap((n) => (n.via === "hook" ? [n.module] : [])));
+  const signalled = new Set(hub().allTables().flatMap((n) => (n.via === "hook" ? [n.module] : [])));
   const out: LoaderFinding[] = [...record.failures.values()];
   for (const [href, backend] of record.loaded) {
     if (signalled.has(href) || record.failures.has(href)) continue;

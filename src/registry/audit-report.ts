@@ -64,7 +64,7 @@ function windowRecords(facts: ThreadFacts): { plugins: PluginModuleRecord[]; out
       backend: info.backend,
       module: info.module,
       for: info.url,
-      state: state === "done" ? "loaded" : state === "open" ? "loading" : state,
+      state: state === "done" ? "loaded" : state === "open" || state === "awaiting" ? "loading" : state,
       error,
     });
     if (state === "missing") {
@@ -75,7 +75,7 @@ function windowRecords(facts: ThreadFacts): { plugins: PluginModuleRecord[]; out
         id: undefined,
         message: `${where} could not be loaded: ${error?.message ?? "unknown error"}. The backend loaded without it.`,
       });
-    } else if (state === "failed") {
+    } else if (state === "failed" || state === "awaiting") {
       problems.push({
         kind: "failed",
         backend: info.backend,

@@ -6,6 +6,16 @@ export interface CallSite {
 }
 
 /**
+ * Whether this process runs an audit (DISPATCH_HOOK_AUDIT names a mode, or the command line asked
+ * for a record): only then does a registry capture call sites unless told to. A capture costs
+ * several times the rest of a registration (bench/RESULTS.md).
+ */
+export function auditRunning(): boolean {
+  const mode = process.env.DISPATCH_HOOK_AUDIT;
+  return (mode !== undefined && mode !== "" && mode !== "off" && mode !== "0") || Boolean(process.env.DISPATCH_HOOK_AUDIT_FILE);
+}
+
+/**
  * Captures the frame that called `above`, and only that frame: the stack limit is 1 for the
  * capture and put back at once (about a third cheaper than the default 10 frames; see
  * bench/RESULTS.md). V8 formats stacks lazily, so the string work happens only when the audit log is

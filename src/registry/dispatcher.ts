@@ -1,12 +1,12 @@
-import { channels, type DispatchMissMessage, dispatcherBrand, publish } from "../channel.js";
+import { type DispatchMiss, dispatcherBrand } from "../channel.js";
+import { hub } from "../hub.js";
 import { noticeTable } from "../table-entries.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { checkOptions } from "./options.js";
-import { tableNotices } from "./thread-facts.js";
 
 /** What a miss says when no loader is installed: what a host adapter knew of the table, if one instrumented it. */
 function withoutLoader(table: object): string {
-  for (const notice of tableNotices()) {
+  for (const notice of hub().allTables()) {
     if (notice.via !== "hook" || notice.host === undefined || noticeTable(notice) !== table) continue;
     const backend = notice.backend;
     const declaring = notice.host.plugins.flatMap((p) =>
@@ -219,18 +219,9 @@ export class Dispatcher<F extends Impl = Impl> {
       valueOrType === null || valueOrType === undefined ? String(valueOrType) : `${isType ? "the class" : "an instance of"} ${names[0]}`;
     const hints: string[] = [...this.#twins(chain)];
     const context: string[] = [];
-    if (channels.dispatchMiss.hasSubscribers) {
-      publish(channels.dispatchMiss, {
-        version: 1,
-        table: this,
-        name: this.name,
-        backend: this.backend,
-        chain,
-        hints,
-        context,
-      } satisfies DispatchMissMessage);
-    }
-    if (!channels.loaderStatus.hasSubscribers) context.push(withoutLoader(this));
+    const h = hub();
+    h.miss({ table: this, name: this.name, backend: this.backend, chain, hints, context } satisfies DispatchMiss);
+    if (!h.hasLoader()) context.push(withoutLoader(this));
     const lines = [
       `No implementation in dispatch table ${JSON.stringify(this.name)} for ${received}.`,
       `  prototype chain: ${names.length > 0 ? names.join(" → ") : "(none)"}`,

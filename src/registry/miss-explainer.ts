@@ -4,11 +4,11 @@
  * table is another copy of the registered class (the same name, another identity). Those two kinds
  * of miss are also recorded in the audit, once per registration and table.
  */
-import type { DispatchMissMessage } from "../channel.js";
+import type { DispatchMiss } from "../channel.js";
 import type { AuditEvent, Unsequenced } from "./audit-events.js";
 import type { BackendState } from "./backend-state.js";
 import type { Registration, Table } from "./registration.js";
-import { loaderStatus } from "./thread-facts.js";
+import { hub } from "../hub.js";
 
 export interface MissContext {
   readonly registrations: readonly Registration[];
@@ -31,10 +31,10 @@ function whyPending(state: BackendState, table: object): string {
       ? "this table was provided, but applying to it did not succeed."
       : `the ${state.name} table this registry was given (${describeTables(state.tables)}) is another module instance than the one that missed.`;
   }
-  const status = loaderStatus();
-  const finding = status.installations.flatMap((i) => i.findings ?? []).find((f) => f.backend === state.name);
+  const installations = hub().loaders();
+  const finding = installations.flatMap((i) => i.findings ?? []).find((f) => f.backend === state.name);
   if (finding !== undefined) return finding.message;
-  if (status.installations.length === 0) {
+  if (installations.length === 0) {
     return `no ${state.name} table was ever provided, and the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().`;
   }
   return `no ${state.name} table was ever provided: the loader is installed, but no module declared for ${state.name} signalled that it finished loading. Check the backend's declaration (npx dispatch-hook doctor).`;
@@ -55,7 +55,7 @@ export class MissExplainer {
     return true;
   }
 
-  explain(message: DispatchMissMessage, context: MissContext): void {
+  explain(message: DispatchMiss, context: MissContext): void {
     const before = message.hints.length;
     const chain = new Set(message.chain);
     const names = new Set(message.chain.map((type) => type.name));

@@ -28,10 +28,15 @@ export interface DeclareOptions {
 }
 
 export interface RegistryOptions {
-  /** Record the caller's file:line for each registration (default true). */
+  /** Record the caller's file:line for each registration (default: while an audit runs, DISPATCH_HOOK_AUDIT). */
   readonly callSites?: boolean;
   /** How the registry is named in a thread-wide audit (default "#n"). */
   readonly name?: string;
+  /**
+   * Which tables it takes in from the thread (default "dispatch", the frameworks' tables announced by
+   * a loader or by provide()). A backend set's private registry has a namespace of its own.
+   */
+  readonly namespace?: string;
 }
 
 /** An opaque record of a registry's state, for restore(). */

@@ -1,31 +1,23 @@
-import type {
-  AuditCollectMessage,
-  DispatchMissMessage,
-  ModuleEvaluatedMessage,
-  TableNotice,
-  TableProvidedMessage,
-  TableWrittenMessage,
-} from "../channel.js";
+import { type DispatchMiss, frameworkNamespace, type HubMember, type TableNotice } from "../channel.js";
+import { hub } from "../hub.js";
+import { noticeTable } from "../table-entries.js";
 import { admit, type Request } from "./admission.js";
 import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { type AuditLog, createAuditLog } from "./audit-log.js";
 import { BackendState } from "./backend-state.js";
-import { captureCallSite, formatCallSite } from "./call-site.js";
+import { auditRunning, captureCallSite, formatCallSite } from "./call-site.js";
 import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend } from "./names.js";
-import { acceptNotice } from "./notice-intake.js";
 import { checkOptions } from "./options.js";
 import { Registration, type RegistrationHandle, RequestedEvent, type TableHandle } from "./registration.js";
 import { copyDirectory, isDefault, registryName } from "./registry-identity.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
 import { checkExpectInput, checkRegisterInput, opName } from "./registry-input.js";
 import { adapterFor, checkAdapter } from "./table-adapter.js";
-import { TableFeed } from "./table-feed.js";
 import { TableWriter } from "./table-writer.js";
 import { registryReport } from "./thread-audit.js";
-import { currentWindow, tableNotices } from "./thread-facts.js";
 
 export type { HandleState, RegistrationHandle, TableHandle } from "./registration.js";
 export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
@@ -41,7 +33,12 @@ export class Registry {
   readonly #registrations: Registration[] = [];
   readonly #callSites: boolean;
   readonly #name: string;
-  readonly #feed: TableFeed<Registry>;
+  readonly #namespace: string;
+  /** How the hub knows this registry: it holds the member weakly, so the registry can be collected. */
+  readonly #member: HubMember;
+  #joined = false;
+  /** Backends whose tables it takes in now: those with live registrations. */
+  readonly #listening = new Set<string>();
   readonly #misses = new MissExplainer();
   /** Tables withdrawn with their handle: announcements of them are not accepted again. */
   readonly #withdrawn = new WeakSet<object>();
@@ -51,8 +48,8 @@ export class Registry {
     backend: (name) => this.#backend(name),
     existing: (name) => this.#backends.get(name),
     backends: () => this.#backends.values(),
-    listen: () => this.#listen(),
-    stopListening: () => this.#feed.listen(false),
+    listen: (backend) => this.#listen(backend),
+    stopListening: (backend) => this.#listening.delete(backend),
     withdrawn: this.#withdrawn,
   });
   readonly #disposeHandle = (registration: Registration) => {
@@ -66,9 +63,10 @@ export class Registry {
   #sticky = 0;
 
   constructor(options: RegistryOptions = {}) {
-    checkOptions(options, { callSites: "boolean", name: "string" }, "createRegistry()");
-    this.#callSites = options.callSites ?? true;
+    checkOptions(options, { callSites: "boolean", name: "string", namespace: "string" }, "createRegistry()");
+    this.#callSites = options.callSites ?? auditRunning();
     this.#name = registryName(options.name);
+    this.#namespace = options.namespace ?? frameworkNamespace;
     const { log, record } = createAuditLog((events, verifyOptions) => this.#report(events, verifyOptions));
     this.audit = log;
     this.#record = (event) => {
@@ -84,21 +82,7 @@ export class Registry {
         this.#hold();
       }
     };
-    this.#feed = new TableFeed<Registry>(this, {
-      evaluated: (registry, message) => {
-        const m = message as ModuleEvaluatedMessage;
-        registry.#accept({ via: "hook", backend: m.backend, module: m.url, namespace: m.namespace, exportName: m.exportName });
-      },
-      provided: (registry, message) => {
-        const m = message as TableProvidedMessage;
-        registry.#accept({ via: "native", backend: m.backend, module: m.module, table: m.table });
-      },
-      miss: (registry, message) => registry.#explainMiss(message as DispatchMissMessage),
-      collect: (registry, message) => {
-        (message as AuditCollectMessage).registries.push({ name: registry.#name, copy: copyDirectory, events: registry.audit.events() });
-      },
-      written: (registry, message) => registry.#writer.wrote(message as TableWrittenMessage),
-    });
+    this.#member = Registry.#memberOf(this, this.#namespace, this.#name);
   }
 
   /**
@@ -113,7 +97,7 @@ export class Registry {
   registerFrom(caller: Function, backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
     this.#checkOpen("register()");
     checkRegisterInput(backend, opType, impl, options);
-    const window = currentWindow();
+    const window = hub().currentWindow();
     const request: Request = {
       backend,
       opType,
@@ -143,7 +127,7 @@ export class Registry {
     checkOptions(meta, { module: "string", via: ["hook", "native"], adapter: "object" }, `provide(${JSON.stringify(backend)}, …)`);
     const custom = meta?.adapter === undefined ? undefined : checkAdapter(meta.adapter, `provide(${JSON.stringify(backend)}, …)`);
     const adapter = adapterFor(table, backend, custom ?? this.#backends.get(backend)?.adapter);
-    this.#feed.join();
+    this.#join();
     const state = this.#backend(backend);
     const known = state.tables.find((t) => t.table === table);
     if (known !== undefined) return known.handle;
@@ -164,7 +148,7 @@ export class Registry {
   expect(backend: string, ops: readonly string[], source?: string): void {
     this.#checkOpen("expect()");
     checkExpectInput(backend, ops, source);
-    this.#feed.join();
+    this.#join();
     this.#record({ kind: "expected", backend, ops: [...ops], source: source ?? formatCallSite(captureCallSite(this.expect)) });
     this.#sticky++;
     this.#hold();
@@ -232,7 +216,7 @@ export class Registry {
       if (registration.state !== "disposed") this.#writer.dispose(registration, "registry");
     }
     this.#disposed = true;
-    this.#feed.leave();
+    if (this.#joined) hub().leave(this.#member);
   }
 
   [Symbol.dispose](): void {
@@ -260,8 +244,14 @@ export class Registry {
     );
   }
 
+  #join(): void {
+    if (this.#joined) return;
+    this.#joined = true;
+    hub().join(this.#member);
+  }
+
   #hold(): void {
-    this.#feed.hold(!this.#disposed && this.#unsettled + this.#sticky > 0);
+    if (this.#joined) hub().hold(this.#member, !this.#disposed && this.#unsettled + this.#sticky > 0);
   }
 
   #setState(registration: Registration, next: RegistrationState): void {
@@ -290,7 +280,7 @@ export class Registry {
     registration.origin = origin;
     this.#registrations.push(registration);
     registration.requested = new RequestedEvent(registration, site);
-    this.#feed.join();
+    this.#join();
     this.#record(registration.requested);
     this.#unsettled++;
     this.#hold();
@@ -301,7 +291,7 @@ export class Registry {
   #refuse(code: "ERR_DISPATCH_SEALED" | "ERR_DISPATCH_CONFLICT", request: Request, message: string): Registration {
     const { backend, opType, origin } = request;
     if (origin === undefined) {
-      this.#feed.join();
+      this.#join();
       this.#record({ kind: "refused", id: undefined, backend, op: opName(opType), code, message, table: undefined });
       throw new DispatchHookError(code, message, { details: { backend, op: opName(opType) } });
     }
@@ -312,23 +302,52 @@ export class Registry {
     return registration;
   }
 
-  /** Listens for tables while the registry has live registrations; on starting, learns those that exist. */
-  #listen(): void {
-    if (!this.#feed.listen(true)) return;
-    for (const notice of tableNotices()) this.#accept(notice);
+  /** Takes in the backend's tables while it has live registrations for it; on starting, those that exist. */
+  #listen(backend: string): void {
+    if (this.#listening.has(backend)) return;
+    this.#listening.add(backend);
+    this.#join();
+    for (const notice of hub().listen(this.#member, backend)) this.#accept(notice);
   }
 
-  /** A table announced by a loader signal or a native provide() elsewhere in the thread. */
+  /**
+   * A table announced in the thread (a loader's signal, or a framework's native provide()): provided
+   * to this registry unless it was withdrawn with its handle. An export that is not a table the
+   * registry can use is recorded as rejected, never thrown into the module that announced it.
+   */
   #accept(notice: TableNotice): void {
-    acceptNotice(notice, {
-      withdrawn: this.#withdrawn,
-      provide: (backend, table, meta) => this.provide(backend, table, meta),
-      record: this.#record,
-    });
+    if (!this.#listening.has(notice.backend) || this.#disposed) return;
+    try {
+      const table = noticeTable(notice);
+      if (typeof table === "object" && table !== null && this.#withdrawn.has(table)) return;
+      this.provide(notice.backend, table, { via: notice.via, ...(notice.module === undefined ? {} : { module: notice.module }) });
+    } catch (error) {
+      const what = notice.via === "hook" ? `its export ${JSON.stringify(notice.exportName)}` : "the table it provided";
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#record({
+        kind: "rejected",
+        backend: String(notice.backend),
+        module: notice.module,
+        message: `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`,
+      });
+    }
   }
 
-  #explainMiss(message: DispatchMissMessage): void {
-    this.#misses.explain(message, { registrations: this.#registrations, backend: (name) => this.#backend(name), record: this.#record });
+  #explainMiss(miss: DispatchMiss): void {
+    this.#misses.explain(miss, { registrations: this.#registrations, backend: (name) => this.#backend(name), record: this.#record });
+  }
+
+  /** What the hub calls: a separate object, so that these stay off the public class. */
+  static #memberOf(registry: Registry, namespace: string, name: string): HubMember {
+    return {
+      namespace,
+      name,
+      copy: copyDirectory,
+      table: (notice) => registry.#accept(notice),
+      miss: (miss) => registry.#explainMiss(miss),
+      wrote: (table, key, impl) => registry.#writer.wrote(table, key, impl),
+      events: () => registry.audit.events(),
+    };
   }
 }
 

@@ -5,7 +5,7 @@
  * back, revived by restore(), and a withdrawn table's entries taken out. Every step is audited; the
  * registry supplies its bookkeeping through WriterHost.
  */
-import { summarizeError, type TableWrittenMessage } from "../channel.js";
+import { summarizeError } from "../channel.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
 import type { BackendState } from "./backend-state.js";
 import type { Class } from "./dispatcher.js";
@@ -21,9 +21,9 @@ export interface WriterHost {
   /** The backend's state if it has one. */
   existing(name: string): BackendState | undefined;
   backends(): Iterable<BackendState>;
-  /** Starts listening for tables, and learns those that exist already. */
-  listen(): void;
-  stopListening(): void;
+  /** Starts listening for the backend's tables, and learns those that exist already. */
+  listen(backend: string): void;
+  stopListening(backend: string): void;
   /** Tables withdrawn with their handle: announcements of them are not accepted again. */
   readonly withdrawn: WeakSet<object>;
 }
@@ -47,7 +47,7 @@ export class TableWriter {
   activate(registration: Registration, mechanism: Mechanism): void {
     // Learn of tables that already exist first, so that a registration made after its table
     // appeared is applied (and audited) as immediate.
-    this.#host.listen();
+    this.#host.listen(registration.backend);
     const state = this.#host.backend(registration.backend);
     const previous = state.owners.get(registration.opType);
     if (previous !== undefined) {
@@ -119,7 +119,7 @@ export class TableWriter {
       return;
     }
     for (const table of tables) this.#putBack(table, registration);
-    if (![...this.#host.backends()].some((b) => b.owners.size > 0)) this.#host.stopListening();
+    if (state.owners.size === 0) this.#host.stopListening(state.name);
   }
 
   /** Restores what a table held for the op type before the registry wrote it. */
@@ -212,19 +212,19 @@ export class TableWriter {
   }
 
   /** Answers a window's question: did this registry write exactly this entry into that table? */
-  wrote(message: TableWrittenMessage): void {
-    const key = message.opType;
+  wrote(table: object, key: Function | string, impl: unknown): boolean {
     for (const state of this.#host.backends()) {
-      const table = state.tables.find((t) => t.table === message.table);
-      if (table === undefined) continue;
-      const wrote = (owner: Registration) => owner.impl === message.impl && owner.inTable(table);
+      const entry = state.tables.find((t) => t.table === table);
+      if (entry === undefined) continue;
+      const wrote = (owner: Registration) => owner.impl === impl && owner.inTable(entry);
       if (typeof key !== "string") {
         const owner = state.owners.get(key as Class);
-        if (owner !== undefined && wrote(owner)) message.written = true;
+        if (owner !== undefined && wrote(owner)) return true;
         continue;
       }
       // A table keyed by op name (an adapter that writes under the class's name) holds the name.
-      for (const owner of state.owners.values()) if (owner.op === key && wrote(owner)) message.written = true;
+      for (const owner of state.owners.values()) if (owner.op === key && wrote(owner)) return true;
     }
+    return false;
   }
 }

@@ -3,14 +3,18 @@
  * with one fold, and the thread's facts once. The loader's exit audit and the command line speak
  * through this; a registry's own verify() answers only for that registry (registryReport).
  */
-import { type AuditCollectMessage, ask, channels, type InstallationStatus } from "../channel.js";
+import type { InstallationStatus } from "../channel.js";
+import { hub } from "../hub.js";
 import type { AuditEvent, AuditReport, VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
 import { buildReport, type NamedFold } from "./audit-report.js";
 import { gatherFacts } from "./thread-facts.js";
 
 export function threadAudit(options: VerifyOptions = {}): AuditReport {
-  const { registries } = ask<AuditCollectMessage>(channels.auditCollect, { version: 1, registries: [] });
+  const registries = hub()
+    .members()
+    .map((m) => ({ name: m.name, copy: m.copy, events: m.events() as readonly AuditEvent[] }))
+    .filter((r) => r.events.length > 0);
   const copies = new Set(registries.map((r) => r.copy));
   const folds: NamedFold[] = registries.map((r) => ({
     fold: fold(r.events),

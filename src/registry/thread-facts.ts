@@ -1,29 +1,12 @@
 /**
- * What the thread knows, asked through the channels at the moment of asking: the tables that exist
- * (of every copy of the package), the installed loaders, and the plugins' registration windows.
- * Nothing is cached, so a fact that stopped being true (a module that has since signalled) is gone.
+ * What the thread knows, read from the hub at the moment of asking: the tables that exist (of every
+ * copy of the package), the installed loaders, and the plugins' registration windows. Nothing is
+ * cached, so a fact that stopped being true is gone.
  */
-import {
-  ask,
-  channels,
-  type HostFacts,
-  type LoaderStatusMessage,
-  type TableNotice,
-  type TableQueryMessage,
-  type WindowCurrentMessage,
-  type WindowInfo,
-  type WindowQueryMessage,
-} from "../channel.js";
+import type { HostFacts } from "../channel.js";
+import { hub } from "../hub.js";
 import { keyName, listEntries, noticeTable } from "../table-entries.js";
 import type { TableFact, ThreadFacts } from "./audit-report.js";
-
-export function tableNotices(): TableNotice[] {
-  return ask<TableQueryMessage>(channels.tableQuery, { version: 1, answers: [] }).answers;
-}
-
-export function loaderStatus(): LoaderStatusMessage {
-  return ask<LoaderStatusMessage>(channels.loaderStatus, { version: 1, installations: [] });
-}
 
 function names(table: unknown): ReadonlySet<string> | undefined {
   const entries = listEntries(table);
@@ -47,18 +30,8 @@ export function gatherFacts(
     seen.add(table);
     tables.push({ backend, module, names: names(table), host });
   };
-  for (const notice of tableNotices())
-    add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
+  const h = hub();
+  for (const notice of h.allTables()) add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
   for (const t of own) add(t.backend, t.module, t.table);
-  return {
-    tables,
-    loaders: loaderStatus().installations,
-    windows: ask<WindowQueryMessage>(channels.windowQuery, { version: 1, windows: [] }).windows,
-  };
-}
-
-/** The innermost registration window open now, if any: a registration made now is its plugin's. */
-export function currentWindow(): WindowInfo | undefined {
-  if (!channels.windowCurrent.hasSubscribers) return undefined;
-  return ask<WindowCurrentMessage>(channels.windowCurrent, { version: 1, open: [] }).open.at(-1);
+  return { tables, loaders: h.loaders(), windows: h.windows() };
 }

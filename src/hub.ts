@@ -1,0 +1,291 @@
+/**
+ * The hub: the one meeting point of a thread and realm. Tables, registries, registration windows
+ * and loaders of every installed copy of dispatch-hook meet here through plain method calls, after
+ * one handshake (channel.ts). It indexes tables and listeners by namespace and backend, and windows
+ * by id, so an event costs what it touches, not what the thread holds.
+ *
+ * What it holds, and how:
+ * - tables: weakly (the module namespace or the table object); a dropped module instance leaves nothing;
+ * - registries: weakly, and strongly only while they hold work that has not landed;
+ * - windows: as long as their table lives;
+ * - loaders: until their installation is disposed.
+ */
+import { asyncHooks } from "./builtins.js";
+import {
+  connect,
+  type DispatchMiss,
+  type HubApi,
+  type HubLoader,
+  type HubMember,
+  hubVersion,
+  type InstallationStatus,
+  type TableNotice,
+  type WindowFact,
+  type WindowInfo,
+} from "./channel.js";
+
+interface TableRecord {
+  readonly via: "hook" | "native";
+  readonly namespace: string;
+  readonly backend: string;
+  readonly module: string | undefined;
+  readonly exportName: string;
+  readonly host: Extract<TableNotice, { via: "hook" }>["host"];
+  /** The module's namespace or exports (hook), or the table itself (native). */
+  readonly ref: WeakRef<object>;
+  /** Where it is indexed: by namespace and backend, and (hook) by module and export. */
+  readonly slot: string;
+  readonly key: string | undefined;
+}
+
+interface WindowRecord {
+  readonly fact: WindowFact;
+  readonly table: WeakRef<object> | undefined;
+  /** Open or awaiting: counted in #live until settled. */
+  live: boolean;
+}
+
+type Storage = import("node:async_hooks").AsyncLocalStorage<WindowFact | undefined>;
+
+const slotOf = (namespace: string, backend: string) => `${namespace}\0${backend}`;
+
+function notice(record: TableRecord, target: object): TableNotice {
+  const { namespace, backend, module } = record;
+  return record.via === "hook"
+    ? { via: "hook", namespace, backend, module: module ?? "", exports: target, exportName: record.exportName, host: record.host }
+    : { via: "native", namespace, backend, module, table: target };
+}
+
+class Hub implements HubApi {
+  readonly versions: readonly number[] = [hubVersion];
+  /** Live tables by namespace and backend. */
+  readonly #tables = new Map<string, Set<TableRecord>>();
+  /** The current instance of each watched module and export (a newer instance retires the older). */
+  readonly #byModule = new Map<string, TableRecord>();
+  readonly #tableGone = new FinalizationRegistry<TableRecord>((record) => this.#retire(record));
+  readonly #members = new Map<number, WeakRef<HubMember>>();
+  readonly #ids = new WeakMap<HubMember, number>();
+  /** Member ids listening, by namespace and backend; and each member's slots, to forget it by. */
+  readonly #listeners = new Map<string, Set<number>>();
+  readonly #slots = new Map<number, string[]>();
+  readonly #strong = new Set<HubMember>();
+  readonly #memberGone = new FinalizationRegistry<number>((id) => this.#forget(id));
+  #nextMember = 0;
+  readonly #loaders = new Set<HubLoader>();
+  readonly #windows = new Map<string, WindowRecord>();
+  readonly #windowGone = new FinalizationRegistry<string>((id) => this.#windows.delete(id));
+  /** Windows open or awaiting: while there are any, the storage that tells the current window is on. */
+  #live = 0;
+  #storage: Storage | undefined;
+  #exitClaimed = false;
+  readonly #shared = new Map<string, unknown>();
+
+  announce(incoming: TableNotice): void {
+    const target = incoming.via === "hook" ? incoming.exports : incoming.table;
+    if ((typeof target !== "object" && typeof target !== "function") || target === null) return;
+    const slot = slotOf(incoming.namespace, incoming.backend);
+    const key = incoming.via === "hook" ? `${incoming.module}\0${incoming.exportName}` : undefined;
+    const older = key === undefined ? undefined : this.#byModule.get(key);
+    if (older !== undefined && older.ref.deref() === target) return;
+    if (key === undefined) for (const r of this.#tables.get(slot) ?? []) if (r.ref.deref() === target) return;
+    if (older !== undefined) this.#retire(older);
+    const record: TableRecord = {
+      via: incoming.via,
+      namespace: incoming.namespace,
+      backend: incoming.backend,
+      module: incoming.module,
+      exportName: incoming.via === "hook" ? incoming.exportName : "",
+      host: incoming.via === "hook" ? incoming.host : undefined,
+      ref: new WeakRef(target),
+      slot,
+      key,
+    };
+    let set = this.#tables.get(slot);
+    if (set === undefined) this.#tables.set(slot, (set = new Set()));
+    set.add(record);
+    if (key !== undefined) this.#byModule.set(key, record);
+    this.#tableGone.register(target, record, record);
+    const told = notice(record, target);
+    for (const id of this.#listeners.get(slot) ?? []) {
+      const member = this.#members.get(id)?.deref();
+      // A registry never throws into the module that announced: it records its own failures.
+      if (member !== undefined)
+        try {
+          member.table(told);
+        } catch {}
+    }
+  }
+
+  tables(namespace: string, backend?: string): TableNotice[] {
+    if (backend !== undefined) return this.#live_(this.#tables.get(slotOf(namespace, backend)));
+    const prefix = `${namespace}\0`;
+    return [...this.#tables].flatMap(([slot, set]) => (slot.startsWith(prefix) ? this.#live_(set) : []));
+  }
+
+  allTables(): TableNotice[] {
+    return [...this.#tables.values()].flatMap((set) => this.#live_(set));
+  }
+
+  #live_(set: Set<TableRecord> | undefined): TableNotice[] {
+    const out: TableNotice[] = [];
+    for (const record of set ?? []) {
+      const target = record.ref.deref();
+      if (target !== undefined) out.push(notice(record, target));
+    }
+    return out;
+  }
+
+  #retire(record: TableRecord): void {
+    const set = this.#tables.get(record.slot);
+    set?.delete(record);
+    if (set?.size === 0) this.#tables.delete(record.slot);
+    if (record.key !== undefined && this.#byModule.get(record.key) === record) this.#byModule.delete(record.key);
+    this.#tableGone.unregister(record);
+  }
+
+  join(member: HubMember): void {
+    if (this.#ids.has(member)) return;
+    const id = this.#nextMember++;
+    this.#ids.set(member, id);
+    this.#members.set(id, new WeakRef(member));
+    this.#slots.set(id, []);
+    this.#memberGone.register(member, id, member);
+  }
+
+  listen(member: HubMember, backend: string): TableNotice[] {
+    this.join(member);
+    const id = this.#ids.get(member) as number;
+    const slot = slotOf(member.namespace, backend);
+    let set = this.#listeners.get(slot);
+    if (set === undefined) this.#listeners.set(slot, (set = new Set()));
+    if (!set.has(id)) {
+      set.add(id);
+      this.#slots.get(id)?.push(slot);
+    }
+    return this.#live_(this.#tables.get(slot));
+  }
+
+  hold(member: HubMember, strong: boolean): void {
+    if (strong) this.#strong.add(member);
+    else this.#strong.delete(member);
+  }
+
+  leave(member: HubMember): void {
+    const id = this.#ids.get(member);
+    this.#strong.delete(member);
+    if (id === undefined) return;
+    this.#ids.delete(member);
+    this.#memberGone.unregister(member);
+    this.#forget(id);
+  }
+
+  #forget(id: number): void {
+    this.#members.delete(id);
+    for (const slot of this.#slots.get(id) ?? []) {
+      const set = this.#listeners.get(slot);
+      set?.delete(id);
+      if (set?.size === 0) this.#listeners.delete(slot);
+    }
+    this.#slots.delete(id);
+  }
+
+  members(): HubMember[] {
+    const out: HubMember[] = [];
+    for (const ref of this.#members.values()) {
+      const member = ref.deref();
+      if (member !== undefined) out.push(member);
+    }
+    return out;
+  }
+
+  /** Members that may know about `backend` (every member when it is not known). */
+  #concerned(backend: string | undefined): HubMember[] {
+    if (backend === undefined) return this.members();
+    const ids = new Set<number>();
+    for (const [slot, set] of this.#listeners) if (slot.endsWith(`\0${backend}`)) for (const id of set) ids.add(id);
+    return [...ids].flatMap((id) => this.#members.get(id)?.deref() ?? []);
+  }
+
+  addLoader(loader: HubLoader): () => void {
+    this.#loaders.add(loader);
+    return () => this.#loaders.delete(loader);
+  }
+
+  loaders(): InstallationStatus[] {
+    return [...this.#loaders].map((loader) => loader.status());
+  }
+
+  hasLoader(): boolean {
+    return this.#loaders.size > 0;
+  }
+
+  miss(miss: DispatchMiss): void {
+    for (const member of this.#concerned(miss.backend))
+      try {
+        member.miss(miss);
+      } catch {}
+    for (const loader of this.#loaders) loader.miss(miss);
+  }
+
+  wrote(table: object, key: Function | string, impl: unknown, backend: string): boolean {
+    return this.#concerned(backend).some((member) => member.wrote(table, key, impl));
+  }
+
+  openWindow(fact: WindowFact, table: object | undefined, enter: boolean): void {
+    const live = fact.state === "open" || fact.state === "awaiting";
+    this.#windows.set(fact.info.id, { fact, table: table === undefined ? undefined : new WeakRef(table), live });
+    if (table !== undefined) this.#windowGone.register(table, fact.info.id);
+    if (live) this.#live++;
+    if (enter) this.enterWindow(fact);
+  }
+
+  enterWindow(fact: WindowFact | undefined): void {
+    if (fact === undefined && (this.#storage === undefined || this.#live === 0)) return;
+    this.#storage ??= new (asyncHooks().AsyncLocalStorage)();
+    this.#storage.enterWith(fact);
+  }
+
+  settleWindow(fact: WindowFact): void {
+    const record = this.#windows.get(fact.info.id);
+    if (record === undefined || record.fact !== fact || !record.live) return;
+    record.live = false;
+    // With no window left to attribute to, the storage stops (on Node 20 that turns its async hooks off).
+    if (--this.#live === 0) this.#storage?.disable();
+  }
+
+  window(id: string): WindowFact | undefined {
+    const record = this.#windows.get(id);
+    if (record === undefined) return undefined;
+    if (record.table !== undefined && record.table.deref() === undefined) {
+      this.#windows.delete(id);
+      return undefined;
+    }
+    return record.fact;
+  }
+
+  currentWindow(): WindowInfo | undefined {
+    if (this.#live === 0) return undefined;
+    const fact = this.#storage?.getStore();
+    return fact !== undefined && (fact.state === "open" || fact.state === "awaiting") ? fact.info : undefined;
+  }
+
+  windows(): WindowFact[] {
+    return [...this.#windows.keys()].flatMap((id) => this.window(id) ?? []);
+  }
+
+  claimExit(): boolean {
+    if (this.#exitClaimed) return false;
+    this.#exitClaimed = true;
+    return true;
+  }
+
+  shared<T>(key: string, create: () => T): T {
+    if (!this.#shared.has(key)) this.#shared.set(key, create());
+    return this.#shared.get(key) as T;
+  }
+}
+
+/** This thread's hub, found or made on first use. */
+export function hub(): HubApi {
+  return connect(() => new Hub());
+}
