@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ask, channels, type TableProvidedMessage, type TableQueryMessage } from "../src/channel.js";
+import { hub } from "../src/hub.js";
 import { provide } from "../src/provide.js";
 import { Dispatcher } from "../src/registry/dispatcher.js";
 import { createRegistry } from "../src/registry/registry.js";
@@ -12,31 +12,43 @@ describe("provide (the framework-native route)", () => {
     const waiting = createRegistry();
     waiting.register("native-a", Op, () => "now");
     const table = new Dispatcher({ backend: "native-a" });
-    const seen: TableProvidedMessage[] = [];
-    const listener = (m: unknown) => seen.push(m as TableProvidedMessage);
-    channels.tableProvided.subscribe(listener);
     provide("native-a", table, { module: "file:///fw/native.js" });
-    channels.tableProvided.unsubscribe(listener);
     expect(table.resolve(new Op())()).toBe("now");
-    expect(seen).toEqual([{ version: 1, backend: "native-a", table, module: "file:///fw/native.js", realm: globalThis }]);
+    expect(hub().tables("dispatch", "native-a")).toEqual([
+      { via: "native", namespace: "dispatch", backend: "native-a", table, module: "file:///fw/native.js" },
+    ]);
     waiting.dispose();
     const later = createRegistry();
     const second = new Dispatcher({ backend: "native-a" });
     later.register("native-a", class Late {}, () => "later");
     expect(later.verify().registrations[0]?.state).toBe("applied");
-    expect(
-      ask<TableQueryMessage>(channels.tableQuery, { version: 1, answers: [] }).answers.some((n) => n.via === "native" && n.table === table),
-    ).toBe(true);
+    expect(hub().allTables().some((n) => n.via === "native" && n.table === table)).toBe(true);
     void second;
     later.dispose();
   });
 
+  it("a table of another namespace reaches only registries of that namespace", () => {
+    const framework = createRegistry();
+    const own = createRegistry({ namespace: "mine" });
+    class Shared {}
+    framework.register("ns-a", Shared, () => "framework's");
+    own.register("ns-a", Shared, () => "mine");
+    const theirs = new Map();
+    const mine = new Map();
+    provide("ns-a", theirs);
+    provide("ns-a", mine, { namespace: "mine" });
+    expect(theirs.get(Shared)?.()).toBe("framework's");
+    expect(mine.get(Shared)?.()).toBe("mine");
+    framework.dispose();
+    own.dispose();
+  });
+
   it("refuses bad input with a code and announces nothing", () => {
-    const before = ask<TableQueryMessage>(channels.tableQuery, { version: 1, answers: [] }).answers.length;
+    const before = hub().allTables().length;
     expect(thrown(() => provide("", {})).code).toBe("ERR_DISPATCH_INVALID_BACKEND");
     expect(thrown(() => provide("my backend", {})).code).toBe("ERR_DISPATCH_INVALID_BACKEND");
     expect(thrown(() => provide("x", null as never)).code).toBe("ERR_DISPATCH_TABLE_SHAPE");
     expect(thrown(() => provide("x", {}, { modul: "y" } as never)).message).toContain('did you mean "module"');
-    expect(ask<TableQueryMessage>(channels.tableQuery, { version: 1, answers: [] }).answers.length).toBe(before);
+    expect(hub().allTables().length).toBe(before);
   });
 });

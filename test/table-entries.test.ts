@@ -25,12 +25,12 @@ describe("listEntries", () => {
 describe("noticeTable and typeName", () => {
   it("find a notice's table in a namespace or as given", () => {
     const table = new Map();
-    expect(noticeTable({ via: "native", backend: "cpu", module: undefined, table })).toBe(table);
+    expect(noticeTable({ via: "native", namespace: "dispatch", backend: "cpu", module: undefined, table })).toBe(table);
     expect(
-      noticeTable({ via: "hook", backend: "cpu", module: "file:///t.js", namespace: { cpuTable: table }, exportName: "cpuTable" }),
+      noticeTable({ via: "hook", namespace: "dispatch", backend: "cpu", module: "file:///t.js", exports: { cpuTable: table }, exportName: "cpuTable" }),
     ).toBe(table);
     expect(
-      noticeTable({ via: "hook", backend: "cpu", module: "file:///t.js", namespace: undefined, exportName: "cpuTable" }),
+      noticeTable({ via: "hook", namespace: "dispatch", backend: "cpu", module: "file:///t.js", exports: undefined, exportName: "cpuTable" }),
     ).toBeUndefined();
     expect(typeName(Conv)).toBe("Conv");
     expect(typeName((() => class {})())).toBe("(anonymous class)");

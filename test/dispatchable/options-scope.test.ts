@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { ask, type BackendScopeMessage, channels } from "../../src/channel.js";
+import { hub } from "../../src/hub.js";
 import { backendOptions, currentScope, scopeHolder } from "../../src/dispatchable/options-scope.js";
 
 describe("backendOptions", () => {
@@ -93,10 +93,10 @@ describe("backendOptions", () => {
     expect(currentScope(holder)).toBeUndefined();
   });
 
-  it("shares its holder with copies that ask for the same shape, and only those", () => {
+  it("shares its holder through the hub with copies that ask for the same shape, and only those", () => {
     const holder = scopeHolder();
-    expect(ask<BackendScopeMessage>(channels.backendScope, { version: 2 }).holder).toBe(holder);
-    expect(ask<{ version: number; holder?: unknown }>(channels.backendScope, { version: 1 }).holder).toBeUndefined();
+    expect(hub().shared("backend-scope@2", () => ({}))).toBe(holder);
+    expect(hub().shared("backend-scope@1", () => "another shape")).toBe("another shape");
   });
 
   it("refuses an unknown option with a code", () => {

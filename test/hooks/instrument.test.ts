@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse } from "acorn";
 import { describe, expect, it } from "vitest";
-import { channels, type ModuleEvaluatedMessage, type ModuleInfo } from "../../src/channel.js";
+import type { ModuleInfo } from "../../src/channel.js";
+import { hub } from "../../src/hub.js";
 import { runtimeLocation } from "../../src/hooks/hook-api.js";
 import { type EpilogueInput, instrument } from "../../src/hooks/instrument.js";
 import { thrown } from "../helpers.js";
@@ -65,12 +66,18 @@ describe("instrument (the CommonJS epilogue, for source-only hosts)", () => {
       registrations: [{ plugin: "p", url: reg }],
       runtime: runtimeLocation().cjs,
     });
-    const seen: ModuleEvaluatedMessage[] = [];
-    const listener = (message: unknown) => {
-      seen.push(message as ModuleEvaluatedMessage);
-      (globalThis as Record<string, unknown>).__signalled = true;
+    const member = {
+      namespace: "dispatch",
+      name: "listening",
+      copy: "test",
+      table: () => {
+        (globalThis as Record<string, unknown>).__signalled = true;
+      },
+      miss: () => {},
+      wrote: () => false,
+      events: () => [],
     };
-    channels.moduleEvaluated.subscribe(listener);
+    hub().listen(member, "numba");
     try {
       const exports: Record<string, unknown> = {};
       const require = createRequire(file);
@@ -78,11 +85,12 @@ describe("instrument (the CommonJS epilogue, for source-only hosts)", () => {
       expect(exports).toEqual({ numbaFuncify: { kind: "table" }, late: 2 });
       // The registration module ran after the signal: the table was there for it.
       expect((globalThis as Record<string, unknown>).__regRanAfter).toBe(true);
-      expect(seen).toHaveLength(1);
-      expect(seen[0]).toMatchObject({ version: 1, url, backend: "numba", exportName: "numbaFuncify", format: "commonjs" });
-      expect(seen[0]?.namespace).toBe(exports);
+      const signalled = hub()
+        .tables("dispatch", "numba")
+        .filter((n) => n.module === url);
+      expect(signalled).toMatchObject([{ via: "hook", backend: "numba", exportName: "numbaFuncify", exports }]);
     } finally {
-      channels.moduleEvaluated.unsubscribe(listener);
+      hub().leave(member);
       delete (globalThis as Record<string, unknown>).__signalled;
       delete (globalThis as Record<string, unknown>).__regRanAfter;
     }

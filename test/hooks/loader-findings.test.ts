@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loaderFindings } from "../../src/hooks/loader-findings.js";
 import { Matcher } from "../../src/hooks/matcher.js";
-import { announce } from "../../src/runtime/table-notice.js";
+import { hub } from "../../src/hub.js";
 
 const rule = { declaredIn: "p", packageName: "never-installed-fw", roots: [], subpath: "cpu.js", backend: "cpu", exportName: "cpuTable" };
 
@@ -11,7 +11,7 @@ describe("loaderFindings", () => {
     const record = { mode: "registerHooks" as const, loaded: new Map([[href, "cpu"]]), failures: new Map(), matcher: new Matcher([rule]) };
     expect(loaderFindings(record)).toMatchObject([{ backend: "cpu", module: href, problem: "unsignalled" }]);
     expect(loaderFindings(record)[0]?.message).toContain("was loaded but never finished evaluating");
-    announce({ via: "hook", backend: "cpu", module: href, namespace: { cpuTable: new Map() }, exportName: "cpuTable" });
+    hub().announce({ via: "hook", namespace: "dispatch", backend: "cpu", module: href, exports: { cpuTable: new Map() }, exportName: "cpuTable" });
     expect(loaderFindings(record)).toEqual([]);
   });
 

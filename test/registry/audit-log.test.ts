@@ -95,7 +95,7 @@ describe("AuditLog", () => {
   });
 
   it("toJSON() returns data, so the log nests in JSON; toJSONLines() gives one event per line", () => {
-    const registry = createRegistry();
+    const registry = createRegistry({ callSites: true });
     registry.register("numba", PoolLayer, () => 0);
     registry.provide("numba", new Map(), { module: 'file:///a "quoted"\nname.js' });
     const nested = JSON.parse(JSON.stringify({ audit: registry.audit })) as { audit: Array<{ kind: string; site: string }> };

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { channels, type DispatchMissMessage } from "../../src/channel.js";
+import type { DispatchMiss, HubMember } from "../../src/channel.js";
+import { hub } from "../../src/hub.js";
 import { type Class, Dispatcher, isDispatcher } from "../../src/registry/dispatcher.js";
 import { DispatchHookError } from "../../src/registry/errors.js";
 import { thrown } from "../helpers.js";
@@ -163,21 +164,28 @@ describe("the miss error", () => {
     expect(thrown(() => table.resolve(undefined)).message).toContain("for undefined");
   });
 
-  it("carries hints from subscribers of the miss channel", () => {
+  it("carries hints from the registries of its backend", () => {
     const table = new Dispatcher({ name: "t", backend: "mlx" });
-    const seen: DispatchMissMessage[] = [];
-    const listener = (message: unknown) => {
-      const miss = message as DispatchMissMessage;
-      seen.push(miss);
-      miss.hints.push("PoolLayer is pending: no loader signalled mlx.");
+    const seen: DispatchMiss[] = [];
+    const member: HubMember = {
+      namespace: "dispatch",
+      name: "hinting",
+      copy: "test",
+      table: () => {},
+      miss: (miss) => {
+        seen.push(miss);
+        miss.hints.push("PoolLayer is pending: no loader signalled mlx.");
+      },
+      wrote: () => false,
+      events: () => [],
     };
-    channels.dispatchMiss.subscribe(listener);
+    hub().listen(member, "mlx");
     try {
       const error = thrown(() => table.resolve(new Pool()));
       expect(error.message).toContain("PoolLayer is pending: no loader signalled mlx.");
       expect(error.message).not.toContain("To fix:");
     } finally {
-      channels.dispatchMiss.unsubscribe(listener);
+      hub().leave(member);
     }
     expect(seen).toHaveLength(1);
     expect(seen[0]?.chain).toEqual([Pool, Op, Object]);

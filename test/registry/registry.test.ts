@@ -366,7 +366,7 @@ describe("the miss error, with a registry behind it", () => {
   it("names the pending registrations and says the loader is missing", () => {
     // A class of its own: other tests' registries are still alive in this thread.
     class LonelyOp extends Op {}
-    const registry = createRegistry();
+    const registry = createRegistry({ callSites: true });
     const table = new Dispatcher({ name: "numbaFuncify", backend: "numba" });
     registry.register("numba", LonelyOp, impl("lonely"));
     const error = thrown(() => table.resolve(new LonelyOp()));
@@ -405,13 +405,30 @@ describe("the miss error, with a registry behind it", () => {
 });
 
 describe("call sites", () => {
-  it("records where each registration was made, or 'unknown' when turned off", () => {
-    const on = createRegistry();
+  it("records where each registration was made while an audit runs, or when asked to; 'unknown' otherwise", () => {
+    const on = createRegistry({ callSites: true });
     on.register("numba", PoolLayer, impl("pool"));
     expect(on.verify().registrations[0]?.site).toMatch(/^test\/registry\/registry\.test\.ts:\d+$/);
     const off = createRegistry({ callSites: false });
     off.register("numba", PoolLayer, impl("pool"));
     expect(off.verify().registrations[0]?.site).toBe("unknown");
+    const saved = { audit: process.env.DISPATCH_HOOK_AUDIT, file: process.env.DISPATCH_HOOK_AUDIT_FILE };
+    try {
+      delete process.env.DISPATCH_HOOK_AUDIT;
+      delete process.env.DISPATCH_HOOK_AUDIT_FILE;
+      const quiet = createRegistry();
+      quiet.register("numba", PoolLayer, impl("pool"));
+      expect(quiet.verify().registrations[0]?.site).toBe("unknown");
+      process.env.DISPATCH_HOOK_AUDIT = "report";
+      const audited = createRegistry();
+      audited.register("numba", PoolLayer, impl("pool"));
+      expect(audited.verify().registrations[0]?.site).toMatch(/^test\/registry\/registry\.test\.ts:\d+$/);
+    } finally {
+      for (const [key, value] of [["DISPATCH_HOOK_AUDIT", saved.audit], ["DISPATCH_HOOK_AUDIT_FILE", saved.file]] as const) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
   });
 });
 

@@ -71,10 +71,7 @@ describe("TableWriter", () => {
     const forced = registration(() => "forced", true);
     w.activate(forced, "immediate");
     expect(table.get(Pool)).toBe(forced.impl);
-    const written = { version: 1, table, opType: Pool, impl: forced.impl, written: false } as const;
-    const asked = { ...written };
-    w.wrote(asked);
-    expect(asked.written).toBe(true);
+    expect(w.wrote(table, Pool, forced.impl)).toBe(true);
     handle.dispose();
     // Withdrawn: the framework's own entry is back, and the registration waits for another table.
     expect(table.get(Pool)).toBe(framework);
@@ -89,11 +86,7 @@ describe("TableWriter", () => {
     const mine = registration(() => "mine");
     w.activate(mine, "immediate");
     expect(table.get("Pool")).toBe(mine.impl);
-    const ask = (opType: Function | string, impl: unknown) => {
-      const message = { version: 1 as const, table, opType, impl, written: false };
-      w.wrote(message);
-      return message.written;
-    };
+    const ask = (opType: Function | string, impl: unknown) => w.wrote(table, opType, impl);
     expect(ask("Pool", mine.impl)).toBe(true);
     expect(ask("Pool", () => "someone else's")).toBe(false);
     expect(ask("Conv", mine.impl)).toBe(false);

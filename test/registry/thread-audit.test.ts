@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { channels } from "../../src/channel.js";
+import { hub } from "../../src/hub.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { threadAudit } from "../../src/registry/thread-audit.js";
 
@@ -12,13 +12,16 @@ describe("threadAudit", () => {
     a.register("ta", Conv, () => 1);
     b.register("tb", Conv, () => 2);
     // A registry of another copy of the package answers the same way, from its own directory.
-    const foreign = (message: unknown) =>
-      (message as { registries: unknown[] }).registries.push({
-        name: "default",
-        copy: "/elsewhere/dispatch-hook",
-        events: [{ kind: "requested", seq: 0, id: 0, backend: "tc", op: "Conv", site: "x.js:1" }],
-      });
-    channels.auditCollect.subscribe(foreign);
+    const foreign = {
+      namespace: "dispatch",
+      name: "default",
+      copy: "/elsewhere/dispatch-hook",
+      table: () => {},
+      miss: () => {},
+      wrote: () => false,
+      events: () => [{ kind: "requested", seq: 0, id: 0, backend: "tc", op: "Conv", site: "x.js:1" }],
+    };
+    hub().join(foreign);
     try {
       const report = threadAudit();
       expect(report.registrations.map((r) => [r.registry?.split(" ")[0], r.backend])).toEqual([
@@ -31,7 +34,7 @@ describe("threadAudit", () => {
       expect(threadAudit().registrations.map((r) => r.backend)).toEqual(["tb", "tc"]);
       expect(threadAudit({ backends: ["tb"] }).problems.map((p) => [p.kind, p.backend])).toEqual([["pending", "tb"]]);
     } finally {
-      channels.auditCollect.unsubscribe(foreign);
+      hub().leave(foreign);
       b.dispose();
     }
   });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ask, channels, type WindowQueryMessage } from "../../src/channel.js";
+import { hub } from "../../src/hub.js";
 import { requireRegistrations } from "../../src/runtime/require-registrations.js";
 
-const facts = () => ask<WindowQueryMessage>(channels.windowQuery, { version: 1, windows: [] }).windows;
+const facts = () => hub().windows();
 const module = { url: "file:///rr/table.cjs", backend: "cpu", exportName: "cpuTable", format: "commonjs" as const };
 const window = (name: string) => ({ id: `rr ${name}`, url: module.url, backend: "cpu", plugin: name, module: `file:///rr/${name}.cjs` });
 

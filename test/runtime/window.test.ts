@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { ask, channels, type TableWrittenMessage, type WindowQueryMessage } from "../../src/channel.js";
+import { hub } from "../../src/hub.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry } from "../../src/registry/registry.js";
-import { missingRegistration, openWindow, runRegistration } from "../../src/runtime/window.js";
+import { finish, missingRegistration, runRegistration, step } from "../../src/runtime/window.js";
 import { byNameAdapter } from "../helpers.js";
 
 class Conv {}
 class Pool {}
 const module = (url: string) => ({ url, backend: "cpu", exportName: "cpuTable", format: "module" as const });
 const info = (id: string) => ({ id, url: `file:///${id}/table.js`, backend: "cpu", plugin: "kit-ops", module: `file:///${id}/reg.js` });
-const facts = () => ask<WindowQueryMessage>(channels.windowQuery, { version: 1, windows: [] }).windows;
+const facts = () => hub().windows();
 
 describe("registration windows", () => {
   it("find what a registration module wrote into the table outside the registry, and what it replaced", () => {
@@ -17,21 +17,19 @@ describe("registration windows", () => {
     const old = () => "old";
     table.register(Pool, old);
     const namespace = { cpuTable: table };
-    const window = openWindow(info("direct"), module("file:///direct/table.js"), namespace);
+    const at = module("file:///direct/table.js");
+    const registry = createRegistry();
+    registry.provide("cpu", table);
+    const windows = [info("direct")];
+    step(at, namespace, windows, 0);
     expect(facts().find((w) => w.info.id === "direct")?.state).toBe("open");
     table.register(Conv, () => "conv");
     table.register(Pool, () => "new pool");
     // What a registry wrote it says so when asked, and it is not "outside".
-    const registry = () => "registry";
     class ByRegistry {}
-    table.register(ByRegistry, registry);
-    const answer = (message: unknown) => {
-      const m = message as TableWrittenMessage;
-      if (m.table === table && m.opType === ByRegistry && m.impl === registry) m.written = true;
-    };
-    channels.tableWritten.subscribe(answer);
-    window.close();
-    channels.tableWritten.unsubscribe(answer);
+    registry.register("cpu", ByRegistry, () => "registry");
+    step(at, namespace, windows, 1);
+    finish(windows);
     const fact = facts().find((w) => w.info.id === "direct");
     expect(fact?.state).toBe("done");
     expect(fact?.outside.map((w) => [w.op, w.replaced])).toEqual([
@@ -39,15 +37,50 @@ describe("registration windows", () => {
       ["Conv", false],
     ]);
     // A second route to the same load opens nothing new.
-    openWindow(info("direct"), module("file:///direct/table.js"), namespace).close();
+    step(at, namespace, windows, 0);
     expect(facts().filter((w) => w.info.id === "direct")).toHaveLength(1);
+    registry.dispose();
   });
 
-  it("a window still open once the current job is over did not finish: its module threw", async () => {
+  it("a window still in its synchronous part once the current job is over did not finish: its module threw", async () => {
     const table = new Map();
-    openWindow(info("threw"), module("file:///threw/table.js"), { cpuTable: table });
+    step(module("file:///threw/table.js"), { cpuTable: table }, [info("threw")], 0);
     await Promise.resolve();
     expect(facts().find((w) => w.info.id === "threw")?.state).toBe("failed");
+    expect(hub().currentWindow()).toBeUndefined();
+  });
+
+  it("stays current for a registration module's code after a top-level await, and only for it", async () => {
+    const registry = createRegistry();
+    const table = new Map();
+    const at = module("file:///tla/table.js");
+    const windows = [info("tla")];
+    let resume = () => {};
+    step(at, { cpuTable: table }, windows, 0);
+    // The module's body: it suspends at an await; what follows runs in its window.
+    const body = (async () => {
+      await new Promise<void>((go) => {
+        resume = go;
+      });
+      registry.register("cpu", Conv, () => "conv");
+      table.set(Pool, "written directly");
+    })();
+    step(at, { cpuTable: table }, windows, 1);
+    expect(facts().find((w) => w.info.id === "tla")?.state).toBe("awaiting");
+    // The app's own code, which runs while the plugin waits, is not the plugin's.
+    expect(hub().currentWindow()).toBeUndefined();
+    class Mine {}
+    registry.register("cpu", Mine, () => "mine");
+    resume();
+    await body;
+    finish(windows);
+    const origins = registry.verify().registrations.map((r) => [r.op, r.origin?.plugin]);
+    expect(origins).toEqual([
+      ["Mine", undefined],
+      ["Conv", "kit-ops"],
+    ]);
+    expect(facts().find((w) => w.info.id === "tla")).toMatchObject({ state: "done", outside: [{ op: "Pool", replaced: false }] });
+    registry.dispose();
   });
 
   it("records a registration module that could not be loaded, and contains a throw on the require() route", () => {
