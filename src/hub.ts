@@ -266,7 +266,11 @@ class Hub implements HubApi {
   currentWindow(): WindowInfo | undefined {
     if (this.#live === 0) return undefined;
     const fact = this.#storage?.getStore();
-    return fact !== undefined && (fact.state === "open" || fact.state === "awaiting") ? fact.info : undefined;
+    if (fact === undefined) return undefined;
+    // "failed" with no error: presumed failed because it was still running when its job ended, which a
+    // host that evaluates modules asynchronously (Vite's module runner) does; it may still be running.
+    const running = fact.state === "open" || fact.state === "awaiting" || (fact.state === "failed" && fact.error === undefined);
+    return running ? fact.info : undefined;
   }
 
   windows(): WindowFact[] {

@@ -7,6 +7,7 @@
  */
 import type { Plugin } from "esbuild";
 import { path } from "../builtins.js";
+import type { MarkerKind } from "../hooks/facade.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
 export type { AdapterOptions } from "./adapter-core.js";
@@ -32,7 +33,7 @@ export function dispatchHook(options: AdapterOptions = {}): Plugin {
       build.onLoad({ filter: /.*/, namespace }, (args) => {
         const [kind, index, ...file] = args.path.split(":");
         const target = file.join(":");
-        const contents = core.marker(target, core.formatOf(target), kind as "step" | "require", Number(index), ids(target));
+        const contents = core.marker(target, core.formatOf(target), kind as MarkerKind, Number(index), ids(target));
         return { contents, loader: "js", resolveDir: path.dirname(target) };
       });
       build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {

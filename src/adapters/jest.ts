@@ -61,9 +61,11 @@ export function createResolver(options: AdapterOptions = {}): (request: string, 
       runtime: core.runtimePath,
       marker: (kind, index) => path.join(dir, `${kind}${index ?? 0}.mjs`),
     };
-    // One step per registration module, and one after the last.
-    for (let i = 0; i <= plan.registrations.length; i++)
+    // One step and one done marker per registration module, and a step after the last.
+    for (let i = 0; i <= plan.registrations.length; i++) {
       write(path.join(dir, `step${i}.mjs`), core.marker(resolved, format, "step", i, ids));
+      if (i < plan.registrations.length) write(path.join(dir, `done${i}.mjs`), core.marker(resolved, format, "done", i, ids));
+    }
     const file = path.join(dir, "facade.mjs");
     write(file, core.facade(resolved, fs.readFileSync(resolved, "utf8"), format, ids));
     return file;

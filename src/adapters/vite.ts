@@ -8,6 +8,7 @@
  */
 import type { Plugin } from "vite";
 import { isPackageName } from "../hooks/package-path.js";
+import type { MarkerKind } from "../hooks/facade.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
 export type { AdapterOptions } from "./adapter-core.js";
@@ -56,7 +57,7 @@ export function dispatchHook(options: VitePluginOptions = {}): Plugin {
       if (!id.startsWith(virtual)) return null;
       const [kind, index, ...file] = id.slice(virtual.length).split(":");
       const path = file.join(":");
-      return { code: use().marker(path, "module", kind as "step" | "require", Number(index), ids(path)), map: { mappings: "" } };
+      return { code: use().marker(path, "module", kind as MarkerKind, Number(index), ids(path)), map: { mappings: "" } };
     },
     transform(code, id) {
       if (id.startsWith("\0") || id.includes(original)) return null;

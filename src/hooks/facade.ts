@@ -6,11 +6,14 @@
  * Importers of a watched ES dispatch module get its facade instead:
  *
  *   export * from "<original>"; export { default } from "<original>";   // the same exports
- *   import "<step 0>";  import "<registration module 0>";   // step 0 announces the table
- *   import "<step 1>";  import "<registration module 1>";   // (waiting registrations land), then
- *   …                                                        // opens plugin 0's window; step i
- *   import "<step n>";                                       // ends window i-1's synchronous part
- *   <body: finish every window>                              // and opens window i
+ *   import "<step 0>";  import "<registration module 0>";  import "<done 0>";
+ *   import "<step 1>";  import "<registration module 1>";  import "<done 1>";
+ *   …
+ *   import "<step n>";
+ *
+ * Step 0 announces the table (waiting registrations land) and opens plugin 0's window; step i opens
+ * window i; done i imports registration module i, so it marks the moment that module has finished
+ * (after its top-level awaits, if any); step n ends the synchronous pass (see runtime/window.ts).
  *
  * A module's static imports evaluate in order, so each registration module runs after the
  * original's body and before any importer continues, as the Python import hook's did, and it may
@@ -45,7 +48,7 @@ export interface FacadeRegistration {
 }
 
 /** The markers a facade imports: a "require" marker for a CommonJS original, and one step per plugin. */
-export type MarkerKind = Extract<VirtualKind, "require" | "step">;
+export type MarkerKind = Extract<VirtualKind, "require" | "step" | "done">;
 
 export interface FacadeInput {
   readonly module: ModuleInfo;
@@ -88,11 +91,10 @@ export function facadeSource(input: FacadeInput): string {
   }
   input.registrations.forEach((registration, i) => {
     lines.push(`import ${s(input.marker("step", i))};`);
-    if (registration.missing === undefined) lines.push(`import ${s(registration.specifier)};`);
+    if (registration.missing === undefined) lines.push(`import ${s(registration.specifier)};`, `import ${s(input.marker("done", i))};`);
   });
-  // The last step ends the last window's synchronous part; this body runs once every registration
-  // module has finished, top-level awaits included.
-  lines.push(`import ${s(input.marker("step", count))};`, `import { finish } from ${s(input.runtime)};`, `finish(${s(windows(input))});`);
+  // The last step ends the synchronous pass: what the app runs next is in no window.
+  lines.push(`import ${s(input.marker("step", count))};`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -135,7 +137,14 @@ export function markerSource(kind: MarkerKind, index: number, input: FacadeInput
       `markerSource(): the plan has no step #${index} for ${input.module.url} (it has ${input.registrations.length + 1}).`,
     );
   }
-  const missing = input.registrations[index]?.missing;
+  const registration = input.registrations[index];
+  if (kind === "done") {
+    // Imports its registration module, so it runs once that module has finished, awaits included.
+    if (registration === undefined || registration.missing !== undefined) return "";
+    const info = windows(input)[index];
+    return `import ${s(registration.specifier)};\nimport { finish } from ${s(input.runtime)};\nfinish(${s([info])});\n`;
+  }
+  const missing = registration?.missing;
   const args = [s(input.module), namespace(input, "ns"), s(windows(input)), String(index), ...(missing === undefined ? [] : [s(missing)])];
   return [`import * as ns from ${s(input.original)};`, `import { step } from ${s(input.runtime)};`, `step(${args.join(", ")});`, ""].join(
     "\n",

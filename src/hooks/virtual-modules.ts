@@ -6,12 +6,12 @@
  * names everything needed to generate the module again: the hooks keep no table of them.
  */
 /** "cjs-facade" is what require() of a CommonJS dispatch module gets (a .cjs sibling); the rest are ES modules. */
-export type VirtualKind = "facade" | "cjs-facade" | "require" | "step";
+export type VirtualKind = "facade" | "cjs-facade" | "require" | "step" | "done";
 
 /** What every virtual URL contains: a cheap first test before parsing. */
 export const VIRTUAL_TAG = ".dispatch-hook-";
 // "-cjs" marks a CommonJS original: its exports are its namespace's default export.
-const pattern = /\.dispatch-hook-(facade|cjs-facade|require|step)(\d*)(-cjs)?\.[mc]js$/;
+const pattern = /\.dispatch-hook-(facade|cjs-facade|require|step|done)(\d*)(-cjs)?\.[mc]js$/;
 
 function split(href: string): [string, string] {
   const cut = href.search(/[?#]/);

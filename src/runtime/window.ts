@@ -2,19 +2,22 @@
  * Registration windows: the evaluation of one plugin's registration module, right after its
  * backend's dispatch module. Generated code marks the timeline of one module instance:
  *
- *   step 0: the table is announced, window 0 opens       ─ registration module 0 runs
- *   step i: window i-1's synchronous part ends, window i opens ─ registration module i runs
- *   step n: the last window's synchronous part ends
- *   facade body (every registration module has finished, top-level awaits included): all are done
+ *   open 0   the table is announced; window 0 opens          ─ registration module 0 runs
+ *   close 0  (imports module 0) it has finished: window 0 is done
+ *   open 1   window 1 opens                                   ─ registration module 1 runs
+ *   close 1  …
+ *   end      the synchronous pass is over: no window is current for what the app runs next
  *
- * A window is current for the code of its registration module, including what runs after a
- * top-level await (the hub's async-local storage carries it), so a registration made there is the
- * plugin's and a conflict it causes is contained. The hub keeps each window's facts while its
- * table lives, so every copy of the package sees every window.
+ * Without top-level await, each close runs right after its module. A module that awaits is
+ * suspended: the pass goes on (open i+1 ends its synchronous part), and its close runs once it has
+ * finished. Meanwhile the window stays current for that module's code (the hub's async-local
+ * storage carries it past the await), so what it registers is the plugin's, and a conflict it
+ * causes is contained. The hub keeps each window's facts while its table lives, so every copy of the
+ * package sees every window.
  *
  * Writes made directly into the table, not through a registry, are found by comparing the table's
- * entries: those of a window's synchronous part exactly; those made after the synchronous pass (by
- * modules that awaited) are given to every window of the instance that was still awaiting.
+ * entries at each mark: what changed since the last mark belongs to the window whose module ran in
+ * between (during the synchronous pass, exactly one), or, after it, to every window still awaiting.
  */
 import {
   type ErrorSummary,
@@ -28,17 +31,23 @@ import { hub } from "../hub.js";
 import { keyName, listEntries } from "../table-entries.js";
 import { signalEvaluated } from "./evaluated.js";
 
-interface Segment {
+/** One module instance's timeline. Kept by the copy whose generated code marks it. */
+interface Timeline {
   readonly table: object | undefined;
-  /** The table's entries when the window opened, or when the synchronous pass ended. */
-  before: Map<unknown, unknown> | undefined;
+  /** The table's entries at the last mark. */
+  last: Map<unknown, unknown> | undefined;
+  /** The window whose module is running its synchronous part. */
+  current: WindowFact | undefined;
+  /** Windows whose module is suspended at a top-level await. */
+  readonly awaiting: Set<WindowFact>;
+  syncOver: boolean;
 }
 
-/** Per window fact: what the diff starts from. Kept by the copy whose generated code opened it. */
-const segments = new WeakMap<WindowFact, Segment>();
+const timelines = new WeakMap<WindowFact, Timeline>();
 
-function tableIn(module: ModuleInfo, exports: unknown): unknown {
-  return typeof exports === "object" && exports !== null ? (exports as Record<string, unknown>)[module.exportName] : undefined;
+function tableIn(module: ModuleInfo, exports: unknown): object | undefined {
+  const table = typeof exports === "object" && exports !== null ? (exports as Record<string, unknown>)[module.exportName] : undefined;
+  return typeof table === "object" && table !== null ? table : undefined;
 }
 
 function snapshot(table: unknown): Map<unknown, unknown> | undefined {
@@ -46,104 +55,114 @@ function snapshot(table: unknown): Map<unknown, unknown> | undefined {
   return entries === undefined ? undefined : new Map(entries);
 }
 
-function open(info: WindowInfo, module: ModuleInfo, exports: unknown, state: "open" | "missing", error?: ErrorSummary): WindowFact {
+function timeline(module: ModuleInfo, exports: unknown): Timeline {
   const table = tableIn(module, exports);
-  const object = typeof table === "object" && table !== null ? table : undefined;
+  return { table, last: snapshot(table), current: undefined, awaiting: new Set(), syncOver: false };
+}
+
+/** Gives what changed in the table since the last mark, and no registry wrote, to the windows that ran. */
+function mark(line: Timeline): void {
+  const { table, last } = line;
+  const now = listEntries(table);
+  if (table === undefined || last === undefined || now === undefined) return;
+  const owners = line.syncOver ? [...line.awaiting] : line.current === undefined ? [] : [line.current];
+  const found: OutsideWrite[] = [];
+  for (const [type, impl] of now) {
+    const had = last.has(type);
+    const op = keyName(type);
+    if ((had && last.get(type) === impl) || op === undefined || owners.length === 0) continue;
+    const opType = type as Function | string;
+    if (!hub().wrote(table, opType, impl, owners[0]?.info.backend ?? "")) found.push({ op, opType, replaced: had });
+  }
+  if (found.length > 0) for (const owner of owners) owner.outside = [...owner.outside, ...found];
+  line.last = new Map(now);
+}
+
+/** A window whose module may still be running: open, awaiting, or only presumed failed (abandon()). */
+function running(fact: WindowFact | undefined): fact is WindowFact {
+  return fact !== undefined && (fact.state === "open" || fact.state === "awaiting" || (fact.state === "failed" && fact.error === undefined));
+}
+
+/** The current window's synchronous part is over: it has finished, or it awaits. */
+function suspend(line: Timeline): void {
+  mark(line);
+  const fact = line.current;
+  line.current = undefined;
+  if (running(fact)) {
+    fact.state = "awaiting";
+    line.awaiting.add(fact);
+  }
+}
+
+function record(line: Timeline, info: WindowInfo, state: "open" | "missing", error?: ErrorSummary): WindowFact {
   const fact: WindowFact = { info, state, outside: [], error };
-  segments.set(fact, { table: object, before: state === "open" ? snapshot(object) : undefined });
-  hub().openWindow(fact, object, state === "open");
+  timelines.set(fact, line);
+  hub().openWindow(fact, line.table, state === "open");
+  if (state === "open") line.current = fact;
   return fact;
 }
 
-/** The entries changed since `segment.before` that no registry wrote. */
-function outsideWrites(fact: WindowFact, segment: Segment): OutsideWrite[] {
-  const { table, before } = segment;
-  const after = listEntries(table);
-  if (table === undefined || before === undefined || after === undefined) return [];
-  const found: OutsideWrite[] = [];
-  for (const [type, impl] of after) {
-    const had = before.has(type);
-    const op = keyName(type);
-    if ((had && before.get(type) === impl) || op === undefined) continue;
-    const opType = type as Function | string;
-    if (!hub().wrote(table, opType, impl, fact.info.backend)) found.push({ op, opType, replaced: had });
-  }
-  return found;
-}
-
-/** The synchronous part of a window has ended: what it wrote is its own. It may still await. */
-function endSegment(id: string | undefined): void {
-  const fact = id === undefined ? undefined : hub().window(id);
-  const segment = fact === undefined ? undefined : segments.get(fact);
-  if (fact === undefined || segment === undefined || fact.state !== "open") return;
-  fact.outside = outsideWrites(fact, segment);
-  fact.state = "awaiting";
-  segment.before = snapshot(segment.table);
-}
-
 /**
- * Generated code's step `index` of a module instance's `windows`: step 0 announces the table;
- * every step ends the previous window's synchronous part and opens the next window, and the last
- * step (index === windows.length) makes no window current. `missing` names registration modules
- * that could not be found: their window is recorded, never opened.
+ * Generated code: opens window `index` of a module instance (`windows`), or, at index
+ * `windows.length`, ends the synchronous pass. The first call announces the table. `missing` names
+ * a registration module that could not be found: its window is recorded, never opened.
  */
 export function step(module: ModuleInfo, exports: unknown, windows: readonly WindowInfo[], index: number, missing?: string): void {
   const h = hub();
+  const previous = windows[Math.max(0, index - 1)];
+  const before = previous === undefined ? undefined : h.window(previous.id);
+  let line = before === undefined ? undefined : timelines.get(before);
   if (index === 0) {
     signalEvaluated(module, exports);
     // A registration module that throws synchronously stops the whole pass: the steps after it
     // never run. Once the current job is over, a window still in its synchronous part did not finish.
     queueMicrotask(() => abandon(windows));
+    line = timeline(module, exports);
   }
-  endSegment(windows[index - 1]?.id);
+  line ??= timeline(module, exports);
+  if (line.current !== undefined) suspend(line);
   const info = windows[index];
   if (info === undefined) {
-    // The synchronous pass is over: what awaiting modules write from now on is measured from here.
-    for (const other of windows) {
-      const fact = h.window(other.id);
-      const segment = fact === undefined ? undefined : segments.get(fact);
-      if (fact?.state === "awaiting" && segment !== undefined) segment.before = snapshot(segment.table);
-    }
-  }
-  if (info === undefined || h.window(info.id) !== undefined) {
+    line.syncOver = true;
     h.enterWindow(undefined);
     return;
   }
-  if (missing === undefined) open(info, module, exports, "open");
+  if (h.window(info.id) !== undefined) {
+    // A second route to the same load: the module ran already.
+    h.enterWindow(undefined);
+    return;
+  }
+  if (missing === undefined) record(line, info, "open");
   else {
-    open(info, module, exports, "missing", { name: "Error", message: missing, code: "ERR_DISPATCH_REGISTRATION_MODULE" });
+    record(line, info, "missing", { name: "Error", message: missing, code: "ERR_DISPATCH_REGISTRATION_MODULE" });
     h.enterWindow(undefined);
   }
 }
 
+/**
+ * Once the job that ran the first step is over, a window still in its synchronous part did not
+ * finish: its module threw and stopped the pass. It is marked failed, but not settled: a host that
+ * evaluates modules asynchronously (Vite's module runner awaits every import) reaches the next step
+ * later, and the window then carries on.
+ */
 function abandon(windows: readonly WindowInfo[]): void {
   const h = hub();
   for (const info of windows) {
     const fact = h.window(info.id);
-    if (fact?.state !== "open") continue;
-    fact.state = "failed";
-    h.settleWindow(fact);
-    for (const other of windows) {
-      const earlier = h.window(other.id);
-      if (earlier?.state === "awaiting") {
-        earlier.state = "done";
-        h.settleWindow(earlier);
-      }
-    }
+    if (fact?.state === "open") fact.state = "failed";
   }
 }
 
-/** Generated code, once every registration module of the instance has finished: each window is done. */
+/** Generated code, once the registration modules of these windows have finished (top-level awaits included). */
 export function finish(windows: readonly WindowInfo[]): void {
   const h = hub();
   for (const info of windows) {
     const fact = h.window(info.id);
-    const segment = fact === undefined ? undefined : segments.get(fact);
-    if (fact === undefined || (fact.state !== "awaiting" && fact.state !== "open")) continue;
-    if (segment !== undefined) {
-      const late = outsideWrites(fact, segment);
-      if (late.length > 0) fact.outside = [...fact.outside, ...late];
-    }
+    const line = fact === undefined ? undefined : timelines.get(fact);
+    if (!running(fact) || line === undefined) continue;
+    if (line.current === fact) suspend(line);
+    else mark(line);
+    line.awaiting.delete(fact);
     fact.state = "done";
     h.settleWindow(fact);
   }
@@ -152,17 +171,16 @@ export function finish(windows: readonly WindowInfo[]): void {
 /** Records a registration module that could not be loaded (it does not exist, say). */
 export function missingRegistration(info: WindowInfo, module: ModuleInfo, exports: unknown, message: string): void {
   if (hub().window(info.id) !== undefined) return;
-  open(info, module, exports, "missing", { name: "Error", message, code: "ERR_DISPATCH_REGISTRATION_MODULE" });
+  record(timeline(module, exports), info, "missing", { name: "Error", message, code: "ERR_DISPATCH_REGISTRATION_MODULE" });
 }
 
 /** Runs a registration module through `load` (require()), inside its window; a throw is recorded, not rethrown. */
 export function runRegistration(info: WindowInfo, module: ModuleInfo, exports: unknown, load: () => unknown): void {
   const h = hub();
   if (h.window(info.id) !== undefined) return;
-  const fact = open(info, module, exports, "open");
+  const fact = record(timeline(module, exports), info, "open");
   try {
     load();
-    endSegment(info.id);
     finish([info]);
   } catch (error) {
     fact.state = "failed";

@@ -1,0 +1,471 @@
+/**
+ * Defects of the registry and the loader, each shown by a real node process the way a user would
+ * see it: what a table holds, what the audit says, whether an import throws, what is left on the
+ * heap. Each test asserts the right behaviour; see each group for which ones failed when written.
+ */
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { hookMode } from "../../src/hooks/hook-mode.js";
+import type { Tree } from "./fixture.js";
+import { appJson, lastJson, loader, makeTree, nodeBinary, nodeVersion, run } from "./fixture.js";
+import { frameworkEsm } from "./trees.js";
+
+const mode = hookMode(nodeVersion);
+
+/** What the node binary under test can do: require() of an ES module, and TypeScript type stripping. */
+const features = JSON.parse(
+  execFileSync(
+    nodeBinary,
+    [
+      "-p",
+      "JSON.stringify({ requireModule: process.features.require_module === true, typescript: typeof process.features.typescript === 'string' })",
+    ],
+    { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } },
+  ),
+) as { requireModule: boolean; typescript: boolean };
+
+const linked: Tree = { "node_modules/dispatch-hook": { symlink: "<repo>" } };
+
+/**
+ * A framework (tensorkit) whose cpu table has a built-in op, Add: written into the table directly,
+ * or registered through dispatch-hook's register() (`addThrough: "registry"`). It also has a gpu
+ * backend, and kit-ops/ops.js holds op classes for the plugins.
+ */
+function tensorkit(addThrough: "table" | "registry" = "table"): Tree {
+  return {
+    ...linked,
+    "node_modules/tensorkit/package.json": JSON.stringify({
+      name: "tensorkit",
+      type: "module",
+      exports: { ".": "./index.js", "./*": "./*" },
+      dependencies: { "dispatch-hook": "*" },
+      dispatchHook: { backends: { "*": { module: "./backends/{backend}/table.js", export: "{backend}Table" } } },
+    }),
+    "node_modules/tensorkit/index.js": 'export { Add } from "./helper.js";\n',
+    "node_modules/tensorkit/helper.js": "export class Add {}\n",
+    "node_modules/tensorkit/backends/cpu/table.js": [
+      `import { Dispatcher${addThrough === "registry" ? ", register" : ""} } from "dispatch-hook";`,
+      'import { Add } from "../../helper.js";',
+      'export const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });',
+      addThrough === "registry" ? 'register("cpu", Add, () => "add on cpu");' : 'cpuTable.register(Add, () => "add on cpu");',
+      "",
+    ].join("\n"),
+    "node_modules/tensorkit/backends/gpu/table.js": [
+      'import { Dispatcher } from "dispatch-hook";',
+      'export const gpuTable = new Dispatcher({ name: "gpuTable", backend: "gpu" });',
+      "",
+    ].join("\n"),
+    "node_modules/kit-ops/ops.js": "export class Conv {}\nexport class Pool {}\n",
+  };
+}
+
+/** A plugin whose package.json declares a registration module for cpu; `source` is that module. */
+function cpuPlugin(name: string, source: string): Tree {
+  const file = name === "kit-ops" ? "reg/cpu.js" : "cpu.js";
+  return {
+    [`node_modules/${name}/package.json`]: JSON.stringify({
+      name,
+      type: "module",
+      exports: { "./*": "./*" },
+      dependencies: { tensorkit: "*", "dispatch-hook": "*" },
+      dispatchHook: { registrations: { cpu: `./${file}` } },
+    }),
+    [`node_modules/${name}/${file}`]: source,
+  };
+}
+
+const app = (plugins: readonly string[]) =>
+  appJson({ type: "module", dependencies: Object.fromEntries(["tensorkit", "dispatch-hook", ...plugins].map((d) => [d, "*"])) });
+
+/** Top-level awaits a registration module may make before it registers. */
+const awaits = {
+  "after awaiting a timer": "await new Promise((resolve) => setTimeout(resolve, 20));",
+  "after awaiting an already settled promise": "await null;",
+} as const;
+/** The same, and the reference: a synchronous registration module, whose audit the others must match. */
+const withReference = { "with no await (the reference)": "", ...awaits } as const;
+
+/** kit-ops's registration module: registers Conv through register(), after `wait` (a line of code, or nothing). */
+const registersConv = (wait: string) =>
+  [
+    'import { register } from "dispatch-hook";',
+    'import { Conv } from "../ops.js";',
+    wait,
+    'register("cpu", Conv, () => "conv on cpu");',
+    "",
+  ].join("\n");
+
+/** kit-ops's registration module: writes Conv into the table itself, after `wait`. */
+const writesConv = (wait: string) =>
+  [
+    'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+    'import { Conv } from "../ops.js";',
+    wait,
+    'cpuTable.register(Conv, () => "conv on cpu");',
+    "",
+  ].join("\n");
+
+/** more-ops's registration module: registers Pool through register(), synchronously. */
+const registersPool =
+  'import { register } from "dispatch-hook";\nimport { Pool } from "kit-ops/ops.js";\nregister("cpu", Pool, () => "pool on cpu");\n';
+
+/**
+ * The app: imports the cpu table statically, reads it on its first line, then prints what the
+ * table answers and what the default registry's audit says.
+ */
+const reportCpu = [
+  'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+  'import { Conv, Pool } from "kit-ops/ops.js";',
+  "const first = { conv: cpuTable.has(Conv), pool: cpuTable.has(Pool) };",
+  'const { registry } = await import("dispatch-hook");',
+  "const call = (type) => { try { return cpuTable.resolve(new type())(); } catch (e) { return e.code; } };",
+  "const r = registry.verify();",
+  "console.log(JSON.stringify({",
+  "  first,",
+  "  conv: call(Conv),",
+  "  registrations: r.registrations.map((x) => x.op + ':' + x.state + ':' + x.tables.map((t) => t.mechanism).join(',') + ':' + (x.origin?.plugin ?? 'no plugin')),",
+  "  outside: r.outside.map((w) => w.op + ' by ' + w.plugin),",
+  "  plugins: r.plugins.map((p) => p.plugin + ':' + p.state),",
+  "  problems: r.problems.map((p) => p.kind + ': ' + p.message),",
+  "}));",
+  "",
+].join("\n");
+
+describe(`backend sets stay in their own namespace (Node ${nodeVersion}, ${mode})`, () => {
+  // A backend set made with createBackends() whose backends share their names with a framework's
+  // backends that the loader watches (numba: a Dispatcher, jax: a Map).
+  const tree = (main: string) =>
+    makeTree({
+      ...linked,
+      ...frameworkEsm,
+      "node_modules/tensorlab/link/jax/dispatch/basic.js": "export const jaxFuncify = new Map();\n",
+      "package.json": appJson({ type: "module", dependencies: { tensorlab: "*", "dispatch-hook": "*" } }),
+      "main.mjs": main,
+    });
+  const loadFramework = [
+    'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+    'const { jaxFuncify } = await import("tensorlab/link/jax/dispatch/basic.js");',
+  ];
+  const makeSet = [
+    'const { createBackends, dispatchable } = await import("dispatch-hook");',
+    "class NumbaArray {}",
+    "class JaxArray {}",
+    'const backends = createBackends({ name: "mylib", discover: false });',
+    'backends.declare({ name: "numba", primaryTypes: [NumbaArray], implementations: { pool: () => "pool by mylib on numba" } });',
+    'backends.declare({ name: "jax", primaryTypes: [JaxArray], implementations: { pool: () => "pool by mylib on jax" } });',
+    'const pool = dispatchable((x) => "reference pool", { name: "pool", args: ["x"], backends });',
+  ];
+  const print =
+    "console.log(JSON.stringify({ numba: [...numbaFuncify.entries.keys()].map((k) => k.name), jax: [...jaxFuncify.keys()].map((k) => k.name ?? String(k)), calls: [pool(new NumbaArray()), pool(new JaxArray()), pool(1)] }));";
+  const expected = { numba: [], jax: [], calls: ["pool by mylib on numba", "pool by mylib on jax", "reference pool"] };
+
+  for (const when of ["before", "after"] as const) {
+    it(`a backend set's implementations never land in the framework's tables of the same backend names (set made ${when} the framework's backends load), and the set still works`, async () => {
+      const dir = tree([...(when === "before" ? [...makeSet, ...loadFramework] : [...loadFramework, ...makeSet]), print].join("\n"));
+      const plain = await run(dir, ["main.mjs"]);
+      expect(lastJson(plain.stdout)).toEqual(expected);
+      const hooked = await run(dir, ["--import", loader, "main.mjs"]);
+      expect(hooked.stderr).toBe("");
+      expect(lastJson(hooked.stdout)).toEqual(expected);
+      expect(hooked.code).toBe(0);
+    });
+  }
+});
+
+describe(`a registration module that awaits at top level keeps its window (Node ${nodeVersion}, ${mode})`, () => {
+  // The reference is a synchronous registration module: what the audit says for it, it must say
+  // for one that awaits before it registers.
+  for (const [label, wait] of Object.entries(withReference)) {
+    it(`a registration made ${label} is the plugin's (origin kit-ops, via hook) in the report and the exit audit`, async () => {
+      const dir = makeTree({
+        ...tensorkit(),
+        ...cpuPlugin("kit-ops", registersConv(wait)),
+        "package.json": app(["kit-ops"]),
+        "main.mjs": reportCpu,
+      });
+      const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+      expect(lastJson(result.stdout)).toEqual({
+        first: { conv: true, pool: false },
+        conv: "conv on cpu",
+        registrations: ["Conv:applied:hook:kit-ops"],
+        outside: [],
+        plugins: ["kit-ops:loaded"],
+        problems: [],
+      });
+      expect(result.stderr).toMatch(/Conv\s+applied\s+hook\s+node_modules\/kit-ops\/reg\/cpu\.js:\d+ \(kit-ops\)/);
+      expect(result.stderr).toContain("ok: every registration landed");
+      expect(result.code).toBe(0);
+    });
+  }
+
+  it("a registration made after awaiting an already settled promise, while another plugin's registration module runs, is attributed to its own plugin, not to the one that ran next", async () => {
+    const dir = makeTree({
+      ...tensorkit(),
+      ...cpuPlugin("kit-ops", registersConv(awaits["after awaiting an already settled promise"])),
+      ...cpuPlugin("more-ops", registersPool),
+      "package.json": app(["kit-ops", "more-ops"]),
+      "main.mjs": reportCpu,
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    const out = lastJson(result.stdout) as { registrations: string[] };
+    expect(out.registrations.sort()).toEqual(["Conv:applied:hook:kit-ops", "Pool:applied:hook:more-ops"]);
+    expect(result.stderr).toMatch(/Conv\s+applied\s+hook\s+node_modules\/kit-ops\/reg\/cpu\.js:\d+ \(kit-ops\)/);
+    expect(result.code).toBe(0);
+  });
+
+  for (const [label, wait] of Object.entries(awaits)) {
+    it(`a registration made ${label} lands before any importer of the dispatch module runs a line (with the next plugin's registration)`, async () => {
+      const dir = makeTree({
+        ...tensorkit(),
+        ...cpuPlugin("kit-ops", registersConv(wait)),
+        ...cpuPlugin("more-ops", registersPool),
+        "package.json": app(["kit-ops", "more-ops"]),
+        // Three importers: the entry (static), a module it imports, and a dynamic import().
+        "importer.mjs":
+          'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nimport { Conv, Pool } from "kit-ops/ops.js";\nexport const seen = { conv: cpuTable.has(Conv), pool: cpuTable.has(Pool) };\n',
+        "main.mjs": [
+          'import { seen } from "./importer.mjs";',
+          reportCpu,
+          'const later = await import("./importer.mjs?later");',
+          "console.log(JSON.stringify({ seen, later: later.seen }));",
+        ].join("\n"),
+      });
+      const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+      const lines = result.stdout.trim().split("\n");
+      expect(JSON.parse(lines[0] as string)).toMatchObject({ first: { conv: true, pool: true }, conv: "conv on cpu" });
+      expect(lastJson(result.stdout)).toEqual({ seen: { conv: true, pool: true }, later: { conv: true, pool: true } });
+      expect(result.code).toBe(0);
+    });
+  }
+
+  for (const addThrough of ["table", "registry"] as const) {
+    const framework = addThrough === "table" ? "written into its table" : "registered through dispatch-hook";
+    for (const [label, wait] of Object.entries(withReference)) {
+      it(`a conflict made ${label} with the framework's own Add (${framework}) is contained: the import does not throw, and the audit records kit-ops's refusal`, async () => {
+        const dir = makeTree({
+          ...tensorkit(addThrough),
+          ...cpuPlugin(
+            "kit-ops",
+            [
+              'import { register } from "dispatch-hook";',
+              'import { Add } from "tensorkit";',
+              wait,
+              'register("cpu", Add, () => "add by kit-ops");',
+              "",
+            ].join("\n"),
+          ),
+          "package.json": app(["kit-ops"]),
+          "main.mjs": [
+            "let error = null;",
+            "let add = null;",
+            'try { const { cpuTable } = await import("tensorkit/backends/cpu/table.js"); const { Add } = await import("tensorkit/helper.js"); add = cpuTable.resolve(new Add())(); } catch (e) { error = e.code ?? String(e); }',
+            'const { registry } = await import("dispatch-hook");',
+            "const r = registry.verify();",
+            "console.log(JSON.stringify({ error, add, refused: r.registrations.filter((x) => x.state === 'refused').map((x) => x.op + ':' + (x.error?.code ?? '-') + ':' + (x.origin?.plugin ?? 'no plugin')), plugins: r.plugins.map((p) => p.plugin + ':' + p.state), problems: r.problems.map((p) => p.kind) }));",
+          ].join("\n"),
+        });
+        const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+        expect(lastJson(result.stdout)).toEqual({
+          error: null,
+          add: "add on cpu",
+          refused: ["Add:ERR_DISPATCH_CONFLICT:kit-ops"],
+          plugins: ["kit-ops:loaded"],
+          problems: ["conflict"],
+        });
+        expect(result.stderr).toContain("(a declarative registration of kit-ops, from");
+        expect(result.stderr).not.toContain("did not finish evaluating");
+        // Strict fails on the refusal, as it does for a synchronous module.
+        expect(result.code).toBe(1);
+      });
+    }
+  }
+
+  const neighbours = { alone: [], "followed by another plugin's registration module": ["more-ops"] } as const;
+  for (const [label, wait] of Object.entries(withReference)) {
+    for (const [placement, others] of Object.entries(neighbours)) {
+      it(`a direct write into the table made ${label}, ${placement}, is audited as kit-ops's write outside the registry`, async () => {
+        const dir = makeTree({
+          ...tensorkit(),
+          ...cpuPlugin("kit-ops", writesConv(wait)),
+          ...(others.length > 0 ? cpuPlugin("more-ops", registersPool) : {}),
+          "package.json": app(["kit-ops", ...others]),
+          "main.mjs": reportCpu,
+        });
+        const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+        const out = lastJson(result.stdout);
+        expect(out).toMatchObject({
+          conv: "conv on cpu",
+          registrations: others.length > 0 ? ["Pool:applied:hook:more-ops"] : [],
+          outside: ["Conv by kit-ops"],
+          problems: [],
+        });
+        expect(result.stderr).toMatch(/Conv\s+applied\s+outside\s+added by .*kit-ops\/reg\/cpu\.js, outside the registry \(kit-ops\)/);
+        expect(result.code).toBe(0);
+      });
+    }
+  }
+});
+
+describe(`a CommonJS framework whose entry re-exports its dispatch module (Node ${nodeVersion}, ${mode})`, () => {
+  // cjskit's main is `module.exports = require("./dispatch/numba.js")`; the dispatch module is
+  // watched, and ml-ops declares a registration module for numba (and expects PoolLayer there).
+  const tree = (main: string) =>
+    makeTree({
+      ...linked,
+      "node_modules/cjskit/package.json": JSON.stringify({
+        name: "cjskit",
+        main: "./index.js",
+        dependencies: { "dispatch-hook": "*" },
+        dispatchHook: { backends: { "*": { module: "./dispatch/{backend}.js", export: "{backend}Table" } } },
+      }),
+      "node_modules/cjskit/index.js": 'module.exports = require("./dispatch/numba.js");\n',
+      "node_modules/cjskit/dispatch/numba.js":
+        'const { Dispatcher } = require("dispatch-hook");\nexports.numbaTable = new Dispatcher({ name: "numbaTable", backend: "numba" });\n',
+      "node_modules/ml-ops/package.json": JSON.stringify({
+        name: "ml-ops",
+        type: "module",
+        exports: { ".": "./index.js", "./*": "./*" },
+        dependencies: { cjskit: "*", "dispatch-hook": "*" },
+        dispatchHook: { registrations: { numba: "./dispatch/numba.js" }, expects: { numba: ["PoolLayer"] } },
+      }),
+      "node_modules/ml-ops/index.js": 'export class PoolLayer {}\nexport const poolNumba = () => "pooled";\n',
+      "node_modules/ml-ops/dispatch/numba.js":
+        'import { register } from "dispatch-hook";\nimport { PoolLayer, poolNumba } from "../index.js";\nregister("numba", PoolLayer, poolNumba);\n',
+      "package.json": appJson({ type: "module", dependencies: { cjskit: "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+      "main.mjs": main,
+    });
+  const call =
+    "let landed; try { landed = numbaTable.resolve(new PoolLayer())(); } catch (e) { landed = e.code; }\nconsole.log(JSON.stringify({ landed }));";
+  const imports = {
+    "a static import": `import { numbaTable } from "cjskit";\nimport { PoolLayer } from "ml-ops";\n${call}`,
+    "a dynamic import()": `const { numbaTable } = await import("cjskit");\nconst { PoolLayer } = await import("ml-ops");\n${call}`,
+  };
+
+  for (const [how, main] of Object.entries(imports)) {
+    if (mode === "registerHooks") {
+      it(`imported from an ES module app by ${how}: the registration modules run, the registration lands, and the strict audit passes`, async () => {
+        const result = await run(tree(main), ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+        expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+        expect(result.stderr).toBe("");
+        expect(result.code).toBe(0);
+      });
+    } else {
+      // module.register hooks never see require(), so the dispatch module cannot be served here:
+      // the audit must name that limit rather than report a module that never finished.
+      it(`imported from an ES module app by ${how}: the strict audit names the require() limit of the register hooks`, async () => {
+        const result = await run(tree(main), ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+        expect(lastJson(result.stdout)).toEqual({ landed: "ERR_DISPATCH_NO_IMPL" });
+        expect(result.stderr).toMatch(/dispatch\/numba\.js was loaded with require\(\), which the register hooks of Node \d/);
+        expect(result.stderr).not.toContain("never finished evaluating");
+        expect(result.code).toBe(1);
+      });
+    }
+  }
+});
+
+describe(`one namespace per module: import() and require() of a watched ES dispatch module (Node ${nodeVersion}, ${mode})`, () => {
+  /** Prints whether import() and require() gave the same namespace, in both orders. */
+  const compare = [
+    'import { createRequire } from "node:module";',
+    "const require = createRequire(import.meta.url);",
+    "const [importFirst, requireFirst] = process.argv.slice(2);",
+    "const a = await import(importFirst);",
+    "const b = require(importFirst);",
+    "const c = require(requireFirst);",
+    "const d = await import(requireFirst);",
+    "console.log(JSON.stringify({ importThenRequire: a === b, requireThenImport: c === d, table: Object.keys(a) }));",
+    "",
+  ].join("\n");
+
+  async function same(dir: string, importFirst: string, requireFirst: string, table: string) {
+    const plain = await run(dir, ["main.mjs", importFirst, requireFirst]);
+    const expected = { importThenRequire: true, requireThenImport: true, table: [table] };
+    expect(lastJson(plain.stdout)).toEqual(expected);
+    const hooked = await run(dir, ["--import", loader, "main.mjs", importFirst, requireFirst], { DISPATCH_HOOK_AUDIT: "report" });
+    expect(lastJson(hooked.stdout)).toEqual(expected);
+    expect(hooked.stderr).not.toContain("problem(s)");
+    expect(hooked.code).toBe(0);
+  }
+
+  it.skipIf(!features.requireModule)(
+    "a .js dispatch module, with and without a plugin's registration module: the very same namespace object, as without the loader",
+    async () => {
+      const dir = makeTree({
+        ...tensorkit(),
+        ...cpuPlugin("kit-ops", registersConv("")),
+        "package.json": app(["kit-ops"]),
+        "main.mjs": compare,
+      });
+      // cpu has kit-ops's registration module; gpu has none. Each is loaded first by import() in one run and by require() in the other.
+      await same(dir, "tensorkit/backends/cpu/table.js", "tensorkit/backends/gpu/table.js", "cpuTable");
+      await same(dir, "tensorkit/backends/gpu/table.js", "tensorkit/backends/cpu/table.js", "gpuTable");
+    },
+  );
+
+  it.skipIf(!features.requireModule || !features.typescript)(
+    "a .mts dispatch module (type stripping): the very same namespace object, as without the loader",
+    async () => {
+      const dir = makeTree({
+        ...linked,
+        // Type stripping does not apply under node_modules: the app's own TypeScript backends.
+        "package.json": appJson({
+          type: "module",
+          dependencies: { "dispatch-hook": "*" },
+          dispatchHook: { backends: { "*": { module: "./src/{backend}.mts", export: "{backend}Table" } } },
+        }),
+        "src/tpu.mts":
+          'import { Dispatcher } from "dispatch-hook";\nexport const tpuTable: Dispatcher = new Dispatcher({ name: "tpuTable", backend: "tpu" });\n',
+        "src/npu.mts":
+          'import { Dispatcher } from "dispatch-hook";\nexport const npuTable: Dispatcher = new Dispatcher({ name: "npuTable", backend: "npu" });\n',
+        "main.mjs": compare,
+      });
+      await same(dir, "./src/tpu.mts", "./src/npu.mts", "tpuTable");
+    },
+  );
+});
+
+describe(`dropped registries are collected (Node ${nodeVersion}, ${mode})`, () => {
+  // 10,000 registries, each with a table of its own and one registration that lands in it, all
+  // dropped. A FinalizationRegistry counts those collected; the heap is measured around it.
+  const main = [
+    'import { createRegistry, Dispatcher } from "dispatch-hook";',
+    "const count = 10_000;",
+    "let collected = 0;",
+    "const finalization = new FinalizationRegistry(() => { collected++; });",
+    "const settle = async () => { for (let i = 0; i < 10; i++) { globalThis.gc(); await new Promise((resolve) => setTimeout(resolve, 10)); } };",
+    "class PoolLayer {}",
+    "let applied = 0;",
+    "function make() {",
+    "  for (let i = 0; i < count; i++) {",
+    "    const registry = createRegistry();",
+    '    const table = i % 2 === 0 ? new Map() : new Dispatcher({ backend: "numba" });',
+    '    registry.provide("numba", table);',
+    '    if (registry.register("numba", PoolLayer, () => i).state === "applied") applied++;',
+    "    finalization.register(registry, i);",
+    "  }",
+    "}",
+    "await settle();",
+    "const before = process.memoryUsage().heapUsed;",
+    "make();",
+    "await settle();",
+    "const after = process.memoryUsage().heapUsed;",
+    "console.log(JSON.stringify({ count, applied, collected, heapLeftBehind: after - before }));",
+    "",
+  ].join("\n");
+
+  for (const withLoader of [false, true]) {
+    it(`10,000 registries whose registrations landed, then dropped: nearly all are collected and under 1 MB of heap is left behind (${withLoader ? "under the loader" : "without the loader"})`, async () => {
+      const dir = makeTree({
+        ...linked,
+        "package.json": appJson({ type: "module", dependencies: { "dispatch-hook": "*" } }),
+        "main.mjs": main,
+      });
+      const result = await run(dir, ["--expose-gc", ...(withLoader ? ["--import", loader] : []), "main.mjs"]);
+      const out = lastJson(result.stdout) as { count: number; applied: number; collected: number; heapLeftBehind: number };
+      expect(out.applied).toBe(out.count);
+      expect(out.collected, JSON.stringify(out)).toBeGreaterThanOrEqual(out.count * 0.99);
+      expect(out.heapLeftBehind, JSON.stringify(out)).toBeLessThan(1024 * 1024);
+      expect(result.code).toBe(0);
+    });
+  }
+});
