@@ -110,13 +110,18 @@ export function cjsFacadeSource(input: FacadeInput): string {
   // caches a relative require's resolution per directory, past the hooks), and must get the
   // original's own exports object, the one its body is still filling, as without the facade. The
   // assignment stays a literal `module.exports = require("…")`, which Node's CommonJS lexer reads as
-  // a re-export, so importers keep the original's named exports.
+  // a re-export, so importers keep the original's named exports. `requiring` tells the hooks that
+  // the original is loading through this facade, so that a require() cycle back to it gets the
+  // original itself (require.cache alone cannot tell: an ES import of a CommonJS module that
+  // re-exports this one leaves a not-yet-loaded entry there before anything runs, Node 22 and later).
   const original = s(input.requirePath ?? "");
   return [
     `const runtime = require(${s(input.runtime)});`,
     "let loaded;",
     `Object.defineProperty(module, "exports", { configurable: true, enumerable: true, get: () => loaded ?? require.cache?.[${original}]?.exports, set: (value) => { loaded = value; } });`,
+    `runtime.requiring(${s(input.module.url)}, true);`,
     `module.exports = require(${original});`,
+    `runtime.requiring(${s(input.module.url)}, false);`,
     `runtime.signalEvaluated(${s(input.module)}, module.exports);`,
     `runtime.requireRegistrations(${s(input.module)}, module.exports, require, ${s(registrations)});`,
     "",

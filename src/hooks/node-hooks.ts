@@ -13,6 +13,7 @@
  */
 import { fs, nodeModule, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
+import { loadingOriginals } from "../runtime/require-registrations.js";
 import type { Discovery, HookConfig } from "./discovery.js";
 import { hasDefaultExport } from "./export-names.js";
 import { cjsFacadeSource, type FacadeInput, facadeSource, markerSource } from "./facade.js";
@@ -119,9 +120,9 @@ function requireCacheEntry(href: string): { readonly loaded: boolean } | undefin
   }
 }
 
-/** Whether require() is in the middle of loading a module (a require cycle passes through it). */
+/** Whether the module's CommonJS facade is in the middle of requiring it (a require cycle passes through it). */
 function isLoading(href: string): boolean {
-  return requireCacheEntry(href)?.loaded === false;
+  return loadingOriginals().has(href) && requireCacheEntry(href)?.loaded === false;
 }
 
 function missing(href: string): string | undefined {

@@ -4,5 +4,5 @@
  * copies) changes nothing.
  */
 export { signalEvaluated } from "./evaluated.js";
-export { requireRegistrations } from "./require-registrations.js";
+export { requireRegistrations, requiring } from "./require-registrations.js";
 export { finish, missingRegistration, runRegistration, step } from "./window.js";
