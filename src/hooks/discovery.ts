@@ -171,9 +171,10 @@ export class Discovery {
    */
   formatOf(href: string): "module" | "commonjs" | undefined {
     const clean = href.replace(/[?#].*$/, "");
-    if (clean.endsWith(".mjs")) return "module";
-    if (clean.endsWith(".cjs")) return "commonjs";
-    if (!clean.endsWith(".js") || !clean.startsWith("file:")) return undefined;
+    // TypeScript too (type stripping, Node 22.18+): .mts and .cts are fixed, .ts follows the package.
+    if (clean.endsWith(".mjs") || clean.endsWith(".mts")) return "module";
+    if (clean.endsWith(".cjs") || clean.endsWith(".cts")) return "commonjs";
+    if (!(clean.endsWith(".js") || clean.endsWith(".ts")) || !clean.startsWith("file:")) return undefined;
     const dirUrl = clean.slice(0, clean.lastIndexOf("/") + 1);
     let type = this.#types.get(dirUrl);
     if (type === undefined) {

@@ -387,7 +387,10 @@ describe(`one namespace per module: import() and require() of a watched ES dispa
     expect(hooked.code).toBe(0);
   }
 
-  it.skipIf(!features.requireModule)(
+  // module.register's hooks (Node 20) never see require(): there, require() of a watched ES module
+  // gets the module itself and import() its facade, two namespaces over one module instance
+  // (notes/node-versions.md). Registrations still land through whichever import comes.
+  it.skipIf(!features.requireModule || mode === "register")(
     "a .js dispatch module, with and without a plugin's registration module: the very same namespace object, as without the loader",
     async () => {
       const dir = makeTree({
