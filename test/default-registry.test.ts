@@ -2,13 +2,15 @@ import { describe, expect, it } from "vitest";
 import { register, registry } from "../src/default-registry.js";
 
 describe("the default registry", () => {
-  it("register() is shorthand for it, and reports the plugin's own line", () => {
+  it("register() is shorthand for it, and records no call site while no audit runs", () => {
     class Shorthand {}
     const handle = register("numba", Shorthand, () => 1);
     try {
       expect(registry.pending("numba")).toContain(handle);
       const record = registry.verify().registrations.find((r) => r.id === handle.id);
-      expect(record?.site).toMatch(/^test\/default-registry\.test\.ts:\d+$/);
+      // Capturing a call site costs more than the rest of a registration: only while an audit runs
+      // (test/integration checks the plugin's own line under DISPATCH_HOOK_AUDIT).
+      expect(record?.site).toBe("unknown");
     } finally {
       handle.dispose();
     }

@@ -24,13 +24,15 @@ describe("the public API", () => {
     ]);
   });
 
-  it("register() is shorthand for the default registry and reports the plugin's own line", () => {
+  it("register() is shorthand for the default registry and records no call site while no audit runs", () => {
     class Shorthand {}
     const handle = api.register("numba", Shorthand, () => 1);
     try {
       expect(api.registry.pending("numba")).toContain(handle);
       const record = api.registry.verify().registrations.find((r) => r.id === handle.id);
-      expect(record?.site).toMatch(/^test\/index\.test\.ts:\d+$/);
+      // Capturing a call site costs more than the rest of a registration: only while an audit runs
+      // (test/integration checks the plugin's own line under DISPATCH_HOOK_AUDIT).
+      expect(record?.site).toBe("unknown");
     } finally {
       handle.dispose();
     }
