@@ -56,7 +56,7 @@ export function makeInstanceApp(plugin) {
       "const n = Number(process.argv[2]);",
       'const url = new URL("./node_modules/fw/cpu.js", import.meta.url).href;',
       "const start = performance.now();",
-      "for (let i = 1; i <= n; i++) await import(`${url}?v=${i}`);",
+      "for (let i = 1; i <= n; i++) await import(url + '?v=' + i);",
       "const ms = performance.now() - start;",
       "for (let i = 0; i < 4; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 0)); }",
       "console.log(JSON.stringify({ ms, heap: process.memoryUsage().heapUsed }));",
@@ -118,7 +118,16 @@ export function runInstancesBench(binary = process.execPath, { rounds = 7, sizes
 
 export function instancesTable(rows) {
   return table(
-    ["module graph", "N", "plain µs/instance", "do-nothing hook µs/instance", "loader µs/instance", "× do-nothing hook", "× plain", "loader's bytes kept per instance"],
+    [
+      "module graph",
+      "N",
+      "plain µs/instance",
+      "do-nothing hook µs/instance",
+      "loader µs/instance",
+      "× do-nothing hook",
+      "× plain",
+      "loader's bytes kept per instance",
+    ],
     rows.map((r) => [
       r.plugin ? "dispatch module + 1 plugin" : "dispatch module",
       String(r.n),

@@ -100,8 +100,8 @@ class Hub implements HubApi {
       slot,
       key,
     };
-    let set = this.#tables.get(slot);
-    if (set === undefined) this.#tables.set(slot, (set = new Set()));
+    const set = this.#tables.get(slot) ?? new Set<TableRecord>();
+    this.#tables.set(slot, set);
     set.add(record);
     if (key !== undefined) this.#byModule.set(key, record);
     this.#tableGone.register(target, record, record);
@@ -156,8 +156,8 @@ class Hub implements HubApi {
     this.join(member);
     const id = this.#ids.get(member) as number;
     const slot = slotOf(member.namespace, backend);
-    let set = this.#listeners.get(slot);
-    if (set === undefined) this.#listeners.set(slot, (set = new Set()));
+    const set = this.#listeners.get(slot) ?? new Set<number>();
+    this.#listeners.set(slot, set);
     if (!set.has(id)) {
       set.add(id);
       this.#slots.get(id)?.push(slot);

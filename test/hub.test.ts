@@ -8,8 +8,8 @@ import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type HubApi, type HubMember, type HubRequest, hubChannelName, summarizeError } from "../src/channel.js";
 import { hub } from "../src/hub.js";
-import { createRegistry } from "../src/registry/registry.js";
 import { DispatchHookError } from "../src/registry/errors.js";
+import { createRegistry } from "../src/registry/registry.js";
 
 const channel = diagnosticsChannel.channel(hubChannelName);
 
@@ -96,9 +96,17 @@ describe("the hub", () => {
       ({ via: "hook", namespace: "dispatch", backend: "hub-once", module: "file:///once.js", exports, exportName: "t" }) as const;
     hub().announce(at(first));
     hub().announce(at(first));
-    expect(hub().tables("dispatch", "hub-once").map((n) => (n.via === "hook" ? n.exports : undefined))).toEqual([first]);
+    expect(
+      hub()
+        .tables("dispatch", "hub-once")
+        .map((n) => (n.via === "hook" ? n.exports : undefined)),
+    ).toEqual([first]);
     hub().announce(at(second));
-    expect(hub().tables("dispatch", "hub-once").map((n) => (n.via === "hook" ? n.exports : undefined))).toEqual([second]);
+    expect(
+      hub()
+        .tables("dispatch", "hub-once")
+        .map((n) => (n.via === "hook" ? n.exports : undefined)),
+    ).toEqual([second]);
   });
 
   it("holds tables and members weakly, and a member strongly only while told to", async () => {

@@ -22,7 +22,11 @@ describe("provide (the framework-native route)", () => {
     const second = new Dispatcher({ backend: "native-a" });
     later.register("native-a", class Late {}, () => "later");
     expect(later.verify().registrations[0]?.state).toBe("applied");
-    expect(hub().allTables().some((n) => n.via === "native" && n.table === table)).toBe(true);
+    expect(
+      hub()
+        .allTables()
+        .some((n) => n.via === "native" && n.table === table),
+    ).toBe(true);
     void second;
     later.dispose();
   });

@@ -27,10 +27,24 @@ describe("noticeTable and typeName", () => {
     const table = new Map();
     expect(noticeTable({ via: "native", namespace: "dispatch", backend: "cpu", module: undefined, table })).toBe(table);
     expect(
-      noticeTable({ via: "hook", namespace: "dispatch", backend: "cpu", module: "file:///t.js", exports: { cpuTable: table }, exportName: "cpuTable" }),
+      noticeTable({
+        via: "hook",
+        namespace: "dispatch",
+        backend: "cpu",
+        module: "file:///t.js",
+        exports: { cpuTable: table },
+        exportName: "cpuTable",
+      }),
     ).toBe(table);
     expect(
-      noticeTable({ via: "hook", namespace: "dispatch", backend: "cpu", module: "file:///t.js", exports: undefined, exportName: "cpuTable" }),
+      noticeTable({
+        via: "hook",
+        namespace: "dispatch",
+        backend: "cpu",
+        module: "file:///t.js",
+        exports: undefined,
+        exportName: "cpuTable",
+      }),
     ).toBeUndefined();
     expect(typeName(Conv)).toBe("Conv");
     expect(typeName((() => class {})())).toBe("(anonymous class)");

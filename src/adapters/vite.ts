@@ -7,8 +7,8 @@
  * module gets two facades.
  */
 import type { Plugin } from "vite";
-import { isPackageName } from "../hooks/package-path.js";
 import type { MarkerKind } from "../hooks/facade.js";
+import { isPackageName } from "../hooks/package-path.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
 export type { AdapterOptions } from "./adapter-core.js";

@@ -109,7 +109,11 @@ export class BackendSet {
     this.#env = options.env ?? process.env;
     this.#discover = options.discover ?? true;
     // A namespace of its own: its backends' tables never meet a framework's tables of the same name.
-    this.registry = createRegistry({ name: `backends of ${options.name}`, callSites: false, namespace: `backends:${options.name}#${++sets}` });
+    this.registry = createRegistry({
+      name: `backends of ${options.name}`,
+      callSites: false,
+      namespace: `backends:${options.name}#${++sets}`,
+    });
   }
 
   /** @internal The op class that stands for a dispatchable function in the tables. */

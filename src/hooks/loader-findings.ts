@@ -19,7 +19,11 @@ export interface LoaderRecord {
 }
 
 export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
-  const signalled = new Set(hub().allTables().flatMap((n) => (n.via === "hook" ? [n.module] : [])));
+  const signalled = new Set(
+    hub()
+      .allTables()
+      .flatMap((n) => (n.via === "hook" ? [n.module] : [])),
+  );
   const out: LoaderFinding[] = [...record.failures.values()];
   for (const [href, backend] of record.loaded) {
     if (signalled.has(href) || record.failures.has(href)) continue;

@@ -37,7 +37,8 @@ export const warningCodes = {
   DISPATCH_HOOK_INSTRUMENT_FAILED: "a watched module could not be instrumented; it loaded unchanged",
   DISPATCH_HOOK_CONFIG_LATE: "module.register's hooks thread did not report its config in time; answers leave it out until it does",
   DISPATCH_HOOK_AUDIT_MODE: "DISPATCH_HOOK_AUDIT holds an unknown mode",
-  DISPATCH_HOOK_HUB_VERSION: "another copy of dispatch-hook speaks no hub version this one knows; it runs on a hub of its own (install one version)",
+  DISPATCH_HOOK_HUB_VERSION:
+    "another copy of dispatch-hook speaks no hub version this one knows; it runs on a hub of its own (install one version)",
   DISPATCH_HOOK_HUB_HANDSHAKE: "a message on the hub's channel is not a handshake; it was ignored",
   DISPATCH_HOOK_BACKEND_ENV: "a backend control variable (<PREFIX>_PRIORITIZE, _BLOCK, _SET_ORDER) holds an invalid value; it is ignored",
 } as const;

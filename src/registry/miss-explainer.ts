@@ -5,10 +5,10 @@
  * of miss are also recorded in the audit, once per registration and table.
  */
 import type { DispatchMiss } from "../channel.js";
+import { hub } from "../hub.js";
 import type { AuditEvent, Unsequenced } from "./audit-events.js";
 import type { BackendState } from "./backend-state.js";
 import type { Registration, Table } from "./registration.js";
-import { hub } from "../hub.js";
 
 export interface MissContext {
   readonly registrations: readonly Registration[];

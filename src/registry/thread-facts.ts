@@ -31,7 +31,8 @@ export function gatherFacts(
     tables.push({ backend, module, names: names(table), host });
   };
   const h = hub();
-  for (const notice of h.allTables()) add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
+  for (const notice of h.allTables())
+    add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
   for (const t of own) add(t.backend, t.module, t.table);
   return { tables, loaders: h.loaders(), windows: h.windows() };
 }

@@ -19,14 +19,7 @@
  * entries at each mark: what changed since the last mark belongs to the window whose module ran in
  * between (during the synchronous pass, exactly one), or, after it, to every window still awaiting.
  */
-import {
-  type ErrorSummary,
-  type ModuleInfo,
-  type OutsideWrite,
-  summarizeError,
-  type WindowFact,
-  type WindowInfo,
-} from "../channel.js";
+import { type ErrorSummary, type ModuleInfo, type OutsideWrite, summarizeError, type WindowFact, type WindowInfo } from "../channel.js";
 import { hub } from "../hub.js";
 import { keyName, listEntries } from "../table-entries.js";
 import { signalEvaluated } from "./evaluated.js";
@@ -80,7 +73,9 @@ function mark(line: Timeline): void {
 
 /** A window whose module may still be running: open, awaiting, or only presumed failed (abandon()). */
 function running(fact: WindowFact | undefined): fact is WindowFact {
-  return fact !== undefined && (fact.state === "open" || fact.state === "awaiting" || (fact.state === "failed" && fact.error === undefined));
+  return (
+    fact !== undefined && (fact.state === "open" || fact.state === "awaiting" || (fact.state === "failed" && fact.error === undefined))
+  );
 }
 
 /** The current window's synchronous part is over: it has finished, or it awaits. */

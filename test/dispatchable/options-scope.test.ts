@@ -3,8 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { hub } from "../../src/hub.js";
 import { backendOptions, currentScope, scopeHolder } from "../../src/dispatchable/options-scope.js";
+import { hub } from "../../src/hub.js";
 
 describe("backendOptions", () => {
   it("scopes nest: inner prioritized first, disabled add up, the innermost trace wins", () => {

@@ -62,7 +62,11 @@ describe("facadeSource", () => {
       marker: (kind, index) => url(`${kind}${index ?? ""}.mjs`),
     };
     writeFileSync(join(dir, "facade.mjs"), facadeSource(input));
-    for (const [kind, index] of [["step", 0], ["done", 0], ["step", 1]] as const)
+    for (const [kind, index] of [
+      ["step", 0],
+      ["done", 0],
+      ["step", 1],
+    ] as const)
       writeFileSync(join(dir, `${kind}${index}.mjs`), markerSource(kind, index, input));
     const ns = await import(url("facade.mjs"));
     expect(ns.default).toBe("fw");
@@ -78,7 +82,9 @@ describe("facadeSource", () => {
 describe("markerSource", () => {
   it("a step hands the runtime the module, its namespace, the windows and its index; a done marker imports its registration module", () => {
     const first = markerSource("step", 0, base);
-    expect(first).toContain('step({"url":"file:///fw/cpu.js","backend":"cpu","exportName":"cpuTable","format":"module"}, ns, [{"id":"file:///fw/cpu.js file:///kit/cpu.js"');
+    expect(first).toContain(
+      'step({"url":"file:///fw/cpu.js","backend":"cpu","exportName":"cpuTable","format":"module"}, ns, [{"id":"file:///fw/cpu.js file:///kit/cpu.js"',
+    );
     expect(first.trim().endsWith(", 0);")).toBe(true);
     // Registration module 1 is missing: its step records that.
     expect(markerSource("step", 1, base).trim().endsWith(', 1, "Cannot find it");')).toBe(true);

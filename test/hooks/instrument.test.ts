@@ -4,9 +4,9 @@ import { pathToFileURL } from "node:url";
 import { parse } from "acorn";
 import { describe, expect, it } from "vitest";
 import type { ModuleInfo } from "../../src/channel.js";
-import { hub } from "../../src/hub.js";
 import { runtimeLocation } from "../../src/hooks/hook-api.js";
 import { type EpilogueInput, instrument } from "../../src/hooks/instrument.js";
+import { hub } from "../../src/hub.js";
 import { thrown } from "../helpers.js";
 import { makeTree } from "../integration/fixture.js";
 

@@ -11,7 +11,14 @@ describe("loaderFindings", () => {
     const record = { mode: "registerHooks" as const, loaded: new Map([[href, "cpu"]]), failures: new Map(), matcher: new Matcher([rule]) };
     expect(loaderFindings(record)).toMatchObject([{ backend: "cpu", module: href, problem: "unsignalled" }]);
     expect(loaderFindings(record)[0]?.message).toContain("was loaded but never finished evaluating");
-    hub().announce({ via: "hook", namespace: "dispatch", backend: "cpu", module: href, exports: { cpuTable: new Map() }, exportName: "cpuTable" });
+    hub().announce({
+      via: "hook",
+      namespace: "dispatch",
+      backend: "cpu",
+      module: href,
+      exports: { cpuTable: new Map() },
+      exportName: "cpuTable",
+    });
     expect(loaderFindings(record)).toEqual([]);
   });
 

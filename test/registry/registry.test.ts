@@ -424,7 +424,10 @@ describe("call sites", () => {
       audited.register("numba", PoolLayer, impl("pool"));
       expect(audited.verify().registrations[0]?.site).toMatch(/^test\/registry\/registry\.test\.ts:\d+$/);
     } finally {
-      for (const [key, value] of [["DISPATCH_HOOK_AUDIT", saved.audit], ["DISPATCH_HOOK_AUDIT_FILE", saved.file]] as const) {
+      for (const [key, value] of [
+        ["DISPATCH_HOOK_AUDIT", saved.audit],
+        ["DISPATCH_HOOK_AUDIT_FILE", saved.file],
+      ] as const) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }

@@ -12,7 +12,15 @@ describe("signalEvaluated", () => {
     signalEvaluated({ url: "file:///gpu.js", backend: "gpu", exportName: "gpuTable", format: "module" }, namespace);
     expect(namespace.gpuTable.get(Gpu)?.()).toBe("gpu");
     expect(hub().tables("dispatch", "gpu")).toEqual([
-      { via: "hook", namespace: "dispatch", backend: "gpu", module: "file:///gpu.js", exports: namespace, exportName: "gpuTable", host: undefined },
+      {
+        via: "hook",
+        namespace: "dispatch",
+        backend: "gpu",
+        module: "file:///gpu.js",
+        exports: namespace,
+        exportName: "gpuTable",
+        host: undefined,
+      },
     ]);
     registry.dispose();
   });
