@@ -27,8 +27,9 @@ describe("dispatch-hook/esbuild", () => {
   it("bundles the facade: the original once, the step marker, the registration module, with the original in the source map", async () => {
     const { root } = frameworkTree({ "node_modules/kit-ops/reg/cpu.js": 'console.log("kit-ops registers");\n' });
     const { code, map } = await bundle(root, [dispatchHook()]);
-    expect(code.match(/cpuTable = new Map\(\)/g)).toHaveLength(1);
+    expect(code.match(/cpuTable = (\/\* @__PURE__ \*\/ )?new Map\(\)/g)).toHaveLength(1);
     expect(code).toContain("signalEvaluated(");
+    expect(code).toMatch(/step\(\s*\{\s*"?url"?:/);
     expect(code).toContain("kit-ops registers");
     expect(code).toMatch(/"name":\s*"dispatch-hook\/esbuild"/);
     // The original's lines map to the original file, not to a generated one.

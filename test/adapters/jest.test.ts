@@ -37,8 +37,9 @@ describe("dispatch-hook/jest", () => {
     const code = readFileSync(facade, "utf8");
     expect(code).toContain(`export * from ${JSON.stringify(table)}`);
     const step = readFileSync(join(facade, "../step0.mjs"), "utf8");
-    expect(step).toContain("signalEvaluated(");
+    expect(step).toContain("step(");
     expect(step).toContain('"name":"dispatch-hook/jest"');
+    expect(readFileSync(join(facade, "../done0.mjs"), "utf8")).toContain("finish(");
   });
 
   it("resolves everything else, and the facade's own import of the original, as Jest would", () => {

@@ -30,13 +30,13 @@ describe("dispatch-hook/vite", () => {
     const plugin = dispatchHook();
     call(plugin, "configResolved", { root });
     const facade = (call(plugin, "transform", "export const cpuTable = 1;\n", table) as { code: string }).code;
-    const quoted = /from ("\\u0000dispatch-hook:step:0:[^"]+")/.exec(facade)?.[1];
+    const quoted = /import ("\\u0000dispatch-hook:step:0:[^"]+")/.exec(facade)?.[1];
     const marker = quoted === undefined ? undefined : (JSON.parse(quoted) as string);
     expect(marker).toBeDefined();
     expect(call(plugin, "resolveId", marker)).toBe(marker);
     expect(call(plugin, "resolveId", "./other.js")).toBeNull();
     const loaded = call(plugin, "load", marker) as { code: string };
-    expect(loaded.code).toContain("signalEvaluated(");
+    expect(loaded.code).toContain("step(");
     expect(loaded.code).toContain('"host":{"name":"dispatch-hook/vite"');
     expect(facade).toContain(JSON.stringify(registration));
     expect(call(plugin, "load", table)).toBeNull();

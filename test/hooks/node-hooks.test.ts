@@ -85,14 +85,18 @@ describe("the resolve hook", () => {
     const numba = url("node_modules/tensorlab/link/numba.js");
     const facade = virtualUrl(numba, "facade");
     const step = virtualUrl(numba, "step", 0);
+    const done = virtualUrl(numba, "done", 0);
+    const last = virtualUrl(numba, "step", 1);
     const other = () => hooks.resolve("./other.js", { parentURL: url("main.mjs") }, resolved(url("other.js")));
     hooks.resolve("tensorlab/link/numba.js", { parentURL: url("main.mjs") }, resolved(numba));
     hooks.load(facade, {}, nextLoad);
     other();
     // The facade's source names its step marker, which has not loaded yet.
     expect(loadWanted.idle).toBe(0);
-    hooks.resolve(step, { parentURL: facade }, () => ({ url: "never" }));
-    hooks.load(step, {}, nextLoad);
+    for (const marker of [step, done, last]) {
+      hooks.resolve(marker, { parentURL: facade }, () => ({ url: "never" }));
+      hooks.load(marker, {}, nextLoad);
+    }
     // Never from inside Node's load chain: the next resolve() lets it go.
     expect(loadWanted.idle).toBe(0);
     other();
@@ -196,9 +200,10 @@ describe("the load hook", () => {
     expect(facade.split("\n").filter(Boolean)).toEqual([
       `export * from ${JSON.stringify(numba)};`,
       `export { default } from ${JSON.stringify(numba)};`,
-      `import { window as __dispatchHookLast } from ${JSON.stringify(virtualUrl(numba, "step", 0))};`,
+      `import ${JSON.stringify(virtualUrl(numba, "step", 0))};`,
       `import ${JSON.stringify(url("node_modules/ml-ops/numba.js"))};`,
-      "__dispatchHookLast.close();",
+      `import ${JSON.stringify(virtualUrl(numba, "done", 0))};`,
+      `import ${JSON.stringify(virtualUrl(numba, "step", 1))};`,
     ]);
     const jax = url("node_modules/tensorlab/link/jax.js");
     const jaxFacade = String((hooks.load(virtualUrl(jax, "facade"), {}, nextLoad) as LoadResult).source);
@@ -223,9 +228,10 @@ describe("the load hook", () => {
     const { hooks, url, nextLoad } = setup();
     const numba = url("node_modules/tensorlab/link/numba.js");
     const step = String((hooks.load(virtualUrl(numba, "step", 0), {}, nextLoad) as LoadResult).source);
-    expect(step).toContain("signalEvaluated(");
-    expect(step).toContain("openWindow(");
+    expect(step).toContain("step(");
     expect(step).toContain('"plugin":"ml-ops"');
+    const done = String((hooks.load(virtualUrl(numba, "done", 0), {}, nextLoad) as LoadResult).source);
+    expect(done).toContain(`import ${JSON.stringify(url("node_modules/ml-ops/numba.js"))};`);
     expect(parseVirtual(virtualUrl(`${numba}?copy=2`, "step", 3, true))).toEqual({
       original: `${numba}?copy=2`,
       kind: "step",
