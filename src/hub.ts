@@ -38,6 +38,12 @@ interface TableRecord {
   readonly key: string | undefined;
 }
 
+interface MemberRecord {
+  readonly ref: WeakRef<HubMember>;
+  /** Where it listens, to forget it by. */
+  readonly slots: string[];
+}
+
 interface WindowRecord {
   readonly fact: WindowFact;
   readonly table: WeakRef<object> | undefined;
@@ -48,6 +54,10 @@ interface WindowRecord {
 type Storage = import("node:async_hooks").AsyncLocalStorage<WindowFact | undefined>;
 
 const slotOf = (namespace: string, backend: string) => `${namespace}\0${backend}`;
+
+/** Where this hub keeps its record of a member, on the member. */
+const memberRecord = Symbol("dispatch-hook hub member");
+const recordOf = (member: HubMember) => (member as { [memberRecord]?: MemberRecord })[memberRecord];
 
 function notice(record: TableRecord, target: object): TableNotice {
   const { namespace, backend, module } = record;
@@ -63,14 +73,11 @@ class Hub implements HubApi {
   /** The current instance of each watched module and export (a newer instance retires the older). */
   readonly #byModule = new Map<string, TableRecord>();
   readonly #tableGone = new FinalizationRegistry<TableRecord>((record) => this.#retire(record));
-  readonly #members = new Map<number, WeakRef<HubMember>>();
-  readonly #ids = new WeakMap<HubMember, number>();
-  /** Member ids listening, by namespace and backend; and each member's slots, to forget it by. */
-  readonly #listeners = new Map<string, Set<number>>();
-  readonly #slots = new Map<number, string[]>();
+  readonly #members = new Set<MemberRecord>();
+  /** Members listening, by namespace and backend. */
+  readonly #listeners = new Map<string, Set<MemberRecord>>();
   readonly #strong = new Set<HubMember>();
-  readonly #memberGone = new FinalizationRegistry<number>((id) => this.#forget(id));
-  #nextMember = 0;
+  readonly #memberGone = new FinalizationRegistry<MemberRecord>((record) => this.#forget(record));
   readonly #loaders = new Set<HubLoader>();
   readonly #windows = new Map<string, WindowRecord>();
   readonly #windowGone = new FinalizationRegistry<string>((id) => this.#windows.delete(id));
@@ -104,10 +111,10 @@ class Hub implements HubApi {
     this.#tables.set(slot, set);
     set.add(record);
     if (key !== undefined) this.#byModule.set(key, record);
-    this.#tableGone.register(target, record, record);
+    this.#tableGone.register(target, record);
     const told = notice(record, target);
-    for (const id of this.#listeners.get(slot) ?? []) {
-      const member = this.#members.get(id)?.deref();
+    for (const listener of this.#listeners.get(slot) ?? []) {
+      const member = listener.ref.deref();
       // A registry never throws into the module that announced: it records its own failures.
       if (member !== undefined)
         try {
@@ -140,27 +147,32 @@ class Hub implements HubApi {
     set?.delete(record);
     if (set?.size === 0) this.#tables.delete(record.slot);
     if (record.key !== undefined && this.#byModule.get(record.key) === record) this.#byModule.delete(record.key);
-    this.#tableGone.unregister(record);
   }
 
   join(member: HubMember): void {
-    if (this.#ids.has(member)) return;
-    const id = this.#nextMember++;
-    this.#ids.set(member, id);
-    this.#members.set(id, new WeakRef(member));
-    this.#slots.set(id, []);
-    this.#memberGone.register(member, id, member);
+    this.#record(member);
+  }
+
+  #record(member: HubMember): MemberRecord {
+    let record = recordOf(member);
+    if (record !== undefined) return record;
+    record = { ref: new WeakRef(member), slots: [] };
+    // On the member itself: a WeakMap's table keeps the size of its busiest moment after its keys die.
+    Object.defineProperty(member, memberRecord, { value: record, configurable: true });
+    this.#members.add(record);
+    // No unregister token: a weak table of tokens would outgrow the members it tracks.
+    this.#memberGone.register(member, record);
+    return record;
   }
 
   listen(member: HubMember, backend: string): TableNotice[] {
-    this.join(member);
-    const id = this.#ids.get(member) as number;
+    const record = this.#record(member);
     const slot = slotOf(member.namespace, backend);
-    const set = this.#listeners.get(slot) ?? new Set<number>();
+    const set = this.#listeners.get(slot) ?? new Set<MemberRecord>();
     this.#listeners.set(slot, set);
-    if (!set.has(id)) {
-      set.add(id);
-      this.#slots.get(id)?.push(slot);
+    if (!set.has(record)) {
+      set.add(record);
+      record.slots.push(slot);
     }
     return this.#live_(this.#tables.get(slot));
   }
@@ -171,28 +183,27 @@ class Hub implements HubApi {
   }
 
   leave(member: HubMember): void {
-    const id = this.#ids.get(member);
+    const record = recordOf(member);
     this.#strong.delete(member);
-    if (id === undefined) return;
-    this.#ids.delete(member);
-    this.#memberGone.unregister(member);
-    this.#forget(id);
+    if (record === undefined) return;
+    delete (member as { [memberRecord]?: MemberRecord })[memberRecord];
+    this.#forget(record);
   }
 
-  #forget(id: number): void {
-    this.#members.delete(id);
-    for (const slot of this.#slots.get(id) ?? []) {
+  #forget(record: MemberRecord): void {
+    this.#members.delete(record);
+    for (const slot of record.slots) {
       const set = this.#listeners.get(slot);
-      set?.delete(id);
+      set?.delete(record);
       if (set?.size === 0) this.#listeners.delete(slot);
     }
-    this.#slots.delete(id);
+    record.slots.length = 0;
   }
 
   members(): HubMember[] {
     const out: HubMember[] = [];
-    for (const ref of this.#members.values()) {
-      const member = ref.deref();
+    for (const record of this.#members) {
+      const member = record.ref.deref();
       if (member !== undefined) out.push(member);
     }
     return out;
@@ -201,9 +212,9 @@ class Hub implements HubApi {
   /** Members that may know about `backend` (every member when it is not known). */
   #concerned(backend: string | undefined): HubMember[] {
     if (backend === undefined) return this.members();
-    const ids = new Set<number>();
-    for (const [slot, set] of this.#listeners) if (slot.endsWith(`\0${backend}`)) for (const id of set) ids.add(id);
-    return [...ids].flatMap((id) => this.#members.get(id)?.deref() ?? []);
+    const records = new Set<MemberRecord>();
+    for (const [slot, set] of this.#listeners) if (slot.endsWith(`\0${backend}`)) for (const record of set) records.add(record);
+    return [...records].flatMap((record) => record.ref.deref() ?? []);
   }
 
   addLoader(loader: HubLoader): () => void {
