@@ -4,9 +4,6 @@
 // for in-thread hooks (module.registerHooks): with module.register the main thread waits on the
 // hooks thread, and the count is not repeatable. Needs valgrind on PATH (see hasValgrind()).
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { configurations } from "./startup.mjs";
 
 const determinism = ["--predictable", "--random-seed=1", "--hash-seed=1"];
@@ -30,36 +27,17 @@ function count(binary, app, config, env = {}) {
 
 /**
  * The do-nothing hook and the loader on each app, counted once each (a count repeats, so one run is
- * the figure), with the loader's code cache present: a run outside valgrind with the same flags
- * writes it first (the flags are part of its name). On the first app the loader is counted three
- * more times: again, to show how far a count repeats; as the first run, which writes the cache (an
- * empty cache directory); and with the cache off.
+ * the figure). On the first app the loader is counted once more, to show how far a count repeats.
  */
 export function runInstructionBench(binary, apps) {
   const rows = [];
   let repeat;
-  let firstRun;
-  let cacheOff;
   for (const [kind, app] of Object.entries(apps)) {
     const configs = configurations(app);
-    const loaderConfig = configs["dispatch-hook loader"];
-    spawnSync(binary, [...determinism, ...loaderConfig.args], {
-      cwd: app.root,
-      env: { ...process.env, NODE_OPTIONS: "", ...loaderConfig.env },
-    });
     const floor = count(binary, app, configs["do-nothing hook"]);
-    const loader = count(binary, app, loaderConfig);
-    if (repeat === undefined) {
-      repeat = Math.abs(count(binary, app, loaderConfig) - loader);
-      const empty = mkdtempSync(join(tmpdir(), "dispatch-hook-bench-cache-"));
-      try {
-        firstRun = count(binary, app, loaderConfig, { DISPATCH_HOOK_CODE_CACHE: empty });
-      } finally {
-        rmSync(empty, { recursive: true, force: true });
-      }
-      cacheOff = count(binary, app, loaderConfig, { DISPATCH_HOOK_CODE_CACHE: "0" });
-    }
+    const loader = count(binary, app, configs["dispatch-hook loader"]);
+    if (repeat === undefined) repeat = Math.abs(count(binary, app, configs["dispatch-hook loader"]) - loader);
     rows.push({ kind, floor, loader, ratio: loader / floor });
   }
-  return { rows, repeat, firstRun, cacheOff };
+  return { rows, repeat };
 }

@@ -2,7 +2,7 @@
 // does, but reads no config. Between this and the full loader lies the cost of the watched path
 // (discovery and scope learning, the 4 facades, applying the registrations).
 
-import { bootInstall } from "../dist/bundle/boot.js";
 import { registry } from "../dist/bundle/index.js";
+import { install } from "../dist/bundle/install.js";
 
-bootInstall()({ registry, discover: false });
+install({ registry, discover: false });

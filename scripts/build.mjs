@@ -50,7 +50,6 @@ await build({
     index: join(src, "index.ts"),
     hooks: join(src, "hooks/index.ts"),
     install: join(src, "hooks/loader-entry.ts"),
-    boot: join(src, "hooks/loader-boot.ts"),
     audit: join(src, "hooks/audit-mode.ts"),
     "hooks-thread": join(src, "hooks/hooks-thread.ts"),
     runtime: join(src, "runtime/index.ts"),
@@ -84,17 +83,6 @@ await build({
   define: { "import.meta.url": "__dispatchHookUrl" },
   banner: { js: 'const __dispatchHookUrl = require("node:url").pathToFileURL(__filename).href;' },
   footer: { js: "module.exports = Object.assign(module.exports.default, module.exports);" },
-});
-// What loader.mjs runs: install.js again, as a script whose completion value is a function that fills
-// a CommonJS-shaped module (src/hooks/loader-boot.ts), so that it can run through V8's code cache
-// (src/hooks/code-cache.ts). import.meta.url becomes the function's third parameter.
-await build({
-  ...bundle,
-  entryPoints: { "install.script": join(src, "hooks/loader-entry.ts") },
-  format: "cjs",
-  define: { "import.meta.url": "__dispatchHookUrl" },
-  banner: { js: "(function (module, exports, __dispatchHookUrl) {" },
-  footer: { js: "})" },
 });
 // The runtime and the main entry again as CommonJS. The runtime is for CommonJS facades; it keeps no
 // state, so its two copies never disagree. The main entry is for hosts that cannot require() an ES

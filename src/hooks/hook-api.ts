@@ -47,21 +47,15 @@ type HookPair = Pick<ReturnType<typeof createHooks>, "resolve" | "load">;
 export function attachInThread(
   registerHooks: RegisterHooks,
   create: (wiring: { needLoad: () => void; idle: () => void }) => HookPair,
-  onSettled?: () => void,
 ): AttachedHooks {
   let loadHandle: { deregister(): void } | undefined;
   let detached = false;
-  let settle = onSettled;
   const needLoad = () => {
     if (loadHandle === undefined && !detached) loadHandle = registerHooks({ load: hooks.load });
   };
   const idle = () => {
     loadHandle?.deregister();
     loadHandle = undefined;
-    // The first time: every hook function that building and serving a dispatch module needs has run.
-    const first = settle;
-    settle = undefined;
-    first?.();
   };
   const hooks = create({ needLoad, idle });
   const handle = registerHooks({ resolve: hooks.resolve });
@@ -81,8 +75,6 @@ export function attachHooks(
   discovery: Discovery | undefined,
   discoverOptions: DiscoverOptions,
   onReport: (report: HookReport) => void,
-  /** Called once the hooks' code has run on this thread (see InstallOptions.onSettled). */
-  onSettled?: () => void,
 ): AttachedHooks {
   const runtime = runtimeLocation();
   if (mode === "registerHooks") {
@@ -93,10 +85,8 @@ export function attachHooks(
         `install(): module.registerHooks does not exist on Node ${process.versions.node}. Use mode "register", or leave mode unset.`,
       );
     }
-    return attachInThread(
-      api.registerHooks.bind(api),
-      (wiring) => createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, ...wiring }),
-      onSettled,
+    return attachInThread(api.registerHooks.bind(api), (wiring) =>
+      createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, ...wiring }),
     );
   }
   if (typeof nodeModule.register !== "function") {
@@ -126,8 +116,6 @@ export function attachHooks(
   // A query per installation gives each its own instance of the hooks module, and so its own state.
   const url = new URL(`./hooks-thread.js?installation=${instance}-${++attached}`, import.meta.url);
   nodeModule.register(url.href, { data, transferList: [port2] });
-  // This thread runs no hook: what it compiles for them ends here.
-  onSettled?.();
   return {
     drain() {
       // Whoever asks (an audit, a miss, the config) gets the config the hooks thread read, waiting

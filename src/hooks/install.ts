@@ -32,12 +32,6 @@ export interface InstallOptions extends InlineDeclarations {
   readonly mode?: Exclude<HookMode, "none">;
   /** Emit process warnings for configuration problems and failures (default true). */
   readonly warnings?: boolean;
-  /**
-   * @internal Called once, when this thread has compiled what the hooks run: in-thread, when the
-   * generated modules handed out so far have all loaded; on the hooks thread's API, once installed.
-   * The loader writes its code cache then (loader-boot.ts).
-   */
-  readonly onSettled?: () => void;
 }
 
 /** One installation of the hooks. Everything it knows is its own; dispose() removes what it can. */
@@ -68,7 +62,6 @@ export function install(options: InstallOptions = {}): Installation {
       configFile: "string",
       mode: ["registerHooks", "register"],
       warnings: "boolean",
-      onSettled: "function",
     },
     "install()",
   );
@@ -125,7 +118,7 @@ export function install(options: InstallOptions = {}): Installation {
     }
   };
   // The hooks thread's config arrives as a report (warned about as it arrives); none in-thread.
-  const hooks = attachHooks(mode, discovery, discoverOptions, onReport, options.onSettled);
+  const hooks = attachHooks(mode, discovery, discoverOptions, onReport);
   const findings = (): LoaderFinding[] => {
     hooks.drain();
     return loaderFindings({ mode, loaded, failures, matcher });

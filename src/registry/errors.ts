@@ -19,7 +19,6 @@ export const errorCodes = {
   ERR_DISPATCH_REGISTRY_DISPOSED: "the registry was disposed",
   ERR_DISPATCH_INVALID_SNAPSHOT: "a snapshot from another registry was passed to restore()",
   ERR_DISPATCH_HOOK_UNAVAILABLE: "the requested Node hook API does not exist on this Node version",
-  ERR_DISPATCH_HOOK_DAMAGED: "one of dispatch-hook's own files does not hold what it should (reinstall the package)",
   ERR_DISPATCH_INVALID_SOURCE: "a transform was given something other than source text",
   ERR_DISPATCH_REGISTRATION_MODULE: "a plugin's registration module could not be loaded or did not finish",
   ERR_DISPATCH_CONFIG_INVALID: "a dispatchHook field has an unknown key or a value of the wrong type",

@@ -55,25 +55,4 @@ describe("attachInThread", () => {
     wiring?.needLoad();
     expect(chain).toEqual([]);
   });
-
-  it("says once that it has settled: the first time it goes idle, not before, not again", () => {
-    const { registerHooks } = fakeRegistry();
-    let wiring: { needLoad: () => void; idle: () => void } | undefined;
-    let settled = 0;
-    attachInThread(
-      registerHooks,
-      (w) => {
-        wiring = w;
-        return pair;
-      },
-      () => settled++,
-    );
-    wiring?.needLoad();
-    expect(settled).toBe(0);
-    wiring?.idle();
-    expect(settled).toBe(1);
-    wiring?.needLoad();
-    wiring?.idle();
-    expect(settled).toBe(1);
-  });
 });

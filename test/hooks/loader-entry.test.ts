@@ -8,8 +8,8 @@ describe("the loader's entry", () => {
     expect(Object.keys(entry)).toEqual(["install"]);
     expect(entry.install).toBe(install);
     const loader = readFileSync(new URL("../../loader.mjs", import.meta.url), "utf8");
-    expect(loader).toContain('import { bootInstall } from "./dist/bundle/boot.js";');
-    expect(loader).toContain("bootInstall()({ registry });");
+    expect(loader).toContain('import { install } from "./dist/bundle/install.js";');
+    expect(loader).toContain("install({ registry });");
     expect(loader).toMatch(
       /if \(mode \|\| file\) \{\n\s+const \{ auditAtExit, parseAuditMode \} = await import\("\.\/dist\/bundle\/audit\.js"\);/,
     );

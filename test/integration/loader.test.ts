@@ -1,9 +1,8 @@
 /** The loader under real node processes: failures, config problems, copies, instances, stacks. */
-import { cpSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hookMode } from "../../src/hooks/hook-mode.js";
-import { lastJson, loader, makeTree, nodeVersion, repoRoot, run } from "./fixture.js";
+import { lastJson, loader, makeTree, repoRoot, run } from "./fixture.js";
 import { frameworkEsm, plugin } from "./trees.js";
 
 const report = [
@@ -22,50 +21,9 @@ describe("the loader", () => {
     };
     const floor = new Set(await loaded(join(repoRoot, "bench/passthrough.mjs")));
     const extra = (await loaded(loader)).filter((m) => !floor.has(m));
-    // import.meta in our own modules, and node:vm for the code cache (a thin wrapper of internals
-    // Node has already loaded); node:crypto, node:os and the like would show here.
-    const expected = new Set(["NativeModule internal/modules/esm/initialize_import_meta", "NativeModule vm"]);
+    // import.meta in our own modules; node:crypto, node:os, node:vm and the like would show here.
+    const expected = new Set(["NativeModule internal/modules/esm/initialize_import_meta"]);
     expect(extra.filter((m) => !expected.has(m))).toEqual([]);
-  });
-
-  it("runs its own code through a V8 code cache: written by the first run, used by the next, replaced when damaged", async () => {
-    const dir = makeTree({
-      ...frameworkEsm,
-      ...plugin("tensorlab", true),
-      blocker: "a file where a cache directory cannot be made",
-      "main.mjs": [
-        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
-        'const { PoolLayer } = await import("ml-ops");',
-        "console.log(JSON.stringify({ result: numbaFuncify.resolve(new PoolLayer())() }));",
-      ].join("\n"),
-    });
-    const cache = join(dir, "cache");
-    const app = async (env: Record<string, string>) => {
-      const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict", ...env });
-      expect(result.stderr).toBe("");
-      expect(result.code).toBe(0);
-      expect(lastJson(result.stdout)).toEqual({ result: "pooled" });
-    };
-    await app({ DISPATCH_HOOK_CODE_CACHE: cache });
-    const files = readdirSync(cache);
-    expect(files).toEqual([expect.stringMatching(/^install\.script-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}\.v8cache$/)]);
-    const file = join(cache, files[0] as string);
-    const written = readFileSync(file);
-    // In-thread, written once the hooks had served a dispatch module: it holds their code, not just
-    // install()'s (about 28 KB alone), which is all this thread runs on the hooks thread's API.
-    const least = hookMode(nodeVersion) === "registerHooks" ? 50_000 : 20_000;
-    expect(written.length).toBeGreaterThan(least);
-    await app({ DISPATCH_HOOK_CODE_CACHE: cache });
-    expect(readFileSync(file).equals(written)).toBe(true);
-    writeFileSync(file, "damaged");
-    await app({ DISPATCH_HOOK_CODE_CACHE: cache });
-    expect(readFileSync(file).length).toBeGreaterThan(least);
-    expect(readdirSync(cache)).toEqual(files);
-    // Off, or a directory that cannot be made: the app runs the same, and nothing is written.
-    await app({ DISPATCH_HOOK_CODE_CACHE: "0" });
-    await app({ DISPATCH_HOOK_CODE_CACHE: join(dir, "blocker", "cache") });
-    expect(readdirSync(cache)).toEqual(files);
-    expect(statSync(join(dir, "blocker")).isFile()).toBe(true);
   });
 
   it("a dispatch module that throws: the app sees the original error, registrations stay pending, the audit says why", async () => {
