@@ -1,5 +1,5 @@
 // Runs the integration suite on this machine's Node and on the latest 22, 24 and 26 from the npm
-// registry (through npx), one after another. Usage: node scripts/test-matrix.mjs [major …]
+// registry (through npx), one after another. Usage: node scripts/test-matrix.mjs [major or exact version …]
 import { execFileSync, spawnSync } from "node:child_process";
 
 const majors = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ["20", "22", "24", "26"];

@@ -5,7 +5,7 @@
  * thread's audit counts all sixteen, and stack traces point at the original files. Without the
  * plugin the same bundle misses.
  */
-import { cpSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lastJson, makeTree, repoRoot, run } from "./fixture.js";
@@ -85,6 +85,8 @@ async function bundleAndRun(dir: string, options: { splitting?: boolean; without
   expect(built.code).toBe(0);
   const away = makeTree({});
   cpSync(join(dir, "out"), away, { recursive: true });
+  // ES module output: Node 20.16 does not detect module syntax in a .js file without this.
+  writeFileSync(join(away, "package.json"), JSON.stringify({ type: "module" }));
   const main = await run(away, [join(away, "main.js")], { NODE_OPTIONS: "" });
   const trace = await run(away, ["--enable-source-maps", join(away, "trace.js")], { NODE_OPTIONS: "" });
   return { main, trace, away };
