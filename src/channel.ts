@@ -218,6 +218,10 @@ export interface HubApi {
   claimExit(): boolean;
   /** A value every copy in the realm shares, created by the first to ask. */
   shared<T>(key: string, create: () => T): T;
+  /** Notes a copy whose handshake it refused: that copy's registrations cannot be audited here. */
+  refuse(note: string): void;
+  /** What it refused. */
+  refusals(): string[];
 }
 
 /** The handshake: published once per copy and realm, answered by the hub of that realm. */
@@ -229,10 +233,14 @@ export interface HubRequest {
   readonly accepts: readonly number[];
   readonly realm: object;
   hub?: HubApi;
+  /** Set by a hub that refuses the request: why, so that the asker's own audit says so too. */
+  refused?: string;
 }
 
 export const hubChannelName = "dispatch-hook:hub";
 export const hubVersion = 1;
+/** The hub API versions this copy can use: a hub that speaks any of them will do. */
+const hubAccepts: readonly number[] = [hubVersion];
 const channel = diagnosticsChannel.channel(hubChannelName);
 let connected: HubApi | undefined;
 const warned = new Set<string>();
@@ -246,7 +254,7 @@ function warnOnce(code: string, message: string): void {
 function isHub(value: unknown): value is HubApi {
   if (typeof value !== "object" || value === null) return false;
   const hub = value as Partial<HubApi>;
-  return Array.isArray(hub.versions) && hub.versions.includes(hubVersion) && typeof hub.announce === "function";
+  return Array.isArray(hub.versions) && hub.versions.some((v) => hubAccepts.includes(v)) && typeof hub.announce === "function";
 }
 
 function answer(message: unknown, hubRef: WeakRef<HubApi>, realmRef: WeakRef<object>): void {
@@ -263,10 +271,10 @@ function answer(message: unknown, hubRef: WeakRef<HubApi>, realmRef: WeakRef<obj
   }
   if (request.realm !== realm || request.hub !== undefined) return;
   if (!request.accepts.some((v) => hub.versions.includes(v))) {
-    warnOnce(
-      "DISPATCH_HOOK_HUB_VERSION",
-      `A copy of dispatch-hook that speaks hub version ${String(request.version)} (accepts ${JSON.stringify(request.accepts)}) asked for this thread's hub, which speaks ${JSON.stringify(hub.versions)}; it runs on a hub of its own, so its registries and tables do not meet this copy's. Install one version of dispatch-hook.`,
-    );
+    const note = `A copy of dispatch-hook that speaks hub version ${String(request.version)} (accepts ${JSON.stringify(request.accepts)}) asked for this thread's hub, which speaks ${JSON.stringify(hub.versions)}; it runs on a hub of its own, so its registries and tables do not meet this copy's, and this audit cannot see them. Install one version of dispatch-hook.`;
+    hub.refuse(note);
+    request.refused = note;
+    warnOnce("DISPATCH_HOOK_HUB_VERSION", note);
     return;
   }
   request.hub = hub;
@@ -279,7 +287,7 @@ function answer(message: unknown, hubRef: WeakRef<HubApi>, realmRef: WeakRef<obj
  */
 export function connect(create: () => HubApi): HubApi {
   if (connected !== undefined) return connected;
-  const request: HubRequest = { kind: "dispatch-hook:hub", version: hubVersion, accepts: [hubVersion], realm: globalThis };
+  const request: HubRequest = { kind: "dispatch-hook:hub", version: hubVersion, accepts: hubAccepts, realm: globalThis };
   if (channel.hasSubscribers) channel.publish(request);
   const found = request.hub;
   if (found !== undefined && isHub(found)) {
@@ -290,6 +298,7 @@ export function connect(create: () => HubApi): HubApi {
     warnOnce("DISPATCH_HOOK_HUB_HANDSHAKE", `The answer to this copy's hub handshake is not a dispatch-hook hub; it was ignored.`);
   }
   const hub = create();
+  if (typeof request.refused === "string") hub.refuse(request.refused);
   const hubRef = new WeakRef(hub);
   const realmRef = new WeakRef(globalThis);
   channel.subscribe((message) => answer(message, hubRef, realmRef));

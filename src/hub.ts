@@ -86,6 +86,7 @@ class Hub implements HubApi {
   #storage: Storage | undefined;
   #exitClaimed = false;
   readonly #shared = new Map<string, unknown>();
+  readonly #refused = new Set<string>();
 
   announce(incoming: TableNotice): void {
     const target = incoming.via === "hook" ? incoming.exports : incoming.table;
@@ -292,6 +293,14 @@ class Hub implements HubApi {
     if (this.#exitClaimed) return false;
     this.#exitClaimed = true;
     return true;
+  }
+
+  refuse(note: string): void {
+    this.#refused.add(note);
+  }
+
+  refusals(): string[] {
+    return [...this.#refused];
   }
 
   shared<T>(key: string, create: () => T): T {

@@ -42,6 +42,26 @@ export function instrument(source: string, input: EpilogueInput): string {
   return `${source}${separator}${epilogue}\n${trailer}`;
 }
 
+/**
+ * The epilogue appended to a watched ES module that no plugin has a registration module for (Node's
+ * hooks): at the end of its body it imports its own namespace (the exact URL, query included, so
+ * the same instance) and announces the table. No generated module and no second URL: import.meta,
+ * resolution, stack traces, and import() beside require() all see the module itself. The same rules
+ * as instrument(): append only, one line, JSON.stringify for every value, free identifiers.
+ */
+export function esmEpilogue(source: string, module: ModuleInfo, runtime: string): string {
+  if (typeof source !== "string") {
+    throw new DispatchHookError("ERR_DISPATCH_INVALID_SOURCE", `esmEpilogue(): source must be a string, got ${describe(source)}.`);
+  }
+  const ns = freeIdentifier(source);
+  const signal = `${ns}s`;
+  const epilogue =
+    `;import * as ${ns} from ${JSON.stringify(module.url)};import { signalEvaluated as ${signal} } from ${JSON.stringify(runtime)};` +
+    `${signal}(${JSON.stringify(module)},${ns});`;
+  const separator = source.length === 0 || source.endsWith("\n") ? "" : "\n";
+  return `${source}${separator}${epilogue}\n${trailingDirectives(source)}`;
+}
+
 /** What require() takes for a registration module: its path, or the URL itself if it is not a file URL. */
 function pathOf(href: string): string {
   try {

@@ -17,6 +17,7 @@ import { loadingOriginals } from "../runtime/require-registrations.js";
 import type { Discovery, HookConfig } from "./discovery.js";
 import { hasDefaultExport } from "./export-names.js";
 import { cjsFacadeSource, type FacadeInput, facadeSource, markerSource } from "./facade.js";
+import { esmEpilogue } from "./instrument.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
 import { parseVirtual, VIRTUAL_TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
 
@@ -268,12 +269,17 @@ export function createHooks(options: HookOptions) {
       // while the module is still loading (a require cycle through it) the module itself, with
       // the partial exports a cycle gives. An ES facade would turn the cycle into
       // ERR_REQUIRE_CYCLE_MODULE (Node 22, 24, 26).
-      if (context.conditions?.includes("require")) {
-        const format = result.format ?? discovery.formatOf?.(href);
-        if (format !== "module" && format !== "module-typescript") {
-          if (mode !== "registerHooks" || isLoading(href)) return result;
-          return { ...result, url: awaitLoad(virtualUrl(href, "cjs-facade"), context), format: "commonjs" };
-        }
+      const format = result.format ?? discovery.formatOf?.(href);
+      const esm = format === "module" || format === "module-typescript";
+      if (context.conditions?.includes("require") && !esm) {
+        if (mode !== "registerHooks" || isLoading(href)) return result;
+        return { ...result, url: awaitLoad(virtualUrl(href, "cjs-facade"), context), format: "commonjs" };
+      }
+      // An ES module no plugin has a registration module for keeps its own URL: load() appends the
+      // signal to it (instrument.ts). A facade is what runs registration modules after its body.
+      if (esm && plan.registrations.length === 0 && !facaded.has(href)) {
+        awaitLoad(href, context);
+        return result;
       }
       return { ...result, url: awaitLoad(virtualUrl(href, "facade"), context), format: "module" };
     } catch {
@@ -321,7 +327,23 @@ export function createHooks(options: HookOptions) {
     if (!enabled() || !matcher.watches(href)) return nextLoad(href, context);
     const plan = matcher.match(href);
     if (plan === undefined) return nextLoad(href, context);
+    if (awaited.delete(href)) {
+      served.add(href);
+      if (awaited.size === 0) settled = true;
+    }
     return then(nextLoad(href, context), (result) => {
+      const esm = result.format === "module" || result.format === "module-typescript";
+      if (esm && plan.registrations.length === 0 && !facaded.has(href) && result.source != null && !hasKeys(context.importAttributes)) {
+        try {
+          const module: ModuleInfo = { url: href, backend: plan.backend, exportName: plan.exportName, format: "module" };
+          const source = esmEpilogue(text(result.source), module, runtime.esm);
+          report({ type: "facade", url: href, backend: plan.backend });
+          return { ...result, source };
+        } catch (error) {
+          report({ type: "failed", url: href, backend: plan.backend, message: error instanceof Error ? error.message : String(error) });
+          return result;
+        }
+      }
       // Reached without a facade: by a require() the hooks do not see (module.register), which
       // loader-findings.ts reports from require.cache, or by some other route, reported here.
       const unseenRequire = mode !== "registerHooks" && isCommonJs(result.format);

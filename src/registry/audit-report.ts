@@ -20,6 +20,8 @@ export interface ThreadFacts {
   readonly tables: readonly TableFact[];
   readonly loaders: readonly InstallationStatus[];
   readonly windows: readonly WindowFact[];
+  /** Copies of the package whose hub handshake was refused: what they registered is out of sight. */
+  readonly refusals?: readonly string[];
 }
 
 export interface ReportScope {
@@ -118,6 +120,7 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
   const findings = facts.loaders.flatMap((l) => l.findings ?? []);
   const unsignalled = new Map<string, string>();
   for (const finding of findings) if (finding.problem === "unsignalled") unsignalled.set(finding.backend, finding.message);
+  for (const message of facts.refusals ?? []) problems.push({ kind: "loader", backend: "-", op: "-", id: undefined, message });
 
   const registrations: RegistrationRecord[] = [];
   const registeredOps = new Map<string, Set<string>>();

@@ -34,5 +34,5 @@ export function gatherFacts(
   for (const notice of h.allTables())
     add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
   for (const t of own) add(t.backend, t.module, t.table);
-  return { tables, loaders: h.loaders(), windows: h.windows() };
+  return { tables, loaders: h.loaders(), windows: h.windows(), refusals: h.refusals() };
 }

@@ -180,8 +180,15 @@ describe("the resolve hook", () => {
     });
     const numba = pathToFileURL(join(root, "node_modules/tensorlab/link/numba.js")).href;
     // The very first module of the package is the dispatch module: learned before it is matched.
-    expect((hooks.resolve(numba, {}, () => ({ url: numba, format: "module" })) as ResolveResult).url).toBe(virtualUrl(numba, "facade"));
+    // No plugin has a registration module for it: it keeps its URL, and load() appends the signal.
+    expect((hooks.resolve(numba, {}, () => ({ url: numba, format: "module" })) as ResolveResult).url).toBe(numba);
     expect(reports.map((r) => r.type)).toEqual(["config"]);
+    const loaded = hooks.load(numba, {}, () => ({ format: "module", source: "export const numbaFuncify = new Map();\n" })) as LoadResult;
+    expect(String(loaded.source)).toMatch(
+      /^export const numbaFuncify = new Map\(\);\n;import \* as __dispatchHook0 from "[^"]+numba\.js";/,
+    );
+    expect(String(loaded.source)).toContain("signalEvaluated as __dispatchHook0s");
+    expect(reports.map((r) => r.type)).toEqual(["config", "facade"]);
   });
 
   it("works with asynchronous next hooks (module.register)", async () => {

@@ -1,0 +1,244 @@
+/**
+ * Two installed copies of dispatch-hook in one thread, end to end: the app and the framework use the
+ * top-level copy (node_modules/dispatch-hook, loaded with --import <top copy>/loader.mjs), and a
+ * plugin registers through a nested copy of its own (node_modules/some-plugin/node_modules/
+ * dispatch-hook: real files, so its own module instances). Whichever copy's module is evaluated
+ * first makes the thread's hub, so every case runs in both orders. The nested copy is the same
+ * version, a newer one (hub version 2, still speaking 1), or an unknown future one (99 only), made by
+ * patching the handshake in its built files.
+ */
+import { cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { AuditFile } from "../../src/hooks/audit-mode.js";
+import { appJson, lastJson, makeTree, repoRoot, run } from "./fixture.js";
+import { frameworkEsm } from "./trees.js";
+
+const nestedAt = "node_modules/some-plugin/node_modules/dispatch-hook";
+
+interface Handshake {
+  /** What the copy asks with. */
+  readonly version: number;
+  readonly accepts: readonly number[];
+  /** What its hub answers to. */
+  readonly versions: readonly number[];
+}
+
+/** The handshake in the built files, as esbuild and tsc emit src/channel.ts and src/hub.ts. */
+const askText = "version: hubVersion, accepts: hubAccepts";
+const acceptsText = "hubAccepts = [hubVersion];";
+const hubText = "versions = [hubVersion];";
+
+function count(text: string, part: string): number {
+  return text.split(part).length - 1;
+}
+
+/**
+ * Makes a copy speak another hub version: every built file that asks (it builds the request) or
+ * answers (it holds the Hub class) is rewritten, and any that does not hold the expected text fails
+ * here, so a change in the build cannot leave the copy speaking version 1 unnoticed. The asker
+ * takes an answering hub that speaks any version it accepts.
+ */
+function patchHandshake(copy: string, to: Handshake): void {
+  const patched: string[] = [];
+  for (const file of readdirSync(join(copy, "dist"), { recursive: true, encoding: "utf8" })) {
+    if (!/\.c?js$/.test(file)) continue;
+    const path = join(copy, "dist", file);
+    let text = readFileSync(path, "utf8");
+    const asks = text.includes('kind: "dispatch-hook:hub", version:');
+    const answers = /\bclass Hub\b|\bHub = class\b/.test(text);
+    if (!asks && !answers) continue;
+    if (asks && count(text, askText) !== 1) throw new Error(`${file}: the handshake request "${askText}" is not there once`);
+    if (asks && count(text, acceptsText) !== 1) throw new Error(`${file}: "${acceptsText}" is not there once`);
+    if (answers && count(text, hubText) !== 1) throw new Error(`${file}: the hub's "${hubText}" is not there once`);
+    text = text.replace(askText, `version: ${to.version}, accepts: hubAccepts`);
+    text = text.replace(acceptsText, `hubAccepts = ${JSON.stringify(to.accepts)};`);
+    text = text.replace(hubText, `versions = ${JSON.stringify(to.versions)};`);
+    writeFileSync(path, text);
+    patched.push(file);
+  }
+  // The entry points the plugin and the app load must be among them.
+  for (const entry of ["bundle/index.js", "bundle/index.cjs", "bundle/install.js", "bundle/runtime.js", "channel.js", "hub.js"]) {
+    if (!patched.includes(entry)) throw new Error(`dist/${entry} holds no handshake to patch; patched: ${patched.join(", ")}`);
+  }
+}
+
+/** plugin.mjs: loads the plugin's registration module, noting whether a hub existed before it. */
+const pluginFirst = [
+  'import dc from "node:diagnostics_channel";',
+  'const before = dc.hasSubscribers("dispatch-hook:hub");',
+  'await import("some-plugin/register.js");',
+  'export const hub = { before, after: dc.hasSubscribers("dispatch-hook:hub") };',
+].join("\n");
+
+/**
+ * main.mjs: the app registers Relu through the top copy, loads the framework's numba table, calls
+ * what both copies registered, misses on a cuda table, and prints both copies' thread audits. A
+ * handshake that accepts every version tells which hub answers first (the first one made).
+ */
+const main = [
+  'import dc from "node:diagnostics_channel";',
+  'import { hub } from "./plugin.mjs";',
+  'import * as top from "dispatch-hook";',
+  'import * as nested from "some-plugin/copy.js";',
+  'import { Conv, PoolLayer } from "some-plugin/ops.js";',
+  "class Relu {}",
+  'top.register("numba", Relu, () => "relu from the top copy");',
+  'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+  "const call = (table, value) => { try { return table.resolve(value)(); } catch (e) { return e.code; } };",
+  "let miss;",
+  'try { new top.Dispatcher({ name: "cudaFuncify", backend: "cuda" }).resolve(new Conv()); } catch (e) { miss = e.message; }',
+  'const probe = { kind: "dispatch-hook:hub", version: 1, accepts: [1, 2, 99], realm: globalThis };',
+  'dc.channel("dispatch-hook:hub").publish(probe);',
+  "const audit = (a) => ({ ok: a.ok, registrations: a.registrations.map((r) => r.op + ' on ' + r.backend + ': ' + r.state + ' ' + r.registry).sort() });",
+  "console.log(JSON.stringify({",
+  "  hub: { ...hub, versions: probe.hub?.versions },",
+  "  copies: top.registry !== nested.registry,",
+  "  pool: call(numbaFuncify, new PoolLayer()),",
+  "  relu: call(numbaFuncify, new Relu()),",
+  "  miss,",
+  "  top: audit(top.threadAudit()),",
+  "  nested: audit(nested.threadAudit()),",
+  "}));",
+].join("\n");
+
+/** The app, tensorlab and some-plugin, with the nested copy patched to `handshake` if given. */
+function copiesTree(handshake?: Handshake): { dir: string; label: (text: string) => string } {
+  const dir = realpathSync(
+    makeTree({
+      ...frameworkEsm,
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/some-plugin/package.json": JSON.stringify({
+        name: "some-plugin",
+        type: "module",
+        exports: { "./*": "./*" },
+        dependencies: { "dispatch-hook": "*" },
+      }),
+      "node_modules/some-plugin/ops.js": "export class PoolLayer {}\nexport class Conv {}\n",
+      "node_modules/some-plugin/register.js": [
+        'import { register } from "dispatch-hook";',
+        'import { Conv, PoolLayer } from "./ops.js";',
+        'register("numba", PoolLayer, () => "pool from the nested copy");',
+        'register("cuda", Conv, () => "conv on cuda");',
+        "",
+      ].join("\n"),
+      "node_modules/some-plugin/copy.js": 'export { registry, threadAudit } from "dispatch-hook";\n',
+      "package.json": appJson({ type: "module", dependencies: { tensorlab: "*", "some-plugin": "*", "dispatch-hook": "*" } }),
+      "plugin.mjs": pluginFirst,
+      "main.mjs": main,
+    }),
+  );
+  const copy = join(dir, nestedAt);
+  mkdirSync(copy, { recursive: true });
+  for (const entry of ["package.json", "loader.mjs", "dist"]) cpSync(join(repoRoot, entry), join(copy, entry), { recursive: true });
+  if (handshake !== undefined) patchHandshake(copy, handshake);
+  // Registries are named by their copy's directory: "<top>" and "<nested>" read better.
+  const label = (text: string) => text.replaceAll(`(${copy}/)`, "<nested>").replaceAll(`(${repoRoot})`, "<top>");
+  return { dir, label };
+}
+
+const orders = [
+  {
+    first: "the nested copy",
+    args: (dir: string) => [
+      "--import",
+      join(dir, "plugin.mjs"),
+      "--import",
+      join(dir, "node_modules/dispatch-hook/loader.mjs"),
+      "main.mjs",
+    ],
+  },
+  { first: "the top copy", args: (dir: string) => ["--import", join(dir, "node_modules/dispatch-hook/loader.mjs"), "main.mjs"] },
+] as const;
+
+/** Runs main.mjs in `order`, writing the exit audit to a file, and under the strict exit audit if `strict`. */
+async function runApp(dir: string, order: (typeof orders)[number], strict: boolean) {
+  const file = join(dir, "audit.json");
+  const result = await run(dir, order.args(dir), { DISPATCH_HOOK_AUDIT: strict ? "strict" : undefined, DISPATCH_HOOK_AUDIT_FILE: file });
+  const exit = () => (JSON.parse(readFileSync(file, "utf8")) as AuditFile).report;
+  return { ...result, out: lastJson(result.stdout), exit };
+}
+
+/** Every registration of both copies, as both thread audits and the exit audit list them. */
+const shared = [
+  "Conv on cuda: pending default <nested>",
+  "PoolLayer on numba: applied default <nested>",
+  "Relu on numba: applied default <top>",
+];
+
+const versions = [
+  { version: "the same version", handshake: undefined, hubs: { "the nested copy": [1], "the top copy": [1] } },
+  {
+    version: "a newer version (asks with 2, accepts [2, 1]; its hub speaks [1, 2])",
+    handshake: { version: 2, accepts: [2, 1], versions: [1, 2] },
+    hubs: { "the nested copy": [1, 2], "the top copy": [1] },
+  },
+] as const;
+
+for (const { version, handshake, hubs } of versions) {
+  describe(`a plugin's nested copy of ${version}`, () => {
+    for (const order of orders) {
+      it(`${order.first} first: the plugin's registration lands in the framework's table, one audit lists both copies, a miss is explained`, async () => {
+        const { dir, label } = copiesTree(handshake);
+        const result = await runApp(dir, order, true);
+        expect(result.stderr).toBe("");
+        expect(result.code).toBe(0);
+        const out = result.out;
+        // Who made the hub: nothing before the plugin when the nested copy is first; its versions say whose it is.
+        expect(out.hub).toEqual({ before: order.first === "the top copy", after: true, versions: hubs[order.first] });
+        expect(out.copies).toBe(true);
+        expect(out.pool).toBe("pool from the nested copy");
+        expect(out.relu).toBe("relu from the top copy");
+        // The top copy's table missed; the nested copy's registry says why.
+        expect(out.miss).toContain('No implementation in dispatch table "cudaFuncify" for an instance of Conv.');
+        expect(out.miss).toContain("Conv on cuda (registration #1, from node_modules/some-plugin/register.js:4) is pending");
+        for (const audit of [out.top, out.nested])
+          expect(JSON.parse(label(JSON.stringify(audit)))).toEqual({ ok: true, registrations: shared });
+        const exit = result.exit();
+        expect(exit.ok).toBe(true);
+        expect(exit.registrations.map((r) => label(`${r.op} on ${r.backend}: ${r.state} ${r.registry}`)).sort()).toEqual(shared);
+      });
+    }
+  });
+}
+
+describe("a plugin's nested copy of an unknown future version (accepts only [99])", () => {
+  for (const order of orders) {
+    it(`${order.first} first: a DISPATCH_HOOK_HUB_VERSION warning, the app runs, that copy's registrations stay on its own hub, the top copy's land, and no audit says ok`, async () => {
+      const { dir } = copiesTree({ version: 99, accepts: [99], versions: [99] });
+      const result = await runApp(dir, order, true);
+      expect(result.stderr).toContain("[DISPATCH_HOOK_HUB_VERSION]");
+      expect(result.stderr).toContain("it runs on a hub of its own");
+      // The hub made first refuses the other copy's request.
+      const refused =
+        order.first === "the top copy"
+          ? "version 99 (accepts [99]) asked for this thread's hub, which speaks [1]"
+          : "version 1 (accepts [1]) asked for this thread's hub, which speaks [99]";
+      expect(result.stderr).toContain(`A copy of dispatch-hook that speaks hub ${refused}`);
+      expect(result.stderr.match(/DISPATCH_HOOK_HUB_VERSION/g)).toHaveLength(1);
+      const out = result.out;
+      expect(out.hub).toEqual({
+        before: order.first === "the top copy",
+        after: true,
+        versions: order.first === "the top copy" ? [1] : [99],
+      });
+      expect(out.copies).toBe(true);
+      expect(out.pool).toBe("ERR_DISPATCH_NO_IMPL");
+      expect(out.relu).toBe("relu from the top copy");
+      expect(out.miss).toContain('No implementation in dispatch table "cudaFuncify" for an instance of Conv.');
+      // The top copy's hub knows no registry of the other copy, so nothing explains the miss.
+      expect(out.miss).not.toContain("Conv on cuda");
+      // Each audit sees one copy, so its registries go by their bare names; both say what they cannot see.
+      expect(out.top).toEqual({ ok: false, registrations: ["Relu on numba: applied default"] });
+      expect(out.nested).toEqual({
+        ok: false,
+        registrations: ["Conv on cuda: pending default", "PoolLayer on numba: pending default"],
+      });
+      // The exit audit is the top copy's loader's, on its hub: it names the refused copy, and strict fails.
+      const exit = result.exit();
+      expect(exit.registrations.map((r) => `${r.op} on ${r.backend}: ${r.state}`)).toEqual(["Relu on numba: applied"]);
+      expect(exit.problems.map((p) => p.message).join("\n")).toContain("this audit cannot see them");
+      expect(result.code).toBe(1);
+    });
+  }
+});
