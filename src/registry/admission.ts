@@ -25,6 +25,9 @@ export type Admission =
   | { readonly action: "wait"; readonly owner: Registration; readonly note: string }
   | { readonly action: "take" };
 
+/** One object for the common answer: registering is the hot path. */
+const take: Admission = Object.freeze({ action: "take" });
+
 export function admit(request: Request, sealed: boolean, owner: Registration | undefined): Admission {
   const { backend, opType, impl, override, origin } = request;
   if (sealed) {
@@ -34,14 +37,14 @@ export function admit(request: Request, sealed: boolean, owner: Registration | u
       message: `The ${backend} backend is sealed; ${opName(opType)} cannot be registered. The framework sealed it; register before it does.`,
     };
   }
-  if (owner === undefined) return { action: "take" };
+  if (owner === undefined) return take;
   // The same implementation again: its own handle, waiting behind the first, so that disposing one
   // leaves the other in place.
   if (owner.impl === impl) return { action: "wait", owner, note: "the same implementation" };
   // An app's explicit override wins over a plugin's declarative registration, whichever comes first.
   if (origin !== undefined && owner.origin === undefined && owner.override)
     return { action: "wait", owner, note: "the app's explicit override wins" };
-  if (override) return { action: "take" };
+  if (override) return take;
   return {
     action: "refuse",
     code: "ERR_DISPATCH_CONFLICT",

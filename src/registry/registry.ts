@@ -37,6 +37,8 @@ export class Registry {
   /** How the hub knows this registry: it holds the member weakly, so the registry can be collected. */
   readonly #member: HubMember;
   #joined = false;
+  /** Whether the hub holds it strongly now. */
+  #held = false;
   /** Backends whose tables it takes in now: those with live registrations. */
   readonly #listening = new Set<string>();
   readonly #misses = new MissExplainer();
@@ -251,7 +253,10 @@ export class Registry {
   }
 
   #hold(): void {
-    if (this.#joined) hub().hold(this.#member, !this.#disposed && this.#unsettled + this.#sticky > 0);
+    const strong = this.#joined && !this.#disposed && this.#unsettled + this.#sticky > 0;
+    if (strong === this.#held) return;
+    this.#held = strong;
+    hub().hold(this.#member, strong);
   }
 
   #setState(registration: Registration, next: RegistrationState): void {
