@@ -1,14 +1,9 @@
 /**
- * The hub: the one meeting point of a thread and realm. Tables, registries, registration windows
- * and loaders of every installed copy of dispatch-hook meet here through plain method calls, after
- * one handshake (channel.ts). It indexes tables and listeners by namespace and backend, and windows
- * by id, so an event costs what it touches, not what the thread holds.
- *
- * What it holds, and how:
- * - tables: weakly (the module namespace or the table object); a dropped module instance leaves nothing;
- * - registries: weakly, and strongly only while they hold work that has not landed;
- * - windows: as long as their table lives;
- * - loaders: until their installation is disposed.
+ * The hub: the one meeting point of a thread and realm, found with one handshake (channel.ts).
+ * Tables, registries, windows and loaders of every installed copy meet here through plain method
+ * calls. Tables and listeners are indexed by namespace and backend, windows by id, so an event costs
+ * what it touches. Tables are held weakly; registries weakly, and strongly only while they hold work
+ * that has not landed; windows as long as their table lives; loaders until they leave.
  */
 import { asyncHooks } from "./builtins.js";
 import {
@@ -31,24 +26,20 @@ interface TableRecord {
   readonly module: string | undefined;
   readonly exportName: string;
   readonly host: Extract<TableNotice, { via: "hook" }>["host"];
-  /** The module's namespace or exports (hook), or the table itself (native). */
-  readonly ref: WeakRef<object>;
-  /** Where it is indexed: by namespace and backend, and (hook) by module and export. */
-  readonly slot: string;
+  readonly ref: WeakRef<object>; // the module's namespace or exports (hook), or the table (native)
+  readonly slot: string; // indexed by namespace and backend, and (hook) by module and export as key
   readonly key: string | undefined;
 }
 
 interface MemberRecord {
   readonly ref: WeakRef<HubMember>;
-  /** Where it listens, to forget it by. */
-  readonly slots: string[];
+  readonly slots: string[]; // where it listens, to forget it by
 }
 
 interface WindowRecord {
   readonly fact: WindowFact;
   readonly table: WeakRef<object> | undefined;
-  /** Open or awaiting: counted in #live until settled. */
-  live: boolean;
+  live: boolean; // open or awaiting: counted in #live until settled
 }
 
 type Storage = import("node:async_hooks").AsyncLocalStorage<WindowFact | undefined>;
@@ -80,7 +71,7 @@ class Hub implements HubApi {
   readonly #memberGone = new FinalizationRegistry<MemberRecord>((record) => this.#forget(record));
   readonly #loaders = new Set<HubLoader>();
   readonly #windows = new Map<string, WindowRecord>();
-  readonly #windowGone = new FinalizationRegistry<string>((id) => this.#windows.delete(id));
+  readonly #windowGone = new FinalizationRegistry<string>((id) => this.#dropWindow(id));
   /** Windows open or awaiting: while there are any, the storage that tells the current window is on. */
   #live = 0;
   #storage: Storage | undefined;
@@ -135,12 +126,10 @@ class Hub implements HubApi {
   }
 
   #live_(set: Set<TableRecord> | undefined): TableNotice[] {
-    const out: TableNotice[] = [];
-    for (const record of set ?? []) {
+    return [...(set ?? [])].flatMap((record) => {
       const target = record.ref.deref();
-      if (target !== undefined) out.push(notice(record, target));
-    }
-    return out;
+      return target === undefined ? [] : [notice(record, target)];
+    });
   }
 
   #retire(record: TableRecord): void {
@@ -150,11 +139,7 @@ class Hub implements HubApi {
     if (record.key !== undefined && this.#byModule.get(record.key) === record) this.#byModule.delete(record.key);
   }
 
-  join(member: HubMember): void {
-    this.#record(member);
-  }
-
-  #record(member: HubMember): MemberRecord {
+  join(member: HubMember): MemberRecord {
     let record = recordOf(member);
     if (record !== undefined) return record;
     record = { ref: new WeakRef(member), slots: [] };
@@ -167,7 +152,7 @@ class Hub implements HubApi {
   }
 
   listen(member: HubMember, backend: string): TableNotice[] {
-    const record = this.#record(member);
+    const record = this.join(member);
     const slot = slotOf(member.namespace, backend);
     const set = this.#listeners.get(slot) ?? new Set<MemberRecord>();
     this.#listeners.set(slot, set);
@@ -202,12 +187,7 @@ class Hub implements HubApi {
   }
 
   members(): HubMember[] {
-    const out: HubMember[] = [];
-    for (const record of this.#members) {
-      const member = record.ref.deref();
-      if (member !== undefined) out.push(member);
-    }
-    return out;
+    return [...this.#members].flatMap((record) => record.ref.deref() ?? []);
   }
 
   /** Members that may know about `backend` (every member when it is not known). */
@@ -267,12 +247,16 @@ class Hub implements HubApi {
 
   window(id: string): WindowFact | undefined {
     const record = this.#windows.get(id);
-    if (record === undefined) return undefined;
-    if (record.table !== undefined && record.table.deref() === undefined) {
-      this.#windows.delete(id);
-      return undefined;
-    }
-    return record.fact;
+    if (record?.table === undefined || record.table.deref() !== undefined) return record?.fact;
+    this.#dropWindow(id);
+    return undefined;
+  }
+
+  /** Its table is gone: so is the window, and it no longer keeps the storage on. */
+  #dropWindow(id: string): void {
+    const record = this.#windows.get(id);
+    if (record?.live === true) this.settleWindow(record.fact);
+    this.#windows.delete(id);
   }
 
   currentWindow(): WindowInfo | undefined {
@@ -290,9 +274,9 @@ class Hub implements HubApi {
   }
 
   claimExit(): boolean {
-    if (this.#exitClaimed) return false;
+    const first = !this.#exitClaimed;
     this.#exitClaimed = true;
-    return true;
+    return first;
   }
 
   refuse(note: string): void {

@@ -6,7 +6,7 @@ import { type Class, type Impl, isClass } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { checkBackend } from "./names.js";
 import { checkOptions } from "./options.js";
-import type { TableAdapter } from "./table-adapter.js";
+import { checkAdapter, type TableAdapter } from "./table-adapter.js";
 
 export interface RegisterOptions {
   /** Replace an existing implementation of the op type on this backend. */
@@ -77,4 +77,20 @@ export function checkExpectInput(backend: string, ops: readonly string[], source
   if (source !== undefined && typeof source !== "string") {
     throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `expect(): "source" must be a string, got ${describe(source)}.`);
   }
+}
+
+/** Checks provide()'s input; returns the adapter it names, if any. */
+export function checkProvideInput(backend: string, meta: ProvideMeta | undefined): TableAdapter | undefined {
+  checkBackend(backend, "provide()");
+  const where = `provide(${JSON.stringify(backend)}, …)`;
+  checkOptions(meta, { module: "string", via: ["hook", "native"], adapter: "object" }, where);
+  return meta?.adapter === undefined ? undefined : checkAdapter(meta.adapter, where);
+}
+
+/** Checks declare()'s input; returns the adapter it names, if any. */
+export function checkDeclareInput(backend: string, options: DeclareOptions): TableAdapter | undefined {
+  checkBackend(backend, "declare()");
+  const where = `declare(${JSON.stringify(backend)}, …)`;
+  checkOptions(options, { adapter: "object" }, where);
+  return options?.adapter === undefined ? undefined : checkAdapter(options.adapter, where);
 }

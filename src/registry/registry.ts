@@ -1,6 +1,5 @@
-import { type DispatchMiss, frameworkNamespace, type HubMember, type TableNotice } from "../channel.js";
+import { frameworkNamespace, type HubMember, type TableNotice } from "../channel.js";
 import { hub } from "../hub.js";
-import { noticeTable } from "../table-entries.js";
 import { admit, type Request } from "./admission.js";
 import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { type AuditLog, createAuditLog } from "./audit-log.js";
@@ -10,19 +9,22 @@ import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend } from "./names.js";
+import { acceptNotice } from "./notice-intake.js";
 import { checkOptions } from "./options.js";
 import { Registration, type RegistrationHandle, RequestedEvent, type TableHandle } from "./registration.js";
 import { copyDirectory, isDefault, registryName } from "./registry-identity.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
-import { checkExpectInput, checkRegisterInput, opName } from "./registry-input.js";
-import { adapterFor, checkAdapter } from "./table-adapter.js";
+import { checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput, opName } from "./registry-input.js";
+import { checkSnapshot, takeSnapshot } from "./snapshots.js";
+import { adapterFor } from "./table-adapter.js";
 import { TableWriter } from "./table-writer.js";
 import { registryReport } from "./thread-audit.js";
 
 export type { HandleState, RegistrationHandle, TableHandle } from "./registration.js";
 export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
 
-const snapshots = new WeakMap<RegistrySnapshot, Registry>();
+/** Problems the audit must still report after everything else settled: they keep a registry held. */
+const stickyKinds: ReadonlySet<string> = new Set(["refused", "identity", "unseen-table", "stuck", "rejected"]);
 /** Registration states that have not landed: a registry holding any is kept alive. */
 const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
 export class Registry {
@@ -32,13 +34,10 @@ export class Registry {
   /** Every registration ever accepted, indexed by id (ids are sequential). */
   readonly #registrations: Registration[] = [];
   readonly #callSites: boolean;
-  readonly #name: string;
-  readonly #namespace: string;
-  /** How the hub knows this registry: it holds the member weakly, so the registry can be collected. */
+  /** How the hub knows this registry (held weakly there, so the registry can be collected). */
   readonly #member: HubMember;
-  #joined = false;
-  /** Whether the hub holds it strongly now. */
-  #held = false;
+  #joined = false; // whether the hub knows it
+  #held = false; // whether the hub holds it strongly now
   /** Backends whose tables it takes in now: those with live registrations. */
   readonly #listening = new Set<string>();
   readonly #misses = new MissExplainer();
@@ -60,31 +59,30 @@ export class Registry {
   #nextId = 0;
   #nextTable = 0;
   #disposed = false;
-  /** Registrations not landed, plus problems and expectations recorded: while > 0 the registry is held. */
-  #unsettled = 0;
-  #sticky = 0;
+  #unsettled = 0; // registrations not landed
+  #sticky = 0; // problems and expectations recorded; while either is > 0 the registry is held
 
   constructor(options: RegistryOptions = {}) {
     checkOptions(options, { callSites: "boolean", name: "string", namespace: "string" }, "createRegistry()");
     this.#callSites = options.callSites ?? auditRunning();
-    this.#name = registryName(options.name);
-    this.#namespace = options.namespace ?? frameworkNamespace;
     const { log, record } = createAuditLog((events, verifyOptions) => this.#report(events, verifyOptions));
     this.audit = log;
     this.#record = (event) => {
       record(event);
-      if (
-        event.kind === "refused" ||
-        event.kind === "identity" ||
-        event.kind === "unseen-table" ||
-        event.kind === "stuck" ||
-        event.kind === "rejected"
-      ) {
-        this.#sticky++;
-        this.#hold();
-      }
+      if (!stickyKinds.has(event.kind)) return;
+      this.#sticky++;
+      this.#hold();
     };
-    this.#member = Registry.#memberOf(this, this.#namespace, this.#name);
+    this.#member = {
+      namespace: options.namespace ?? frameworkNamespace,
+      name: registryName(options.name),
+      copy: copyDirectory,
+      table: (notice) => this.#accept(notice),
+      miss: (miss) =>
+        this.#misses.explain(miss, { registrations: this.#registrations, backend: (b) => this.#backend(b), record: this.#record }),
+      wrote: (table, key, impl) => this.#writer.wrote(table, key, impl),
+      events: () => this.audit.events(),
+    };
   }
 
   /**
@@ -118,16 +116,10 @@ export class Registry {
     return registration;
   }
 
-  /**
-   * Hands the registry a backend's dispatch table. Every waiting registration for the backend is
-   * applied now, in registration order; later ones apply at once. Several tables may be provided
-   * for one backend (several module instances); each gets every registration.
-   */
+  /** Hands it a backend's table: waiting registrations apply now, in order, later ones at once; every table gets every registration. */
   provide(backend: string, table: unknown, meta?: ProvideMeta): TableHandle {
     this.#checkOpen("provide()");
-    checkBackend(backend, "provide()");
-    checkOptions(meta, { module: "string", via: ["hook", "native"], adapter: "object" }, `provide(${JSON.stringify(backend)}, …)`);
-    const custom = meta?.adapter === undefined ? undefined : checkAdapter(meta.adapter, `provide(${JSON.stringify(backend)}, …)`);
+    const custom = checkProvideInput(backend, meta);
     const adapter = adapterFor(table, backend, custom ?? this.#backends.get(backend)?.adapter);
     this.#join();
     const state = this.#backend(backend);
@@ -140,10 +132,7 @@ export class Registry {
   /** Declares how to treat a backend's tables before any is provided. */
   declare(backend: string, options: DeclareOptions): void {
     this.#checkOpen("declare()");
-    checkBackend(backend, "declare()");
-    checkOptions(options, { adapter: "object" }, `declare(${JSON.stringify(backend)}, …)`);
-    const adapter = options?.adapter === undefined ? undefined : checkAdapter(options.adapter, `declare(${JSON.stringify(backend)}, …)`);
-    this.#backend(backend).adapter = adapter;
+    this.#backend(backend).adapter = checkDeclareInput(backend, options);
   }
 
   /** Names op types that must be registered on `backend`; verify() reports any that never are. */
@@ -175,11 +164,7 @@ export class Registry {
     return this.#registrations.filter((r) => r.state === "pending" && (backend === undefined || r.backend === backend));
   }
 
-  /**
-   * The audit report: every registration with its state, and the problems. It includes what the
-   * thread's loaders know (a module they could not see, say), and, for the registry a loader feeds,
-   * the plugins' expectations and registration modules. Same as registry.audit.verify().
-   */
+  /** The audit report (registry.audit.verify()): every registration with its state, and the problems. */
   verify(options?: VerifyOptions): AuditReport {
     return this.audit.verify(options);
   }
@@ -192,11 +177,7 @@ export class Registry {
   /** Records which registrations are live and which backends are sealed. */
   snapshot(): RegistrySnapshot {
     this.#checkOpen("snapshot()");
-    const live = new Set(this.#registrations.filter((r) => r.state !== "disposed").map((r) => r.id));
-    const sealed = new Set([...this.#backends.values()].filter((b) => b.sealed).map((b) => b.name));
-    const snapshot: RegistrySnapshot = Object.freeze({ live, sealed });
-    snapshots.set(snapshot, this);
-    return snapshot;
+    return takeSnapshot(this, this.#registrations, this.#backends.values());
   }
 
   /**
@@ -205,9 +186,7 @@ export class Registry {
    */
   restore(snapshot: RegistrySnapshot): void {
     this.#checkOpen("restore()");
-    if (snapshots.get(snapshot) !== this) {
-      throw new DispatchHookError("ERR_DISPATCH_INVALID_SNAPSHOT", "restore() needs a snapshot taken from this registry with snapshot().");
-    }
+    checkSnapshot(this, snapshot);
     this.#writer.restore(snapshot, this.#registrations);
   }
 
@@ -225,8 +204,6 @@ export class Registry {
     this.dispose();
   }
 
-  // ---- internals -------------------------------------------------------------------------
-
   #checkOpen(where: string): void {
     if (this.#disposed) {
       throw new DispatchHookError(
@@ -238,12 +215,9 @@ export class Registry {
 
   #report(events: readonly AuditEvent[], options: VerifyOptions): AuditReport {
     const own = [...this.#backends.values()].flatMap((b) => b.tables);
-    return registryReport(
-      events,
-      options,
-      own,
-      (loaders) => loaders.some((l) => l.registry === this) || (loaders.length === 0 && isDefault(this)),
-    );
+    const connected = (loaders: readonly { registry?: object }[]) =>
+      loaders.some((l) => l.registry === this) || (loaders.length === 0 && isDefault(this));
+    return registryReport(events, options, own, connected);
   }
 
   #join(): void {
@@ -270,11 +244,8 @@ export class Registry {
   }
 
   #backend(name: string): BackendState {
-    let state = this.#backends.get(name);
-    if (state === undefined) {
-      state = new BackendState(name);
-      this.#backends.set(name, state);
-    }
+    const state = this.#backends.get(name) ?? new BackendState(name);
+    this.#backends.set(name, state);
     return state;
   }
 
@@ -315,44 +286,9 @@ export class Registry {
     for (const notice of hub().listen(this.#member, backend)) this.#accept(notice);
   }
 
-  /**
-   * A table announced in the thread (a loader's signal, or a framework's native provide()): provided
-   * to this registry unless it was withdrawn with its handle. An export that is not a table the
-   * registry can use is recorded as rejected, never thrown into the module that announced it.
-   */
   #accept(notice: TableNotice): void {
     if (!this.#listening.has(notice.backend) || this.#disposed) return;
-    try {
-      const table = noticeTable(notice);
-      if (typeof table === "object" && table !== null && this.#withdrawn.has(table)) return;
-      this.provide(notice.backend, table, { via: notice.via, ...(notice.module === undefined ? {} : { module: notice.module }) });
-    } catch (error) {
-      const what = notice.via === "hook" ? `its export ${JSON.stringify(notice.exportName)}` : "the table it provided";
-      const reason = error instanceof Error ? error.message : String(error);
-      this.#record({
-        kind: "rejected",
-        backend: String(notice.backend),
-        module: notice.module,
-        message: `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`,
-      });
-    }
-  }
-
-  #explainMiss(miss: DispatchMiss): void {
-    this.#misses.explain(miss, { registrations: this.#registrations, backend: (name) => this.#backend(name), record: this.#record });
-  }
-
-  /** What the hub calls: a separate object, so that these stay off the public class. */
-  static #memberOf(registry: Registry, namespace: string, name: string): HubMember {
-    return {
-      namespace,
-      name,
-      copy: copyDirectory,
-      table: (notice) => registry.#accept(notice),
-      miss: (miss) => registry.#explainMiss(miss),
-      wrote: (table, key, impl) => registry.#writer.wrote(table, key, impl),
-      events: () => registry.audit.events(),
-    };
+    acceptNotice(notice, { withdrawn: this.#withdrawn, provide: (b, t, meta) => this.provide(b, t, meta), record: this.#record });
   }
 }
 
