@@ -15,7 +15,7 @@
  */
 import { diagnosticsChannel } from "./builtins.js";
 
-/** Marks Dispatcher instances across copies of the package, where `instanceof` would fail. */
+/** Marks Dispatchers across copies of the package, where `instanceof` would fail. */
 export const dispatcherBrand: unique symbol = Symbol.for("dispatch-hook.dispatcher");
 
 export interface ErrorSummary {
@@ -110,21 +110,16 @@ export interface PluginStatus {
 /** What one loader installation says about itself. */
 export interface InstallationStatus {
   readonly mode: string;
-  /** Named backends, and `{backend}` for a pattern. */
-  readonly backends: readonly string[];
+  readonly backends: readonly string[]; // named backends, and `{backend}` for a pattern
   readonly findings?: readonly LoaderFinding[];
-  /** The registry the installation was connected to. */
-  readonly registry?: object;
-  /** Every package.json or config file it read. */
-  readonly files?: readonly string[];
-  /** Where discovery started: the entry point's package, or the working directory. */
-  readonly root?: string;
+  readonly registry?: object; // the registry the installation was connected to
+  readonly files?: readonly string[]; // every package.json or config file it read
+  readonly root?: string; // where discovery started: the entry point's package, or the working directory
   /** One line per declaration: "numba (tensorlab: ./link/numba/dispatch/basic.js)". */
   readonly declarations?: readonly string[];
   readonly plugins?: readonly PluginStatus[];
 }
 
-/** A loader installation, as the hub knows it. */
 export interface HubLoader {
   status(): InstallationStatus;
   miss(miss: DispatchMiss): void;
@@ -135,14 +130,11 @@ export interface HubLoader {
  * instance. Registrations made inside it (after an `await` too) are the plugin's, not the app's.
  */
 export interface WindowInfo {
-  /** Unique per dispatch module instance and registration module. */
-  readonly id: string;
-  /** The dispatch module instance whose backend loaded. */
-  readonly url: string;
+  readonly id: string; // unique per dispatch module instance and registration module
+  readonly url: string; // the dispatch module instance whose backend loaded
   readonly backend: string;
   readonly plugin: string;
-  /** The registration module's URL. */
-  readonly module: string;
+  readonly module: string; // the registration module's URL
 }
 
 /** An entry a registration module wrote into the table directly, not through a registry. */

@@ -3,10 +3,11 @@
  * proves they did. This entry only re-exports: the exports map is the public API.
  */
 export { register, registry } from "./default-registry.js";
-export type { BackendDeclaration, BackendInfo, BackendSet, BackendSetOptions } from "./dispatchable/backend-set.js";
+export type { BackendDeclaration, BackendSet, BackendSetOptions } from "./dispatchable/backend-set.js";
 export { createBackends } from "./dispatchable/backend-set.js";
 export type { Dispatchable, DispatchableOptions, RelevantArgs, Resolution } from "./dispatchable/dispatchable.js";
 export { dispatchable } from "./dispatchable/dispatchable.js";
+export type { BackendInfo } from "./dispatchable/docs.js";
 export type { CallContext, Implementation } from "./dispatchable/impl-table.js";
 export type { BackendOptions, TraceEntry } from "./dispatchable/options-scope.js";
 export { backendOptions } from "./dispatchable/options-scope.js";

@@ -17,7 +17,7 @@ import { checkBackend } from "../registry/names.js";
 import { checkOptions } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
 import { type EnvControl, noEnvControl, prioritize, readEnvControl, sortBackends } from "./backend-order.js";
-import { type FunctionInfo, formatDocs } from "./docs.js";
+import { type BackendInfo, type FunctionInfo, formatDocs } from "./docs.js";
 import { type Implementation, ImplTable, implLabel, lazyStub, parseLazyImpl } from "./impl-table.js";
 import type { Scope, ScopeKey } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
@@ -46,16 +46,6 @@ export interface BackendSetOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Read package.json declarations (default true); a string is the app's directory. */
   readonly discover?: boolean | string;
-}
-
-export interface BackendInfo {
-  readonly name: string;
-  readonly primaryTypes: readonly string[];
-  readonly secondaryTypes: readonly string[];
-  readonly requiresOptIn: boolean;
-  /** Function name → how its implementation is named. */
-  readonly functions: Readonly<Record<string, string>>;
-  readonly declaredIn: string;
 }
 
 interface Backend extends PlanBackend {

@@ -3,7 +3,16 @@
  * on, then every backend that implements it, in the order they are tried, with its types and its
  * implementation, then the default.
  */
-import type { BackendInfo } from "./backend-set.js";
+/** A backend as a set describes it (BackendSet.backends()). */
+export interface BackendInfo {
+  readonly name: string;
+  readonly primaryTypes: readonly string[];
+  readonly secondaryTypes: readonly string[];
+  readonly requiresOptIn: boolean;
+  /** Function name → how its implementation is named. */
+  readonly functions: Readonly<Record<string, string>>;
+  readonly declaredIn: string;
+}
 
 export interface FunctionInfo {
   readonly name: string;

@@ -7,87 +7,21 @@ import { path, url } from "../builtins.js";
 import type { ConfigErrorCode } from "../registry/errors.js";
 import { backendNameProblem } from "../registry/names.js";
 import { suggest } from "../registry/options.js";
+import type { ConfigProblem, DispatchableDeclaration, FieldSource, PluginDeclaration, WatchRule } from "./declarations.js";
 import { isPackageName, isRecord, packagePath } from "./package-path.js";
 
-/** One backend declaration, as written in `dispatchHook.backends`. */
-export interface BackendDeclaration {
-  /** Package-relative path of the dispatch module; may contain `{backend}`. */
-  readonly module: string;
-  /** The export that holds the table; may contain `{backend}`. */
-  readonly export: string;
-  /** Whose files `module` names, when it is another package than the declaring one. */
-  readonly package?: string;
-}
-
-export interface DispatchHookField {
-  /** Backend name → declaration. The key "*" with `{backend}` in `module` matches any backend. */
-  readonly backends?: Readonly<Record<string, BackendDeclaration>>;
-  /** Backend → package-relative registration module, loaded exactly when that backend loads. */
-  readonly registrations?: Readonly<Record<string, string>>;
-  /** Backend → op type names that must land. */
-  readonly expects?: Readonly<Record<string, readonly string[]>>;
-}
-
-/** A resolved rule: which module URLs are a backend's dispatch module. Plain data, so it crosses threads. */
-export interface WatchRule {
-  /** The file that declared it. */
-  readonly declaredIn: string;
-  /** The package whose files are watched; every copy of it in any node_modules matches. */
-  readonly packageName: string | undefined;
-  /** Directories of known copies, as file URLs ending in "/" (workspaces and symlinks included). */
-  readonly roots: readonly string[];
-  /** Package-relative path, without "./", possibly with `{backend}`. */
-  readonly subpath: string;
-  /** Set for a named backend; undefined when the backend comes from `{backend}` in the path. */
-  readonly backend: string | undefined;
-  readonly exportName: string;
-}
-
-export interface PluginDeclaration {
-  readonly name: string;
-  readonly declaredIn: string;
-  /** Backend → file URL of the registration module. */
-  readonly registrations: Readonly<Record<string, string>>;
-  readonly expects: Readonly<Record<string, readonly string[]>>;
-}
-
-export interface ConfigProblem {
-  readonly code: ConfigErrorCode;
-  readonly file: string;
-  readonly key: string;
-  readonly message: string;
-  readonly fix: string;
-}
-
-/** Where one field came from, and how to resolve what it names. */
-export interface FieldSource {
-  /** The package.json (or config file) path. */
-  readonly file: string;
-  /** How the file is named in messages: `package.json "dispatchHook" of ml-ops`. */
-  readonly label: string;
-  readonly packageName: string | undefined;
-  /** The directory paths resolve against, as the real path. */
-  readonly dir: string;
-  /** Finds the directory of a package named with `package`. */
-  readonly lookup: (name: string) => string | undefined;
-}
+export type {
+  BackendDeclaration,
+  ConfigProblem,
+  DispatchableDeclaration,
+  DispatchHookField,
+  FieldSource,
+  PluginDeclaration,
+  WatchRule,
+} from "./declarations.js";
 
 const fieldKeys = ["backends", "registrations", "expects", "dispatchables"] as const;
 const backendKeys = ["module", "export", "package"] as const;
-/**
- * A backend for a framework's dispatchable functions, declared in a package.json:
- * `"dispatchables": { "<framework's set>": { "<backend>": { primaryTypes, implementations, … } } }`.
- * Checked here only as far as its shape; the set that reads it checks the rest.
- */
-export interface DispatchableDeclaration {
-  readonly set: string;
-  readonly backend: string;
-  readonly declaration: Readonly<Record<string, unknown>>;
-  /** The package directory its paths resolve against. */
-  readonly dir: string;
-  readonly declaredIn: string;
-}
-
 /** Collects rules, plugins and problems from any number of fields. */
 export class FieldReader {
   readonly rules: WatchRule[] = [];

@@ -23,7 +23,16 @@ import {
   type WatchRule,
 } from "./config-field.js";
 import { isPackageName } from "./package-path.js";
-import { dependencyNames, findPackage, findPackageDir, findPackageRoot, type PackageJson, readJson, realDir } from "./package-scope.js";
+import {
+  dependencyNames,
+  findPackage,
+  findPackageDir,
+  findPackageRoot,
+  moduleFormat,
+  type PackageJson,
+  readJson,
+  realDir,
+} from "./package-scope.js";
 
 export type { BackendDeclaration, ConfigProblem, DispatchHookField, PluginDeclaration, WatchRule } from "./config-field.js";
 
@@ -140,10 +149,7 @@ export class Discovery {
     };
   }
 
-  /**
-   * Learns the package scope of a module about to load (a file: URL). Cheap when the scope is
-   * known: one map lookup per directory. Returns whether new declarations appeared.
-   */
+  /** Learns the package scope of a module about to load (a file: URL); whether new declarations appeared. */
   learn(href: string): boolean {
     if (!this.#packages || !href.startsWith("file:")) return false;
     // This runs for every module the program resolves: a slice and a map lookup when the directory
@@ -152,8 +158,7 @@ export class Discovery {
     const hash = href.indexOf("#");
     const cut = query < 0 ? hash : hash < 0 ? query : Math.min(query, hash);
     const dirUrl = href.slice(0, href.lastIndexOf("/", cut < 0 ? href.length : cut) + 1);
-    const cached = this.#scopes.get(dirUrl);
-    if (cached !== undefined) return false;
+    if (this.#scopes.get(dirUrl) !== undefined) return false;
     const before = this.version;
     let pkg: string | null = null;
     try {
@@ -164,29 +169,9 @@ export class Discovery {
     return this.version !== before;
   }
 
-  /**
-   * How a module loads, by its extension and the "type" of the nearest package.json (as Node
-   * decides), for when Node's hooks do not say: resolve() for require(), and load() for a CommonJS
-   * module that require() already loaded (Node 22+).
-   */
+  /** How a module loads, as Node decides, for when its hooks do not say (package-scope.ts). */
   formatOf(href: string): "module" | "commonjs" | undefined {
-    const clean = href.replace(/[?#].*$/, "");
-    // TypeScript too (type stripping, Node 22.18+): .mts and .cts are fixed, .ts follows the package.
-    if (clean.endsWith(".mjs") || clean.endsWith(".mts")) return "module";
-    if (clean.endsWith(".cjs") || clean.endsWith(".cts")) return "commonjs";
-    if (!(clean.endsWith(".js") || clean.endsWith(".ts")) || !clean.startsWith("file:")) return undefined;
-    const dirUrl = clean.slice(0, clean.lastIndexOf("/") + 1);
-    let type = this.#types.get(dirUrl);
-    if (type === undefined) {
-      type = "commonjs";
-      try {
-        const root = findPackageRoot(url.fileURLToPath(dirUrl));
-        const json = root === undefined ? undefined : readJson(path.join(root, "package.json"));
-        if (json?.ok && (json.value as { type?: unknown })?.type === "module") type = "module";
-      } catch {}
-      this.#types.set(dirUrl, type);
-    }
-    return type;
+    return moduleFormat(href, this.#types);
   }
 
   /** The package directory of a directory: the nearest package.json that names a package or declares something. */

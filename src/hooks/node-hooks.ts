@@ -4,134 +4,43 @@
  * and `module.register` (off-thread, asynchronous; see hooks-thread.ts).
  *
  * - resolve: learns the package scope of every resolved module (discovery), and sends importers of
- *   a watched dispatch module to its facade (facade.ts). Never the module itself, nor the facade
- *   and its markers, which import the original.
- * - load: generates the facades and their markers. No module's own source is changed: an unwatched
- *   module, and a watched one, is returned exactly as the next hook gave it.
+ *   a watched dispatch module that plugins have registration modules for to its facade (facade.ts).
+ *   Never the module itself, nor the facade and its markers, which import the original.
+ * - load: generates the facades and their markers, and appends the signal (instrument.ts) to a
+ *   watched ES module that no plugin has a registration module for. Every other module is returned
+ *   exactly as the next hook gave it.
  * A hook never throws because of dispatch-hook: a failure is reported, and the module loads as it
  * would without the loader.
  */
-import { fs, nodeModule, url } from "../builtins.js";
+import { fs, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
-import { loadingOriginals } from "../runtime/require-registrations.js";
-import type { Discovery, HookConfig } from "./discovery.js";
+import type { HookConfig } from "./discovery.js";
 import { hasDefaultExport } from "./export-names.js";
 import { cjsFacadeSource, type FacadeInput, facadeSource, markerSource } from "./facade.js";
+import type { HookOptions } from "./hook-options.js";
 import { esmEpilogue } from "./instrument.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
+import {
+  type Context,
+  hasKeys,
+  isCommonJs,
+  isJavaScript,
+  isLoading,
+  type LoadResult,
+  type Maybe,
+  missing,
+  type NextLoad,
+  type NextResolve,
+  type ResolveResult,
+  requireCacheEntry,
+  text,
+  then,
+} from "./module-facts.js";
+
+export type { HookOptions, HookReport, WatchList } from "./hook-options.js";
+export type { LoadResult, ResolveResult } from "./module-facts.js";
+
 import { parseVirtual, VIRTUAL_TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
-
-/** What the hooks tell their installation. Crosses the thread boundary on Node 20. */
-export type HookReport =
-  | { readonly type: "facade"; readonly url: string; readonly backend: string }
-  | { readonly type: "failed"; readonly url: string; readonly backend: string; readonly message: string }
-  | { readonly type: "config"; readonly config: HookConfig };
-
-export interface LoadResult {
-  format?: string | null | undefined;
-  source?: string | ArrayBuffer | ArrayBufferView | null | undefined;
-  shortCircuit?: boolean | undefined;
-}
-export interface ResolveResult {
-  url: string;
-  format?: string | null | undefined;
-  shortCircuit?: boolean | undefined;
-}
-type Context = {
-  format?: string | null | undefined;
-  conditions?: readonly string[];
-  importAttributes?: Record<string, string>;
-  parentURL?: string | undefined;
-};
-type Maybe<T> = T | Promise<T>;
-type NextResolve = (specifier: string, context?: Context) => Maybe<ResolveResult>;
-type NextLoad = (url: string, context?: Context) => Maybe<LoadResult>;
-
-/** Which modules are watched, and how; rebuilt when discovery learns something. */
-export interface WatchList {
-  watches(url: string): boolean;
-  match(url: string): ModulePlan | undefined;
-}
-
-export interface HookOptions {
-  readonly discovery: Pick<Discovery, "version" | "config" | "learn"> & Partial<Pick<Discovery, "formatOf">>;
-  /** Builds the watch list from the config (default: a Matcher). The corpus test watches everything. */
-  readonly watchList?: (config: HookConfig) => WatchList;
-  readonly mode: "registerHooks" | "register";
-  /** The runtime that ES facades import (a file URL) and CommonJS facades require (a path). */
-  readonly runtime: { readonly esm: string; readonly cjs: string };
-  readonly report: (message: HookReport) => void;
-  /** Whether the installation still wants changes made (default: until disable()). */
-  readonly enabled?: () => boolean;
-  /**
-   * Called before resolve() hands out a virtual URL, which only load() can serve: in-thread hooks
-   * attach load() then (see hook-api.ts), so that the modules loaded before the first watched one
-   * do not pass through it.
-   */
-  readonly needLoad?: () => void;
-  /**
-   * Called (from resolve(), never while load() builds a generated module) once every generated
-   * module handed out has been loaded: in-thread hooks detach load() then, until needLoad() asks
-   * again. Node builds each load's hook chain when the load starts, so a load already running
-   * keeps it either way.
-   */
-  readonly idle?: () => void;
-}
-
-function then<T, U>(value: Maybe<T>, next: (value: T) => U): Maybe<U> {
-  return value instanceof Promise ? value.then(next) : next(value);
-}
-
-function text(source: LoadResult["source"]): string {
-  if (typeof source === "string") return source;
-  // Buffer, not TextDecoder: the global TextDecoder is a lazy getter that replaces itself on
-  // globalThis when first touched, and node:util costs milliseconds to load at start-up.
-  if (ArrayBuffer.isView(source)) return Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8");
-  if (source instanceof ArrayBuffer) return Buffer.from(source).toString("utf8");
-  return "";
-}
-
-/** Whether an object has an own enumerable key, without allocating the list of them. */
-function hasKeys(value: object | undefined): boolean {
-  for (const key in value) if (Object.hasOwn(value as object, key)) return true;
-  return false;
-}
-
-function isJavaScript(format: string | null | undefined): boolean {
-  return (
-    format === undefined ||
-    format === null ||
-    format === "module" ||
-    format === "commonjs" ||
-    format === "module-typescript" ||
-    format === "commonjs-typescript"
-  );
-}
-
-function isCommonJs(format: string | null | undefined): boolean {
-  return format === "commonjs" || format === "commonjs-typescript";
-}
-
-/** What require() has cached under this file URL, if anything. */
-function requireCacheEntry(href: string): { readonly loaded: boolean } | undefined {
-  try {
-    return nodeModule.createRequire(href).cache[url.fileURLToPath(href)];
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether the module's CommonJS facade is in the middle of requiring it (a require cycle passes through it). */
-function isLoading(href: string): boolean {
-  return loadingOriginals().has(href) && requireCacheEntry(href)?.loaded === false;
-}
-
-function missing(href: string): string | undefined {
-  try {
-    if (fs.existsSync(url.fileURLToPath(href))) return undefined;
-  } catch {}
-  return `Cannot find the registration module ${href}`;
-}
 
 /** The hook pair of one installation. */
 export function createHooks(options: HookOptions) {

@@ -3,7 +3,7 @@
  * Node would find it (node_modules from the package upwards, which also covers workspaces and
  * pnpm's store). Reads nothing else.
  */
-import { fs, path } from "../builtins.js";
+import { fs, path, url } from "../builtins.js";
 
 export interface PackageJson {
   readonly name?: unknown;
@@ -85,4 +85,28 @@ export function dependencyNames(json: PackageJson, withDev: boolean): string[] {
     if (typeof group === "object" && group !== null && !Array.isArray(group)) for (const name of Object.keys(group)) out.add(name);
   }
   return [...out];
+}
+
+/**
+ * A module's format from its name and its package's "type" (`types` caches it per directory): what
+ * Node decides, for when its hooks do not say. TypeScript too (type stripping, Node 22.18+): .mts
+ * and .cts are fixed, .ts follows the package.
+ */
+export function moduleFormat(href: string, types: Map<string, "module" | "commonjs">): "module" | "commonjs" | undefined {
+  const clean = href.replace(/[?#].*$/, "");
+  if (clean.endsWith(".mjs") || clean.endsWith(".mts")) return "module";
+  if (clean.endsWith(".cjs") || clean.endsWith(".cts")) return "commonjs";
+  if (!(clean.endsWith(".js") || clean.endsWith(".ts")) || !clean.startsWith("file:")) return undefined;
+  const dirUrl = clean.slice(0, clean.lastIndexOf("/") + 1);
+  let type = types.get(dirUrl);
+  if (type === undefined) {
+    type = "commonjs";
+    try {
+      const root = findPackageRoot(url.fileURLToPath(dirUrl));
+      const json = root === undefined ? undefined : readJson(path.join(root, "package.json"));
+      if (json?.ok && (json.value as { type?: unknown })?.type === "module") type = "module";
+    } catch {}
+    types.set(dirUrl, type);
+  }
+  return type;
 }

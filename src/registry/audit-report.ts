@@ -4,8 +4,9 @@
  * both come through here, so they give one answer to one question.
  */
 import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
-import type { AuditReport, BackendRecord, OutsideRecord, PluginModuleRecord, Problem, RegistrationRecord } from "./audit-events.js";
+import type { AuditReport, BackendRecord, Problem, RegistrationRecord } from "./audit-events.js";
 import { type Fold, getOrCreate, type MutableRecord } from "./audit-fold.js";
+import { windowRecords } from "./window-records.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
 export interface TableFact {
@@ -50,66 +51,6 @@ function pendingMessage(record: MutableRecord, facts: ThreadFacts, loaded: boole
     return `${at} is still pending: no ${record.backend} table was ever provided, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().`;
   }
   return `${at} is still pending: no ${record.backend} table was ever provided; the loader is installed, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
-}
-
-function windowRecords(facts: ThreadFacts): { plugins: PluginModuleRecord[]; outside: OutsideRecord[]; problems: Problem[] } {
-  const plugins: PluginModuleRecord[] = [];
-  const outside: OutsideRecord[] = [];
-  const problems: Problem[] = [];
-  const seen = new Set<string>();
-  for (const { info, state, outside: writes, error } of facts.windows) {
-    if (seen.has(info.id)) continue;
-    seen.add(info.id);
-    const where = `${info.plugin}'s registration module for ${info.backend} (${info.module})`;
-    plugins.push({
-      plugin: info.plugin,
-      backend: info.backend,
-      module: info.module,
-      for: info.url,
-      state: state === "done" ? "loaded" : state === "open" || state === "awaiting" ? "loading" : state,
-      error,
-    });
-    if (state === "missing") {
-      problems.push({
-        kind: "failed",
-        backend: info.backend,
-        op: "-",
-        id: undefined,
-        message: `${where} could not be loaded: ${error?.message ?? "unknown error"}. The backend loaded without it.`,
-      });
-    } else if (state === "failed" || state === "awaiting") {
-      problems.push({
-        kind: "failed",
-        backend: info.backend,
-        op: "-",
-        id: undefined,
-        message:
-          error === undefined
-            ? `${where} did not finish evaluating: it threw (the error reached whoever imported ${info.url}), or it is still waiting at a top-level await.`
-            : `${where} threw: ${error.message}`,
-      });
-    }
-    for (const write of writes) {
-      outside.push({
-        backend: info.backend,
-        op: write.op,
-        plugin: info.plugin,
-        module: info.module,
-        table: info.url,
-        replaced: write.replaced,
-      });
-      if (write.replaced) {
-        problems.push({
-          kind: "conflict",
-          backend: info.backend,
-          op: write.op,
-          id: undefined,
-          message: `${where} replaced the ${info.backend} table's entry for ${write.op} directly, outside the registry. Register through dispatch-hook (register(…, { override: true })) so the replacement is audited and can be undone.`,
-        });
-      }
-    }
-  }
-  return { plugins, outside, problems };
 }
 
 export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, scope: ReportScope): AuditReport {

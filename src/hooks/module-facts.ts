@@ -1,0 +1,82 @@
+/**
+ * What the hooks ask of a module and of Node: the shapes Node's hook API passes, and small facts
+ * about a module (its format, its source as text, whether require() is loading it). Pure but for
+ * reading require.cache and the file system.
+ */
+import { fs, nodeModule, url } from "../builtins.js";
+import { loadingOriginals } from "../runtime/require-registrations.js";
+
+export interface LoadResult {
+  format?: string | null | undefined;
+  source?: string | ArrayBuffer | ArrayBufferView | null | undefined;
+  shortCircuit?: boolean | undefined;
+}
+export interface ResolveResult {
+  url: string;
+  format?: string | null | undefined;
+  shortCircuit?: boolean | undefined;
+}
+export type Context = {
+  format?: string | null | undefined;
+  conditions?: readonly string[];
+  importAttributes?: Record<string, string>;
+  parentURL?: string | undefined;
+};
+export type Maybe<T> = T | Promise<T>;
+export type NextResolve = (specifier: string, context?: Context) => Maybe<ResolveResult>;
+export type NextLoad = (url: string, context?: Context) => Maybe<LoadResult>;
+
+export function then<T, U>(value: Maybe<T>, next: (value: T) => U): Maybe<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+export function text(source: LoadResult["source"]): string {
+  if (typeof source === "string") return source;
+  // Buffer, not TextDecoder: the global TextDecoder is a lazy getter that replaces itself on
+  // globalThis when first touched, and node:util costs milliseconds to load at start-up.
+  if (ArrayBuffer.isView(source)) return Buffer.from(source.buffer, source.byteOffset, source.byteLength).toString("utf8");
+  if (source instanceof ArrayBuffer) return Buffer.from(source).toString("utf8");
+  return "";
+}
+
+/** Whether an object has an own enumerable key, without allocating the list of them. */
+export function hasKeys(value: object | undefined): boolean {
+  for (const key in value) if (Object.hasOwn(value as object, key)) return true;
+  return false;
+}
+
+export function isJavaScript(format: string | null | undefined): boolean {
+  return (
+    format === undefined ||
+    format === null ||
+    format === "module" ||
+    format === "commonjs" ||
+    format === "module-typescript" ||
+    format === "commonjs-typescript"
+  );
+}
+
+export function isCommonJs(format: string | null | undefined): boolean {
+  return format === "commonjs" || format === "commonjs-typescript";
+}
+
+/** What require() has cached under this file URL, if anything. */
+export function requireCacheEntry(href: string): { readonly loaded: boolean } | undefined {
+  try {
+    return nodeModule.createRequire(href).cache[url.fileURLToPath(href)];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the module's CommonJS facade is in the middle of requiring it (a require cycle passes through it). */
+export function isLoading(href: string): boolean {
+  return loadingOriginals().has(href) && requireCacheEntry(href)?.loaded === false;
+}
+
+export function missing(href: string): string | undefined {
+  try {
+    if (fs.existsSync(url.fileURLToPath(href))) return undefined;
+  } catch {}
+  return `Cannot find the registration module ${href}`;
+}
