@@ -4,7 +4,7 @@
  * reading require.cache and the file system.
  */
 import { fs, nodeModule, url } from "../builtins.js";
-import { loadingOriginals } from "../runtime/require-registrations.js";
+import { loadingOriginals } from "../runtime/requiring.js";
 
 export interface LoadResult {
   format?: string | null | undefined;

@@ -4,5 +4,6 @@
  * copies) changes nothing.
  */
 export { signalEvaluated } from "./evaluated.js";
-export { requireRegistrations, requiring } from "./require-registrations.js";
+export { requireRegistrations } from "./require-registrations.js";
+export { requiring } from "./requiring.js";
 export { finish, missingRegistration, runRegistration, step } from "./window.js";

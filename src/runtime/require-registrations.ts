@@ -4,7 +4,6 @@
  * its window, with a throw or a missing file recorded instead of rethrown.
  */
 import type { ModuleInfo, WindowInfo } from "../channel.js";
-import { hub } from "../hub.js";
 import { missingRegistration, runRegistration } from "./window.js";
 
 export interface RequiredRegistration {
@@ -25,15 +24,4 @@ export function requireRegistrations(
     if (registration.missing !== undefined) missingRegistration(registration.window, module, exports, registration.missing);
     else runRegistration(registration.window, module, exports, () => load(registration.path));
   }
-}
-
-/** The originals a CommonJS facade is requiring now, shared through the hub with the hooks. */
-export function loadingOriginals(): Set<string> {
-  return hub().shared("cjs-facade-requiring@1", () => new Set<string>());
-}
-
-/** Generated code: the CommonJS facade of `url` starts (`on`) or has finished requiring its original. */
-export function requiring(url: string, on: boolean): void {
-  if (on) loadingOriginals().add(url);
-  else loadingOriginals().delete(url);
 }
