@@ -34,20 +34,16 @@ export function summarizeError(error: unknown): ErrorSummary {
 
 /** What a loader signal says about one evaluated dispatch module instance. */
 export interface ModuleInfo {
-  /** The exact URL of the module instance (query and hash included). */
-  readonly url: string;
+  readonly url: string; // the exact URL of the module instance (query and hash included)
   readonly backend: string;
-  /** The name of the export that holds the backend's dispatch table. */
-  readonly exportName: string;
+  readonly exportName: string; // the export that holds the backend's dispatch table
   readonly format: "module" | "commonjs";
-  /** Set by a host adapter's facade (Vite, esbuild, Jest): the plugins declared for this backend. */
-  readonly host?: HostFacts;
+  readonly host?: HostFacts; // set by a host adapter's facade (Vite, esbuild, Jest)
 }
 
 /** What a host adapter knew of a dispatch module's backend when it generated the facade. */
 export interface HostFacts {
-  /** The adapter: "dispatch-hook/vite", "dispatch-hook/esbuild", "dispatch-hook/jest". */
-  readonly name: string;
+  readonly name: string; // "dispatch-hook/vite", "dispatch-hook/esbuild", "dispatch-hook/jest"
   readonly plugins: readonly PluginStatus[];
 }
 
@@ -77,17 +73,14 @@ export type TableNotice =
       readonly table: unknown;
     };
 
-/** Told to registries and loaders by a Dispatcher before it throws a miss, so that they can say why. */
+/** Told to registries and loaders by a Dispatcher before it throws a miss. */
 export interface DispatchMiss {
   readonly table: object;
   readonly name: string;
   readonly backend: string | undefined;
-  /** The received type and its ancestors, nearest first. */
-  readonly chain: readonly Function[];
-  /** Registries append one line each about registrations for the missed type. */
-  readonly hints: string[];
-  /** Loaders append what they know about the backend. */
-  readonly context: string[];
+  readonly chain: readonly Function[]; // the received type and its ancestors, nearest first
+  readonly hints: string[]; // registries append a line each about registrations for the missed type
+  readonly context: string[]; // loaders append what they know about the backend
 }
 
 /** Something a loader installation could not see or do. */
@@ -102,8 +95,7 @@ export interface LoaderFinding {
 export interface PluginStatus {
   readonly name: string;
   readonly declaredIn: string;
-  /** Backend → file URL of the registration module. */
-  readonly registrations: Readonly<Record<string, string>>;
+  readonly registrations: Readonly<Record<string, string>>; // backend → the registration module's URL
   readonly expects: Readonly<Record<string, readonly string[]>>;
 }
 
@@ -160,17 +152,13 @@ export interface WindowFact {
 /** A registry, as the hub knows it. The hub holds it weakly, and strongly while `hold(member, true)`. */
 export interface HubMember {
   readonly namespace: string;
-  /** "default", given, or "#n". */
-  readonly name: string;
-  /** The package directory of the copy of dispatch-hook it belongs to. */
-  readonly copy: string;
+  readonly name: string; // "default", given, or "#n"
+  readonly copy: string; // the package directory of the copy it belongs to
   /** A table of a backend it listens to has appeared in its namespace. */
   table(notice: TableNotice): void;
   miss(miss: DispatchMiss): void;
-  /** Did this registry write exactly this entry into that table? */
-  wrote(table: object, key: Function | string, impl: unknown): boolean;
-  /** Its audit events, as plain data. */
-  events(): readonly unknown[];
+  wrote(table: object, key: Function | string, impl: unknown): boolean; // did it write exactly this entry?
+  events(): readonly unknown[]; // its audit events, as plain data
 }
 
 /** The hub's API, version 1. Every method is cheap in what the thread holds: it costs what it touches. */
@@ -180,8 +168,7 @@ export interface HubApi {
   announce(notice: TableNotice): void;
   /** The live tables of a namespace (of one backend, if named). */
   tables(namespace: string, backend?: string): TableNotice[];
-  /** Every live table of every namespace. */
-  allTables(): TableNotice[];
+  allTables(): TableNotice[]; // every live table of every namespace
   join(member: HubMember): void;
   /** From now on the member hears every table of `backend` in its namespace; returns those that exist. */
   listen(member: HubMember, backend: string): TableNotice[];
@@ -249,10 +236,7 @@ function isHub(value: unknown): value is HubApi {
   return Array.isArray(hub.versions) && hub.versions.some((v) => hubAccepts.includes(v)) && typeof hub.announce === "function";
 }
 
-function answer(message: unknown, hubRef: WeakRef<HubApi>, realmRef: WeakRef<object>): void {
-  const hub = hubRef.deref();
-  const realm = realmRef.deref();
-  if (hub === undefined || realm === undefined) return;
+function answer(message: unknown, hub: HubApi, realm: object): void {
   const request = message as Partial<HubRequest> | null;
   if (typeof request !== "object" || request === null || request.kind !== "dispatch-hook:hub" || !Array.isArray(request.accepts)) {
     warnOnce(
@@ -272,10 +256,26 @@ function answer(message: unknown, hubRef: WeakRef<HubApi>, realmRef: WeakRef<obj
   request.hub = hub;
 }
 
+/** This copy's answer to handshakes, while its realm lives (the relay below holds it weakly). */
+let answering: ((message: unknown) => void) | undefined;
+
+/**
+ * What the channel holds for a hub. In the main realm, the answer itself. In a vm realm (Jest,
+ * Vitest's vm pools) any function or object of the realm would keep the whole realm alive from the
+ * thread's channel, so the channel holds a relay made in the main realm, which holds the answer weakly.
+ */
+function subscriber(answer: (message: unknown) => void): (message: unknown) => void {
+  if (Object.getPrototypeOf(process.getBuiltinModule) === Function.prototype) return answer;
+  const relay = process
+    .getBuiltinModule("node:vm")
+    .runInThisContext("(target) => { const ref = new WeakRef(target); return (message) => ref.deref()?.(message); }");
+  return (relay as (target: unknown) => (message: unknown) => void)(answer);
+}
+
 /**
  * The hub of this thread and realm: found with one handshake, or made with `create` when no copy
  * answers. The channel subscription that answers for a hub is never ended (an unsubscribe during a
- * publish skips the next subscriber on Node 20.16); it holds the hub and the realm weakly.
+ * publish skips the next subscriber on Node 20.16).
  */
 export function connect(create: () => HubApi): HubApi {
   if (connected !== undefined) return connected;
@@ -291,9 +291,9 @@ export function connect(create: () => HubApi): HubApi {
   }
   const hub = create();
   if (typeof request.refused === "string") hub.refuse(request.refused);
-  const hubRef = new WeakRef(hub);
-  const realmRef = new WeakRef(globalThis);
-  channel.subscribe((message) => answer(message, hubRef, realmRef));
+  const realm = globalThis;
+  answering = (message) => answer(message, hub, realm);
+  channel.subscribe(subscriber(answering));
   connected = hub;
   return hub;
 }

@@ -46,7 +46,6 @@ type Storage = import("node:async_hooks").AsyncLocalStorage<WindowFact | undefin
 
 const slotOf = (namespace: string, backend: string) => `${namespace}\0${backend}`;
 
-/** Where this hub keeps its record of a member, on the member. */
 const memberRecord = Symbol("dispatch-hook hub member");
 const recordOf = (member: HubMember) => (member as { [memberRecord]?: MemberRecord })[memberRecord];
 
@@ -59,21 +58,17 @@ function notice(record: TableRecord, target: object): TableNotice {
 
 class Hub implements HubApi {
   readonly versions: readonly number[] = [hubVersion];
-  /** Live tables by namespace and backend. */
   readonly #tables = new Map<string, Set<TableRecord>>();
-  /** The current instance of each watched module and export (a newer instance retires the older). */
   readonly #byModule = new Map<string, TableRecord>();
   readonly #tableGone = new FinalizationRegistry<TableRecord>((record) => this.#retire(record));
   readonly #members = new Set<MemberRecord>();
-  /** Members listening, by namespace and backend. */
   readonly #listeners = new Map<string, Set<MemberRecord>>();
   readonly #strong = new Set<HubMember>();
   readonly #memberGone = new FinalizationRegistry<MemberRecord>((record) => this.#forget(record));
   readonly #loaders = new Set<HubLoader>();
   readonly #windows = new Map<string, WindowRecord>();
-  readonly #windowGone = new FinalizationRegistry<string>((id) => this.#dropWindow(id));
-  /** Windows open or awaiting: while there are any, the storage that tells the current window is on. */
-  #live = 0;
+  readonly #windowGone = new FinalizationRegistry<WindowRecord>((record) => this.#dropWindow(record));
+  #live = 0; // windows open or awaiting: while there are any, the storage is on
   #storage: Storage | undefined;
   #exitClaimed = false;
   readonly #shared = new Map<string, unknown>();
@@ -190,7 +185,6 @@ class Hub implements HubApi {
     return [...this.#members].flatMap((record) => record.ref.deref() ?? []);
   }
 
-  /** Members that may know about `backend` (every member when it is not known). */
   #concerned(backend: string | undefined): HubMember[] {
     if (backend === undefined) return this.members();
     const records = new Set<MemberRecord>();
@@ -216,7 +210,10 @@ class Hub implements HubApi {
       try {
         member.miss(miss);
       } catch {}
-    for (const loader of this.#loaders) loader.miss(miss);
+    for (const loader of this.#loaders)
+      try {
+        loader.miss(miss);
+      } catch {}
   }
 
   wrote(table: object, key: Function | string, impl: unknown, backend: string): boolean {
@@ -225,8 +222,11 @@ class Hub implements HubApi {
 
   openWindow(fact: WindowFact, table: object | undefined, enter: boolean): void {
     const live = fact.state === "open" || fact.state === "awaiting";
-    this.#windows.set(fact.info.id, { fact, table: table === undefined ? undefined : new WeakRef(table), live });
-    if (table !== undefined) this.#windowGone.register(table, fact.info.id);
+    const older = this.#windows.get(fact.info.id);
+    if (older !== undefined) this.#dropWindow(older);
+    const record: WindowRecord = { fact, table: table === undefined ? undefined : new WeakRef(table), live };
+    this.#windows.set(fact.info.id, record);
+    if (table !== undefined) this.#windowGone.register(table, record);
     if (live) this.#live++;
     if (enter) this.enterWindow(fact);
   }
@@ -248,15 +248,15 @@ class Hub implements HubApi {
   window(id: string): WindowFact | undefined {
     const record = this.#windows.get(id);
     if (record?.table === undefined || record.table.deref() !== undefined) return record?.fact;
-    this.#dropWindow(id);
+    this.#dropWindow(record);
     return undefined;
   }
 
-  /** Its table is gone: so is the window, and it no longer keeps the storage on. */
-  #dropWindow(id: string): void {
-    const record = this.#windows.get(id);
-    if (record?.live === true) this.settleWindow(record.fact);
-    this.#windows.delete(id);
+  /** Its table is gone, or a newer instance took its id: the window goes, and no longer keeps the storage on. */
+  #dropWindow(record: WindowRecord): void {
+    if (this.#windows.get(record.fact.info.id) !== record) return;
+    if (record.live) this.settleWindow(record.fact);
+    this.#windows.delete(record.fact.info.id);
   }
 
   currentWindow(): WindowInfo | undefined {

@@ -3,8 +3,11 @@
  * handshake by hand, as another copy of the package (of another version) would.
  */
 import diagnosticsChannel from "node:diagnostics_channel";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
+import { createContext, runInContext, runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type HubApi, type HubMember, type HubRequest, hubChannelName, summarizeError } from "../src/channel.js";
 import { hub } from "../src/hub.js";
@@ -147,6 +150,29 @@ describe("the hub", () => {
     await collect();
     expect(collected).toBe(200);
     expect(hub().members().length).toBe(before);
+  });
+
+  it("lets a vm realm go (a Jest or Vitest vm-pool test file) once only the thread's channel knows its hub", async () => {
+    const bundle = fileURLToPath(new URL("../dist/bundle/index.cjs", import.meta.url));
+    const code = readFileSync(bundle, "utf8");
+    let collected = false;
+    const gone = new FinalizationRegistry(() => {
+      collected = true;
+    });
+    const subscribers = () => (diagnosticsChannel.channel(hubChannelName) as unknown as { _subscribers?: unknown[] })._subscribers?.length;
+    const before = subscribers();
+    (() => {
+      const realm = createContext({ process, console });
+      const load = runInContext(`(function (module, exports, require, __filename) {${code}\n})`, realm) as (...args: unknown[]) => void;
+      const module = { exports: {} as Record<string, (...args: unknown[]) => unknown> };
+      load(module, module.exports, createRequire(bundle), bundle);
+      // The realm's copy finds no hub of its realm, makes one, and subscribes to answer for it.
+      module.exports.provide?.("vm-realm", new Map());
+      gone.register(realm, "realm");
+    })();
+    expect(subscribers()).toBe((before ?? 0) + 1);
+    await collect();
+    expect(collected).toBe(true);
   });
 
   it("claims the exit audit once", () => {

@@ -26,9 +26,12 @@ import { signalEvaluated } from "./evaluated.js";
 
 /** One module instance's timeline. Kept by the copy whose generated code marks it. */
 interface Timeline {
-  readonly table: object | undefined;
-  /** The table's entries at the last mark. */
+  /** Weak: the hub keeps a window while its table lives, and the window must not keep the table. */
+  readonly table: WeakRef<object> | undefined;
+  /** The table's entries at the last mark, while a window of the instance may still write. */
   last: Map<unknown, unknown> | undefined;
+  /** The window current when the instance's first step ran (a registration module importing this one). */
+  readonly outer: WindowFact | undefined;
   /** The window whose module is running its synchronous part. */
   current: WindowFact | undefined;
   /** Windows whose module is suspended at a top-level await. */
@@ -50,12 +53,32 @@ function snapshot(table: unknown): Map<unknown, unknown> | undefined {
 
 function timeline(module: ModuleInfo, exports: unknown): Timeline {
   const table = tableIn(module, exports);
-  return { table, last: snapshot(table), current: undefined, awaiting: new Set(), syncOver: false };
+  const h = hub();
+  const outerInfo = h.currentWindow();
+  const current = outerInfo === undefined ? undefined : h.window(outerInfo.id);
+  // A window that is only presumed failed (its module threw, or Vite evaluates it later) is not one to return to.
+  const outer = current?.state === "open" || current?.state === "awaiting" ? current : undefined;
+  return {
+    table: table === undefined ? undefined : new WeakRef(table),
+    last: snapshot(table),
+    outer,
+    current: undefined,
+    awaiting: new Set(),
+    syncOver: false,
+  };
+}
+
+/** A window recorded for this very module instance (the same table): a second route to the same load. */
+function seen(info: WindowInfo, module: ModuleInfo, exports: unknown): boolean {
+  const fact = hub().window(info.id);
+  const line = fact === undefined ? undefined : timelines.get(fact);
+  return fact !== undefined && (line === undefined || line.table?.deref() === tableIn(module, exports));
 }
 
 /** Gives what changed in the table since the last mark, and no registry wrote, to the windows that ran. */
 function mark(line: Timeline): void {
-  const { table, last } = line;
+  const table = line.table?.deref();
+  const last = line.last;
   const now = listEntries(table);
   if (table === undefined || last === undefined || now === undefined) return;
   const owners = line.syncOver ? [...line.awaiting] : line.current === undefined ? [] : [line.current];
@@ -92,7 +115,7 @@ function suspend(line: Timeline): void {
 function record(line: Timeline, info: WindowInfo, state: "open" | "missing", error?: ErrorSummary): WindowFact {
   const fact: WindowFact = { info, state, outside: [], error };
   timelines.set(fact, line);
-  hub().openWindow(fact, line.table, state === "open");
+  hub().openWindow(fact, line.table?.deref(), state === "open");
   if (state === "open") line.current = fact;
   return fact;
 }
@@ -119,18 +142,18 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
   const info = windows[index];
   if (info === undefined) {
     line.syncOver = true;
-    h.enterWindow(undefined);
+    h.enterWindow(line.outer);
     return;
   }
-  if (h.window(info.id) !== undefined) {
+  if (seen(info, module, exports)) {
     // A second route to the same load: the module ran already.
-    h.enterWindow(undefined);
+    h.enterWindow(line.outer);
     return;
   }
   if (missing === undefined) record(line, info, "open");
   else {
     record(line, info, "missing", { name: "Error", message: missing, code: "ERR_DISPATCH_REGISTRATION_MODULE" });
-    h.enterWindow(undefined);
+    h.enterWindow(line.outer);
   }
 }
 
@@ -160,28 +183,32 @@ export function finish(windows: readonly WindowInfo[]): void {
     line.awaiting.delete(fact);
     fact.state = "done";
     h.settleWindow(fact);
+    // Nothing of this instance can write any more: drop the copy of its entries.
+    if (line.syncOver && line.current === undefined && line.awaiting.size === 0) line.last = undefined;
   }
 }
 
 /** Records a registration module that could not be loaded (it does not exist, say). */
 export function missingRegistration(info: WindowInfo, module: ModuleInfo, exports: unknown, message: string): void {
-  if (hub().window(info.id) !== undefined) return;
+  if (seen(info, module, exports)) return;
   record(timeline(module, exports), info, "missing", { name: "Error", message, code: "ERR_DISPATCH_REGISTRATION_MODULE" });
 }
 
 /** Runs a registration module through `load` (require()), inside its window; a throw is recorded, not rethrown. */
 export function runRegistration(info: WindowInfo, module: ModuleInfo, exports: unknown, load: () => unknown): void {
   const h = hub();
-  if (h.window(info.id) !== undefined) return;
-  const fact = record(timeline(module, exports), info, "open");
+  if (seen(info, module, exports)) return;
+  const line = timeline(module, exports);
+  const fact = record(line, info, "open");
   try {
     load();
     finish([info]);
+    line.last = undefined;
   } catch (error) {
     fact.state = "failed";
     fact.error = summarizeError(error);
     h.settleWindow(fact);
   } finally {
-    h.enterWindow(undefined);
+    h.enterWindow(line.outer);
   }
 }

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { hub } from "../../src/hub.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
@@ -10,6 +12,15 @@ class Pool {}
 const module = (url: string) => ({ url, backend: "cpu", exportName: "cpuTable", format: "module" as const });
 const info = (id: string) => ({ id, url: `file:///${id}/table.js`, backend: "cpu", plugin: "kit-ops", module: `file:///${id}/reg.js` });
 const facts = () => hub().windows();
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+async function collect(): Promise<void> {
+  for (let i = 0; i < 4; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
 
 describe("registration windows", () => {
   it("find what a registration module wrote into the table outside the registry, and what it replaced", () => {
@@ -131,5 +142,53 @@ describe("registration windows", () => {
         ?.outside.map((w) => w.op),
     ).toEqual(["Pool"]);
     registry.dispose();
+  });
+
+  it("keeps no table alive: a window goes with its table, and a new instance of the same URL gets a window of its own", async () => {
+    let loads = 0;
+    const gone = new FinalizationRegistry<string>((what) => {
+      if (what === "table") loads += 100;
+    });
+    (() => {
+      const table = new Map();
+      gone.register(table, "table");
+      runRegistration(info("reload"), module("file:///reload/table.js"), { cpuTable: table }, () => {
+        loads++;
+        table.set(Conv, 1);
+      });
+    })();
+    // The same URL again (require.cache emptied, a test runner's module reset): its module runs again.
+    const again = new Map();
+    runRegistration(info("reload"), module("file:///reload/table.js"), { cpuTable: again }, () => {
+      loads++;
+      again.set(Pool, 2);
+    });
+    expect(loads).toBe(2);
+    expect(
+      facts()
+        .find((w) => w.info.id === "reload")
+        ?.outside.map((w) => w.op),
+    ).toEqual(["Pool"]);
+    await collect();
+    expect(loads).toBe(102);
+    expect(facts().filter((w) => w.info.id === "reload")).toHaveLength(1);
+  });
+
+  it("a registration module that imports another watched module keeps its window after that module's steps", () => {
+    const outer = [info("outer")];
+    const inner = [{ ...info("inner"), plugin: "other-ops" }];
+    const outerModule = module("file:///outer/table.js");
+    const innerModule = module("file:///inner/table.js");
+    step(outerModule, { cpuTable: new Map() }, outer, 0);
+    expect(hub().currentWindow()?.id).toBe("outer");
+    // Its registration module imports a dispatch module with a plugin of its own: that instance's steps.
+    step(innerModule, { cpuTable: new Map() }, inner, 0);
+    expect(hub().currentWindow()?.id).toBe("inner");
+    finish(inner);
+    step(innerModule, { cpuTable: new Map() }, inner, 1);
+    expect(hub().currentWindow()?.id).toBe("outer");
+    finish(outer);
+    step(outerModule, { cpuTable: new Map() }, outer, 1);
+    expect(hub().currentWindow()).toBeUndefined();
   });
 });
