@@ -242,11 +242,18 @@ export function createHooks(options: HookOptions) {
     }
     return then(nextLoad(href, context), (result) => {
       const esm = result.format === "module" || result.format === "module-typescript";
-      if (esm && plan.registrations.length === 0 && !facaded.has(href) && result.source != null && !hasKeys(context.importAttributes)) {
+      // Loaded without a facade (a facade is generated before its original loads): resolve chose this
+      // route, and what discovery learned since cannot change it, so the module signals either way.
+      if (esm && !facaded.has(href) && result.source != null && !hasKeys(context.importAttributes)) {
         try {
           const module: ModuleInfo = { url: href, backend: plan.backend, exportName: plan.exportName, format: "module" };
           const source = esmEpilogue(text(result.source), module, runtime.esm);
           report({ type: "facade", url: href, backend: plan.backend });
+          if (plan.registrations.length > 0) {
+            const message =
+              "it was reached without its facade, by a resolution the hooks could not redirect: its table signals, but its plugins' registration modules did not run for it";
+            report({ type: "failed", url: href, backend: plan.backend, message });
+          }
           return { ...result, source };
         } catch (error) {
           report({ type: "failed", url: href, backend: plan.backend, message: error instanceof Error ? error.message : String(error) });

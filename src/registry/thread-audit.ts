@@ -3,7 +3,7 @@
  * with one fold, and the thread's facts once. The loader's exit audit and the command line speak
  * through this; a registry's own verify() answers only for that registry (registryReport).
  */
-import type { InstallationStatus } from "../channel.js";
+import { frameworkNamespace, type InstallationStatus } from "../channel.js";
 import { hub } from "../hub.js";
 import type { AuditEvent, AuditReport, VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
@@ -13,7 +13,7 @@ import { gatherFacts } from "./thread-facts.js";
 export function threadAudit(options: VerifyOptions = {}): AuditReport {
   const registries = hub()
     .members()
-    .map((m) => ({ name: m.name, copy: m.copy, events: m.events() as readonly AuditEvent[] }))
+    .map((m) => ({ name: m.name, copy: m.copy, events: inNamespace(m.events() as readonly AuditEvent[], m.namespace) }))
     .filter((r) => r.events.length > 0);
   const copies = new Set(registries.map((r) => r.copy));
   const folds: NamedFold[] = registries.map((r) => ({
@@ -21,6 +21,18 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
     name: copies.size > 1 ? `${r.name} (${r.copy})` : r.name,
   }));
   return buildReport(folds, gatherFacts(), { connected: true, focus: options.backends });
+}
+
+/**
+ * A registry of another namespace than the frameworks' (a backend set's) has backends of its own:
+ * named with their namespace, so that they never count for a framework's backend of the same name.
+ */
+function inNamespace(events: readonly AuditEvent[], namespace: string): readonly AuditEvent[] {
+  if (namespace === frameworkNamespace) return events;
+  return events.map((event) => {
+    const data = (event as { toJSON?: () => AuditEvent }).toJSON?.() ?? event;
+    return "backend" in data ? { ...data, backend: `${data.backend} [${namespace}]` } : data;
+  });
 }
 
 /**
