@@ -38,4 +38,22 @@ describe("threadAudit", () => {
       b.dispose();
     }
   });
+
+  it("counts a backend set's registrations under its namespace, never for a framework backend of the same name", () => {
+    class Add {}
+    const framework = createRegistry({ name: "framework" });
+    const privateSet = createRegistry({ name: "set", namespace: "backends:audit-test" });
+    framework.expect("ta-cpu", ["Add"], "test");
+    framework.provide("ta-cpu", new Map());
+    privateSet.register("ta-cpu", Add, () => 1);
+    privateSet.provide("ta-cpu", new Map());
+    try {
+      const report = threadAudit();
+      expect(report.problems.filter((p) => p.kind === "missing").map((p) => [p.backend, p.op])).toEqual([["ta-cpu", "Add"]]);
+      expect(report.registrations.map((r) => r.backend)).toContain("ta-cpu [backends:audit-test]");
+    } finally {
+      framework.dispose();
+      privateSet.dispose();
+    }
+  });
 });
