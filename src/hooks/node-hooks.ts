@@ -205,6 +205,11 @@ export function createHooks(options: HookOptions) {
     // is still loading must not find it gone.
     if (specifier.includes(VIRTUAL_TAG) && parseVirtual(specifier) !== undefined)
       return { url: awaitLoad(specifier, context), format: "module", shortCircuit: true };
+    // What generated code imports by exact URL: the runtime, and a module's own URL from the line
+    // appended to it. Both are known; resolving them again costs every module instance a file
+    // lookup and a package.json scope lookup.
+    if (specifier === runtime.esm) return { url: specifier, format: "module", shortCircuit: true };
+    if (specifier === context.parentURL && specifier.startsWith("file:")) return { url: specifier, shortCircuit: true };
     if (!enabled()) return nextResolve(specifier, context);
     const result = nextResolve(specifier, context);
     if (async) return (result as Promise<ResolveResult>).then((r) => redirect(specifier, r, context));
