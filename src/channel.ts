@@ -166,8 +166,6 @@ export interface HubApi {
   readonly versions: readonly number[];
   /** A table exists: a watched module finished evaluating, or a framework called provide(). */
   announce(notice: TableNotice): void;
-  /** The live tables of a namespace (of one backend, if named). */
-  tables(namespace: string, backend?: string): TableNotice[];
   allTables(): TableNotice[]; // every live table of every namespace
   join(member: HubMember): void;
   /** From now on the member hears every table of `backend` in its namespace; returns those that exist. */

@@ -110,12 +110,6 @@ class Hub implements HubApi {
     }
   }
 
-  tables(namespace: string, backend?: string): TableNotice[] {
-    if (backend !== undefined) return this.#live_(this.#tables.get(slotOf(namespace, backend)));
-    const prefix = `${namespace}\0`;
-    return [...this.#tables].flatMap(([slot, set]) => (slot.startsWith(prefix) ? this.#live_(set) : []));
-  }
-
   allTables(): TableNotice[] {
     return [...this.#tables.values()].flatMap((set) => this.#live_(set));
   }

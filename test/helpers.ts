@@ -1,4 +1,8 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { expect } from "vitest";
+import type { TableNotice } from "../src/channel.js";
+import { hub } from "../src/hub.js";
 import type { Impl } from "../src/registry/dispatcher.js";
 import { DispatchHookError } from "../src/registry/errors.js";
 import type { TableAdapter } from "../src/registry/table-adapter.js";
@@ -25,3 +29,20 @@ export const byNameAdapter: TableAdapter = {
     (t as Map<unknown, Impl>).delete(type.name);
   },
 };
+
+/** The framework tables of one backend that the thread's hub knows now. */
+export function tablesOf(backend: string): TableNotice[] {
+  return hub()
+    .allTables()
+    .filter((notice) => notice.namespace === "dispatch" && notice.backend === backend);
+}
+
+/** Collects garbage a few times, letting finalizers run in between. */
+export async function collect(): Promise<void> {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  for (let i = 0; i < 4; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}

@@ -6,13 +6,12 @@
 import { execFileSync } from "node:child_process";
 import diagnosticsChannel from "node:diagnostics_channel";
 import { fileURLToPath } from "node:url";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type HubApi, type HubMember, type HubRequest, hubChannelName, summarizeError } from "../src/channel.js";
 import { hub } from "../src/hub.js";
 import { DispatchHookError } from "../src/registry/errors.js";
 import { createRegistry } from "../src/registry/registry.js";
+import { collect, tablesOf } from "./helpers.js";
 
 const channel = diagnosticsChannel.channel(hubChannelName);
 
@@ -20,15 +19,6 @@ function ask(fields: Partial<HubRequest> & Record<string, unknown>): { hub?: Hub
   const request = { kind: "dispatch-hook:hub", version: 1, accepts: [1], realm: globalThis, ...fields };
   channel.publish(request);
   return request as { hub?: HubApi };
-}
-
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
-async function collect(): Promise<void> {
-  for (let i = 0; i < 4; i++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
 }
 
 function member(namespace: string, seen: string[]): HubMember {
@@ -99,17 +89,9 @@ describe("the hub", () => {
       ({ via: "hook", namespace: "dispatch", backend: "hub-once", module: "file:///once.js", exports, exportName: "t" }) as const;
     hub().announce(at(first));
     hub().announce(at(first));
-    expect(
-      hub()
-        .tables("dispatch", "hub-once")
-        .map((n) => (n.via === "hook" ? n.exports : undefined)),
-    ).toEqual([first]);
+    expect(tablesOf("hub-once").map((n) => (n.via === "hook" ? n.exports : undefined))).toEqual([first]);
     hub().announce(at(second));
-    expect(
-      hub()
-        .tables("dispatch", "hub-once")
-        .map((n) => (n.via === "hook" ? n.exports : undefined)),
-    ).toEqual([second]);
+    expect(tablesOf("hub-once").map((n) => (n.via === "hook" ? n.exports : undefined))).toEqual([second]);
   });
 
   it("holds tables and members weakly, and a member strongly only while told to", async () => {
@@ -132,7 +114,7 @@ describe("the hub", () => {
     expect(seen).toContain("collected dropped");
     expect(seen).toContain("collected table");
     expect(seen).not.toContain("collected kept");
-    expect(hub().tables("dispatch", "hub-weak")).toEqual([]);
+    expect(tablesOf("hub-weak")).toEqual([]);
   });
 
   it("lets dropped registries go, once everything they registered has landed", async () => {

@@ -3,7 +3,7 @@ import { hub } from "../src/hub.js";
 import { provide } from "../src/provide.js";
 import { Dispatcher } from "../src/registry/dispatcher.js";
 import { createRegistry } from "../src/registry/registry.js";
-import { thrown } from "./helpers.js";
+import { tablesOf, thrown } from "./helpers.js";
 
 class Op {}
 
@@ -14,7 +14,7 @@ describe("provide (the framework-native route)", () => {
     const table = new Dispatcher({ backend: "native-a" });
     provide("native-a", table, { module: "file:///fw/native.js" });
     expect(table.resolve(new Op())()).toBe("now");
-    expect(hub().tables("dispatch", "native-a")).toEqual([
+    expect(tablesOf("native-a")).toEqual([
       { via: "native", namespace: "dispatch", backend: "native-a", table, module: "file:///fw/native.js" },
     ]);
     waiting.dispose();

@@ -7,7 +7,7 @@ import type { ModuleInfo } from "../../src/channel.js";
 import { runtimeLocation } from "../../src/hooks/hook-api.js";
 import { type EpilogueInput, instrument } from "../../src/hooks/instrument.js";
 import { hub } from "../../src/hub.js";
-import { thrown } from "../helpers.js";
+import { tablesOf, thrown } from "../helpers.js";
 import { makeTree } from "../integration/fixture.js";
 
 const module: ModuleInfo = { url: "file:///a.js", backend: "numba", exportName: "numbaFuncify", format: "commonjs" };
@@ -85,9 +85,7 @@ describe("instrument (the CommonJS epilogue, for source-only hosts)", () => {
       expect(exports).toEqual({ numbaFuncify: { kind: "table" }, late: 2 });
       // The registration module ran after the signal: the table was there for it.
       expect((globalThis as Record<string, unknown>).__regRanAfter).toBe(true);
-      const signalled = hub()
-        .tables("dispatch", "numba")
-        .filter((n) => n.module === url);
+      const signalled = tablesOf("numba").filter((n) => n.module === url);
       expect(signalled).toMatchObject([{ via: "hook", backend: "numba", exportName: "numbaFuncify", exports }]);
     } finally {
       hub().leave(member);

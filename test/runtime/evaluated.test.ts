@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { hub } from "../../src/hub.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { signalEvaluated } from "../../src/runtime/evaluated.js";
+import { tablesOf } from "../helpers.js";
 
 describe("signalEvaluated", () => {
   it("tells registries waiting for the backend now, and answers for the table later", () => {
@@ -11,7 +11,7 @@ describe("signalEvaluated", () => {
     const namespace = { gpuTable: new Map() };
     signalEvaluated({ url: "file:///gpu.js", backend: "gpu", exportName: "gpuTable", format: "module" }, namespace);
     expect(namespace.gpuTable.get(Gpu)?.()).toBe("gpu");
-    expect(hub().tables("dispatch", "gpu")).toEqual([
+    expect(tablesOf("gpu")).toEqual([
       {
         via: "hook",
         namespace: "dispatch",

@@ -1,26 +1,15 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { hub } from "../../src/hub.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { finish, missingRegistration, runRegistration, step } from "../../src/runtime/window.js";
-import { byNameAdapter } from "../helpers.js";
+import { byNameAdapter, collect } from "../helpers.js";
 
 class Conv {}
 class Pool {}
 const module = (url: string) => ({ url, backend: "cpu", exportName: "cpuTable", format: "module" as const });
 const info = (id: string) => ({ id, url: `file:///${id}/table.js`, backend: "cpu", plugin: "kit-ops", module: `file:///${id}/reg.js` });
 const facts = () => hub().windows();
-
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
-async function collect(): Promise<void> {
-  for (let i = 0; i < 4; i++) {
-    gc();
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-}
 
 describe("registration windows", () => {
   it("find what a registration module wrote into the table outside the registry, and what it replaced", () => {
