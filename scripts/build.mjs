@@ -33,7 +33,7 @@ await build({
 // The shipped entry points, each bundled into one file: every module a process loads at start-up
 // costs time, and the loader runs at the start of every process (shared chunks cost more than the
 // code they save: measured, each extra file costs more than parsing a few kilobytes twice). The
-// loader loads install.js, and the exit audit (audit.js) only when auditing. The per-file build
+// loader loads install.js and the main entry (which arms the exit audit when the environment asks). The per-file build
 // above is what unit tests import; the integration tests run these bundles through the package's
 // exports map.
 const bundle = {
@@ -50,7 +50,6 @@ await build({
     index: join(src, "index.ts"),
     hooks: join(src, "hooks/index.ts"),
     install: join(src, "hooks/loader-entry.ts"),
-    audit: join(src, "hooks/audit-mode.ts"),
     "hooks-thread": join(src, "hooks/hooks-thread.ts"),
     runtime: join(src, "runtime/index.ts"),
     cli: join(src, "cli/bin.ts"),

@@ -1,5 +1,6 @@
 /** The default registry, for plugins, and the `register()` shorthand for it. */
 import type { Class, Impl } from "./registry/dispatcher.js";
+import { auditFromEnvironment } from "./registry/exit-audit.js";
 import { type RegisterOptions, type RegistrationHandle, Registry } from "./registry/registry.js";
 import { markDefault } from "./registry/registry-identity.js";
 
@@ -10,3 +11,6 @@ export const registry: Registry = markDefault(new Registry({ name: "default" }))
 export function register(backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
   return registry.registerFrom(register, backend, opType, impl, options);
 }
+
+// The exit audit the environment asks for, in every thread that loads dispatch-hook (see exit-audit.ts).
+auditFromEnvironment();

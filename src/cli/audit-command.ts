@@ -1,29 +1,41 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { AuditFile } from "../hooks/audit-mode.js";
-import { formatReport } from "../registry/audit-format.js";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { foldRun, formatRun, type KnownExit, type RunAudit } from "../hooks/run-fold.js";
+import { runDirVariable } from "../registry/run-records.js";
+import { parseFlags } from "./flags.js";
 import type { Io } from "./io.js";
 import { createStyle } from "./style.js";
 
-export const auditHelp = `Usage: dispatch-hook audit [--json] -- <node arguments…>
+export const auditHelp = `Usage: dispatch-hook audit [options] -- <command> [arguments…]
+       dispatch-hook audit [options] -- <node arguments…>
+       dispatch-hook audit --dir <path>
 
-Runs node with the dispatch-hook loader (--import dispatch-hook/loader.mjs) and the arguments
-after "--", then prints the audit of every registry in the program, of every installed copy of
-dispatch-hook: one row per registration, what loaded, then the problems.
+Runs the command with the dispatch-hook loader in every Node process it starts (through
+NODE_OPTIONS), and gives them a run directory (${runDirVariable}) where each process and each
+worker thread writes its own audit record when it ends. Then folds every record into one report:
+one row per process, the audit of each process with a problem, and the verdict.
 
-  --json    print JSON Lines: one line per registration, per entry written outside the registry
-            and per problem, then one line with the verdict
-  --help    show this help
+"-- node app.mjs", "-- npm test" and "-- npx vitest run" run that command; "-- app.mjs" and
+"-- --test a.test.mjs" (a file or node options first) run this Node with those arguments.
+With --dir and no command, it folds the records already in that directory.
 
-Exit code: the program's own if it failed (128 + n for signal n); otherwise 1 if any registration
-failed, is still pending for a backend that loaded, conflicts, or an expected op type never
-arrived, or if the loader found nothing to watch; otherwise 0.
+  --json              print the report as one JSON document (format "dispatch-hook/audit",
+                      version 1) on stdout; the program's own stdout goes to stderr instead
+  --json-file <path>  write that JSON document to a file; the program's output is left alone
+  --dir <path>        use this run directory (created if missing), and keep it
+  --keep              keep the run directory, and print where it is
+  --help              show this help
+
+Exit code: the program's own if it failed (128 + n for signal n); otherwise 1 if any process's
+audit has a problem, a process wrote no record, the run directory holds a file that is not a
+record, or nothing was checked; otherwise 0. 2 for a usage error or a run directory that cannot
+be written.
 `;
 
-const loaderPath = fileURLToPath(new URL("../../loader.mjs", import.meta.url));
+const loaderUrl = pathToFileURL(fileURLToPath(new URL("../../loader.mjs", import.meta.url))).href;
 
 /** How the child ended, as a shell would report it. */
 function exitOf(status: number | null, signal: NodeJS.Signals | null): { code: number; text: string } {
@@ -34,81 +46,105 @@ function exitOf(status: number | null, signal: NodeJS.Signals | null): { code: n
   return { code: status ?? 1, text: `exited with code ${status ?? 1}` };
 }
 
-type Read = { ok: true; audit: AuditFile } | { ok: false; why: string };
+/** Whether the words after "--" are node's arguments (a file or an option first) rather than a command. */
+function isNodeArgs(words: readonly string[], cwd: string): boolean {
+  const first = words[0] as string;
+  return first.startsWith("-") || /\.[cm]?[jt]sx?$/.test(first) || existsSync(resolve(cwd, first));
+}
 
-function readAudit(file: string): Read {
-  let text: string;
+/** Creates (or checks) the run directory, so that a bad one stops the command before it starts. */
+function prepareDir(dir: string | undefined): { dir: string; error?: undefined } | { dir: string; error: string } {
+  const path = dir ?? mkdtempSync(join(tmpdir(), "dispatch-hook-run-"));
   try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return { ok: false, why: "it stopped before the loader could write its audit (it was killed, or it exited before the loader ran)" };
-  }
-  let audit: AuditFile;
-  try {
-    audit = JSON.parse(text) as AuditFile;
+    mkdirSync(path, { recursive: true });
+    const probe = join(path, `.probe-${process.pid}`);
+    writeFileSync(probe, "");
+    rmSync(probe);
+    return { dir: path };
   } catch (error) {
-    return { ok: false, why: `its audit file is corrupt (${error instanceof Error ? error.message : String(error)})` };
+    return { dir: path, error: error instanceof Error ? error.message : String(error) };
   }
-  if (typeof audit !== "object" || audit === null || audit.version !== 2 || typeof audit.report !== "object" || audit.report === null) {
-    return { ok: false, why: "its audit file is not one this version of dispatch-hook reads (was it written by another version?)" };
-  }
-  return { ok: true, audit };
+}
+
+function run(command: string, args: readonly string[], io: Io, env: Record<string, string | undefined>, json: boolean) {
+  return new Promise<{ code: number; text: string; pid: number } | { error: string }>((done) => {
+    // The program's stdout goes to stderr while the JSON document owns stdout.
+    const child = spawn(command, args, { cwd: io.cwd, env, stdio: ["inherit", json ? 2 : "inherit", "inherit"] });
+    child.on("error", (error) => done({ error: error.message }));
+    child.on("close", (status, signal) => done({ ...exitOf(status, signal), pid: child.pid ?? -1 }));
+  });
 }
 
 export async function auditCommand(args: readonly string[], io: Io): Promise<number> {
-  const dash = args.indexOf("--");
-  const flags = dash === -1 ? args : args.slice(0, dash);
-  const nodeArgs = dash === -1 ? [] : args.slice(dash + 1);
-  if (flags.includes("--help") || flags.includes("-h")) {
+  const usage = (message: string) => {
+    io.err(`dispatch-hook audit: ${message}\n\n${auditHelp}`);
+    return 2;
+  };
+  const parsed = parseFlags(args, {
+    "--json": "boolean",
+    "--keep": "boolean",
+    "--help": "boolean",
+    "-h": "boolean",
+    "--json-file": "string",
+    "--dir": "string",
+  });
+  if ("error" in parsed) return usage(parsed.error);
+  const { flags, rest: words } = parsed;
+  if (flags["--help"] || flags["-h"]) {
     io.out(auditHelp);
     return 0;
   }
-  const unknown = flags.filter((flag) => flag !== "--json");
-  if (unknown.length > 0 || nodeArgs.length === 0) {
+  const given = typeof flags["--dir"] === "string" ? resolve(io.cwd, flags["--dir"]) : undefined;
+  if (words.length === 0 && given === undefined) return usage("nothing to run");
+  const jsonFile = typeof flags["--json-file"] === "string" ? resolve(io.cwd, flags["--json-file"]) : undefined;
+  const toStdout = flags["--json"] === true && jsonFile === undefined;
+  const style = createStyle({ isTTY: io.isTTY }, io.env);
+  const prepared = prepareDir(given);
+  if (prepared.error !== undefined) {
     io.err(
-      `${unknown.length > 0 ? `dispatch-hook audit: unknown option ${unknown[0]}` : "dispatch-hook audit: nothing to run"}\n\n${auditHelp}`,
+      `${style.red("dispatch-hook audit:")} [ERR_DISPATCH_HOOK_AUDIT_DIR] cannot write the run directory ${prepared.dir}: ${prepared.error}\n`,
     );
     return 2;
   }
-  const style = createStyle({ isTTY: io.isTTY }, io.env);
-  const dir = mkdtempSync(join(tmpdir(), "dispatch-hook-audit-"));
-  const file = join(dir, "audit.json");
+  const { dir } = prepared;
+  const keep = given !== undefined || flags["--keep"] === true;
   try {
-    const exit = await new Promise<{ code: number; text: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", loaderPath, ...nodeArgs], {
-        cwd: io.cwd,
-        env: { ...io.env, DISPATCH_HOOK_AUDIT_FILE: file, DISPATCH_HOOK_AUDIT: "" },
-        stdio: ["inherit", "inherit", "inherit"],
-      });
-      child.on("error", reject);
-      child.on("close", (status, signal) => resolve(exitOf(status, signal)));
-    });
-    const read = readAudit(file);
-    if (!read.ok) {
-      io.err(`${style.red("dispatch-hook audit:")} the program ${exit.text}, and ${read.why}. Nothing was checked.\n`);
-      return exit.code === 0 ? 1 : exit.code;
+    let exit: { code: number; text: string; pid: number } | undefined;
+    if (words.length > 0) {
+      const nodeArgs = isNodeArgs(words, io.cwd);
+      const env = {
+        ...io.env,
+        [runDirVariable]: dir,
+        DISPATCH_HOOK_AUDIT: "",
+        NODE_OPTIONS: `${io.env.NODE_OPTIONS ?? ""} --import=${loaderUrl}`.trim(),
+      };
+      const ran = await run(nodeArgs ? process.execPath : (words[0] as string), nodeArgs ? words : words.slice(1), io, env, toStdout);
+      if ("error" in ran) {
+        io.err(`${style.red("dispatch-hook audit:")} cannot run ${JSON.stringify(words[0])}: ${ran.error}\n`);
+        return 127;
+      }
+      exit = ran;
     }
-    const { report } = read.audit;
-    const crashed = exit.code !== 0;
-    if (flags.includes("--json")) {
-      for (const r of report.registrations) io.out(`${JSON.stringify({ kind: "registration", ...r })}\n`);
-      for (const w of report.outside) io.out(`${JSON.stringify({ kind: "outside", ...w })}\n`);
-      for (const p of report.problems) io.out(`${JSON.stringify({ ...p, kind: "problem", problem: p.kind })}\n`);
-      io.out(
-        `${JSON.stringify({ kind: "verdict", ok: report.ok && !crashed, checked: report.checked, exitCode: exit.code, problems: report.problems.length })}\n`,
-      );
-    } else {
-      const verdict = crashed
-        ? style.red(
-            `the program ${exit.text}: the audit below is what it recorded before it stopped, and proves nothing about what it did not reach`,
-          )
-        : undefined;
-      const text = formatReport(report, verdict === undefined ? {} : { verdict });
-      io.out(`\n${style.bold("dispatch-hook audit")}\n${report.ok ? text : text.replace(/^(\d+ problem\(s\):)$/m, style.red("$1"))}\n`);
+    const known: KnownExit | undefined = exit === undefined ? undefined : { pid: exit.pid, text: exit.text };
+    const audit = foldRun(dir, known);
+    const crashed = exit !== undefined && exit.code !== 0;
+    const document: RunAudit & { exitCode: number | null } = { ...audit, ok: audit.ok && !crashed, exitCode: exit?.code ?? null };
+    if (jsonFile !== undefined) writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);
+    if (toStdout) io.out(`${JSON.stringify(document)}\n`);
+    else {
+      const text = formatRun(audit, io.cwd);
+      const painted = audit.ok ? text : text.replace(/^(not ok:.*|\d+ problem\(s\):)$/gm, (line) => style.red(line));
+      io.out(`\n${style.bold("dispatch-hook audit")}\n${painted}\n`);
+      if (crashed) {
+        io.out(
+          `${style.red(`the program ${exit?.text}`)}: the audit above is what its processes recorded before they stopped, and proves nothing about what they did not reach\n`,
+        );
+      }
     }
-    if (crashed) return exit.code;
-    return report.ok ? 0 : 1;
+    if (keep) io.err(`dispatch-hook audit: the run directory is kept at ${dir}\n`);
+    if (crashed) return exit?.code ?? 1;
+    return audit.ok ? 0 : 1;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,8 +1,10 @@
 /** dispatch-hook/hooks: the loader side, for test harnesses, apps that configure in code, and host adapters. */
 
 export type { LoaderFinding, ModuleInfo, TableNotice } from "../channel.js";
-export type { AuditAtExitOptions, AuditFile, AuditMode } from "./audit-mode.js";
-export { auditAtExit, parseAuditMode } from "./audit-mode.js";
+export type { AuditAtExitOptions, AuditMode } from "../registry/exit-audit.js";
+export { auditAtExit, parseAuditMode } from "../registry/exit-audit.js";
+export type { ProcessRecord, RecordWriter } from "../registry/run-records.js";
+export { runDirVariable } from "../registry/run-records.js";
 export type {
   BackendDeclaration,
   ConfigProblem,
@@ -23,3 +25,5 @@ export type { EpilogueInput } from "./instrument.js";
 export { instrument } from "./instrument.js";
 export type { ModulePlan, PlannedRegistration } from "./matcher.js";
 export { Matcher } from "./matcher.js";
+export type { KnownExit, RunAudit, RunProcess } from "./run-fold.js";
+export { foldRun, formatRun } from "./run-fold.js";

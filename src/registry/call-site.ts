@@ -12,7 +12,7 @@ export interface CallSite {
  */
 export function auditRunning(): boolean {
   const mode = process.env.DISPATCH_HOOK_AUDIT;
-  return (mode !== undefined && mode !== "" && mode !== "off" && mode !== "0") || Boolean(process.env.DISPATCH_HOOK_AUDIT_FILE);
+  return (mode !== undefined && mode !== "" && mode !== "off" && mode !== "0") || Boolean(process.env.DISPATCH_HOOK_AUDIT_DIR);
 }
 
 /**

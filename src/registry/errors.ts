@@ -29,6 +29,7 @@ export const errorCodes = {
   ERR_DISPATCH_PRIORITY_CYCLE: "backends' priority constraints form a cycle",
   ERR_DISPATCH_IMPL_LOAD: "a lazily named implementation could not be loaded",
   ERR_DISPATCH_BACKEND_DECLARATION: "a backend declaration is malformed or names a backend twice",
+  ERR_DISPATCH_HOOK_AUDIT_DIR: "the command line cannot create or write the run directory it was given",
 } as const;
 
 /** Warnings, emitted with process.emitWarning and these codes. */
@@ -36,6 +37,7 @@ export const warningCodes = {
   DISPATCH_HOOK_INSTRUMENT_FAILED: "a watched module could not be instrumented; it loaded unchanged",
   DISPATCH_HOOK_CONFIG_LATE: "module.register's hooks thread did not report its config in time; answers leave it out until it does",
   DISPATCH_HOOK_AUDIT_MODE: "DISPATCH_HOOK_AUDIT holds an unknown mode",
+  DISPATCH_HOOK_AUDIT_RECORD: "a process cannot write its audit record into the run directory (DISPATCH_HOOK_AUDIT_DIR); it is not audited",
   DISPATCH_HOOK_HUB_VERSION:
     "another copy of dispatch-hook speaks no hub version this one knows; it runs on a hub of its own (install one version)",
   DISPATCH_HOOK_HUB_HANDSHAKE: "a message on the hub's channel is not a handshake; it was ignored",

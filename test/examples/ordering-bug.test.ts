@@ -54,11 +54,12 @@ describe("npm run demo", () => {
       "--",
       "hook-way.mjs",
     ]);
-    const landed = audit.stdout
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as { kind: string; state?: string; tables?: Array<{ mechanism: string }> })
-      .filter((r) => r.kind === "registration" && r.state === "applied" && r.tables?.every((t) => t.mechanism === "hook"));
+    const report = JSON.parse(audit.stdout) as {
+      processes: Array<{ report: { registrations: Array<{ state: string; tables: Array<{ mechanism?: string }> }> } }>;
+    };
+    const landed = report.processes
+      .flatMap((p) => p.report.registrations)
+      .filter((r) => r.state === "applied" && r.tables.every((t) => t.mechanism === "hook"));
     expect(landed).toHaveLength(16);
     // Scenario 3: the forgotten flag is named, with the four pending registrations.
     expect(result.stdout).toContain("the dispatch-hook loader is not installed");

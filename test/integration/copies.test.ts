@@ -7,10 +7,10 @@
  * version, a newer one (hub version 2, still speaking 1), or an unknown future one (99 only), made by
  * patching the handshake in its built files.
  */
-import { cpSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { AuditFile } from "../../src/hooks/audit-mode.js";
+import type { ProcessRecord } from "../../src/registry/run-records.js";
 import { appJson, lastJson, makeTree, repoRoot, run } from "./fixture.js";
 import { frameworkEsm } from "./trees.js";
 
@@ -153,9 +153,14 @@ const orders = [
 
 /** Runs main.mjs in `order`, writing the exit audit to a file, and under the strict exit audit if `strict`. */
 async function runApp(dir: string, order: (typeof orders)[number], strict: boolean) {
-  const file = join(dir, "audit.json");
-  const result = await run(dir, order.args(dir), { DISPATCH_HOOK_AUDIT: strict ? "strict" : undefined, DISPATCH_HOOK_AUDIT_FILE: file });
-  const exit = () => (JSON.parse(readFileSync(file, "utf8")) as AuditFile).report;
+  const runDir = mkdtempSync(join(dir, "run-"));
+  const result = await run(dir, order.args(dir), { DISPATCH_HOOK_AUDIT: strict ? "strict" : undefined, DISPATCH_HOOK_AUDIT_DIR: runDir });
+  // One thread, one record, whichever copy's loader wrote it.
+  const exit = () => {
+    const records = readdirSync(runDir).filter((name) => name.endsWith(".json"));
+    expect(records).toHaveLength(1);
+    return (JSON.parse(readFileSync(join(runDir, records[0] as string), "utf8")) as ProcessRecord).report;
+  };
   return { ...result, out: lastJson(result.stdout), exit };
 }
 

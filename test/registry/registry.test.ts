@@ -412,10 +412,10 @@ describe("call sites", () => {
     const off = createRegistry({ callSites: false });
     off.register("numba", PoolLayer, impl("pool"));
     expect(off.verify().registrations[0]?.site).toBe("unknown");
-    const saved = { audit: process.env.DISPATCH_HOOK_AUDIT, file: process.env.DISPATCH_HOOK_AUDIT_FILE };
+    const saved = { audit: process.env.DISPATCH_HOOK_AUDIT, file: process.env.DISPATCH_HOOK_AUDIT_DIR };
     try {
       delete process.env.DISPATCH_HOOK_AUDIT;
-      delete process.env.DISPATCH_HOOK_AUDIT_FILE;
+      delete process.env.DISPATCH_HOOK_AUDIT_DIR;
       const quiet = createRegistry();
       quiet.register("numba", PoolLayer, impl("pool"));
       expect(quiet.verify().registrations[0]?.site).toBe("unknown");
@@ -426,7 +426,7 @@ describe("call sites", () => {
     } finally {
       for (const [key, value] of [
         ["DISPATCH_HOOK_AUDIT", saved.audit],
-        ["DISPATCH_HOOK_AUDIT_FILE", saved.file],
+        ["DISPATCH_HOOK_AUDIT_DIR", saved.file],
       ] as const) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;

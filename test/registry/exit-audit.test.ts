@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { auditVerdict, parseAuditMode } from "../../src/hooks/audit-mode.js";
+import { auditVerdict, parseAuditMode } from "../../src/registry/exit-audit.js";
 import { createRegistry, type Registry } from "../../src/registry/registry.js";
 import { threadAudit } from "../../src/registry/thread-audit.js";
 

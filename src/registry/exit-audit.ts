@@ -2,11 +2,12 @@
  * The exit audit (DISPATCH_HOOK_AUDIT): one per thread, speaking for every registry of every copy
  * of dispatch-hook in it, and for the loaders (see registry/thread-audit.ts).
  */
-import { fs, workerThreads } from "../builtins.js";
+import { fs } from "../builtins.js";
 import { hub } from "../hub.js";
-import type { AuditReport } from "../registry/audit-events.js";
-import { formatReport } from "../registry/audit-format.js";
-import { threadAudit } from "../registry/thread-audit.js";
+import type { AuditReport } from "./audit-events.js";
+import { formatReport } from "./audit-format.js";
+import { startRecord, writeRecord } from "./run-records.js";
+import { threadAudit } from "./thread-audit.js";
 
 /** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, unset is silent. */
 export type AuditMode = "strict" | "report" | "off";
@@ -33,38 +34,48 @@ export function auditVerdict(report: AuditReport, mode: AuditMode): { text: stri
 
 export interface AuditAtExitOptions {
   readonly mode: AuditMode;
-  /** DISPATCH_HOOK_AUDIT_FILE: write the report as JSON here (the command line reads it). */
-  readonly file?: string | undefined;
-}
-
-/** The machine-readable audit the `dispatch-hook audit` command reads. */
-export interface AuditFile {
-  readonly version: 2;
-  readonly node: string;
-  readonly report: AuditReport;
+  /** DISPATCH_HOOK_AUDIT_DIR: the run directory, where each thread writes its record (run-records.ts). */
+  readonly dir?: string | undefined;
 }
 
 /**
- * Arranges the thread's exit audit. Only the first caller in a thread does (a second loader, of
- * another copy, finds it claimed), and it adds nothing when both mode and file are off.
+ * Arranges the thread's exit audit. Only the first caller in a thread and realm does (a second
+ * loader, of another copy, finds it claimed), and it adds nothing when both mode and dir are off.
+ * Every thread, worker or main, writes its own record and prints its own table.
  */
 export function auditAtExit(options: AuditAtExitOptions): void {
   const { mode } = options;
-  const file = options.file === "" ? undefined : options.file;
-  if (mode === "off" && file === undefined) return;
-  const { isMainThread } = workerThreads();
-  // Workers share the file and the stderr of their process; the main thread writes the file.
-  if (mode === "off" && !isMainThread) return;
+  let dir = options.dir === "" ? undefined : options.dir;
+  if (mode === "off" && dir === undefined) return;
   // One exit audit per thread, whichever copy's loader asks first.
   if (!hub().claimExit()) return;
+  if (dir !== undefined && !startRecord(dir)) dir = undefined;
   process.on("exit", (code) => {
     const report = threadAudit();
-    if (file !== undefined && isMainThread) {
-      fs.writeFileSync(file, JSON.stringify({ version: 2, node: process.versions.node, report } satisfies AuditFile));
+    if (dir !== undefined) {
+      try {
+        writeRecord(dir, report, code);
+      } catch (error) {
+        fs.writeSync(
+          2,
+          `dispatch-hook: could not write the audit record into ${dir}: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+      }
     }
     const { text, fail } = auditVerdict(report, mode);
     // Synchronous: the process is exiting.
     if (text !== "") fs.writeSync(2, text);
     if (fail && code === 0) process.exitCode = 1;
   });
+}
+
+/**
+ * The exit audit the environment asks for (DISPATCH_HOOK_AUDIT, DISPATCH_HOOK_AUDIT_DIR), armed by
+ * whichever comes first in a thread: the loader, or dispatch-hook's main entry. Worker threads never
+ * run the loader's `--import`, and a program may run with no loader at all: there the main entry
+ * arms it, so that every thread that registers anything is audited.
+ */
+export function auditFromEnvironment(): void {
+  const { DISPATCH_HOOK_AUDIT: mode, DISPATCH_HOOK_AUDIT_DIR: dir } = process.env;
+  if (mode || dir) auditAtExit({ mode: parseAuditMode(mode), dir });
 }

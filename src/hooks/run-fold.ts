@@ -1,0 +1,205 @@
+/**
+ * One audit over every process of a run: the records in a run directory (run-records.ts), folded.
+ * A record that is missing, truncated, corrupt or foreign is named, never skipped, and never ok.
+ * Plain data in, plain data out: the command line, the Vitest reporter and the Jest reporter print
+ * the same thing with the same code.
+ */
+import { fs, path, url } from "../builtins.js";
+import type { AuditReport } from "../registry/audit-events.js";
+import { formatReport, shortModule } from "../registry/audit-format.js";
+import { type ProcessRecord, type RecordWriter, recordFormat } from "../registry/run-records.js";
+
+export const runFormat = "dispatch-hook/audit";
+
+/** One thread of the run: its record, or why it has none. */
+export interface RunProcess extends RecordWriter {
+  /** The exit code its record gives; `null` when it wrote before its end, or wrote no record. */
+  readonly exitCode: number | null;
+  /** No problems in its record. False when it has no record. */
+  readonly ok: boolean;
+  readonly checked: number;
+  /** Set when it started auditing and wrote no record: why, as far as is known. */
+  readonly missing?: string;
+  readonly report?: AuditReport;
+}
+
+/** The run's audit: the JSON document of `dispatch-hook audit --json` and `doctor --json`. */
+export interface RunAudit {
+  readonly format: typeof runFormat;
+  readonly version: 1;
+  /** Every record read and ok, none missing, nothing unreadable, and something checked. */
+  readonly ok: boolean;
+  /** How many things were checked, over every process. */
+  readonly checked: number;
+  readonly processes: readonly RunProcess[];
+  /** Files in the run directory that are not records this version reads, and why. */
+  readonly unreadable: ReadonlyArray<{ readonly file: string; readonly why: string }>;
+}
+
+/** What the caller knows of a process it started itself (the command line's child). */
+export interface KnownExit {
+  readonly pid: number;
+  /** "exited with code 7", "was killed by SIGTERM (exit code 143)". */
+  readonly text: string;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; why: string };
+
+function parse(file: string): Parsed<unknown> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (error) {
+    return { ok: false, why: `it cannot be read (${error instanceof Error ? error.message : String(error)})` };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { ok: false, why: `it is truncated or corrupt (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+function asRecord(value: unknown): Parsed<ProcessRecord> {
+  const record = value as Partial<ProcessRecord> | null;
+  if (typeof record !== "object" || record === null || record.format !== recordFormat) {
+    return { ok: false, why: "it is not a dispatch-hook audit record" };
+  }
+  if (record.version !== 1)
+    return { ok: false, why: `it is a record of version ${String(record.version)}, which this version does not read` };
+  const report = record.report as Partial<AuditReport> | undefined;
+  const valid =
+    typeof record.pid === "number" &&
+    typeof report === "object" &&
+    report !== null &&
+    typeof report.ok === "boolean" &&
+    typeof report.checked === "number" &&
+    [report.registrations, report.outside, report.plugins, report.problems, report.notes].every(Array.isArray);
+  return valid ? { ok: true, value: record as ProcessRecord } : { ok: false, why: "it is a record with missing fields" };
+}
+
+/** Reads and folds every record in `dir`. Never throws for what the directory holds. */
+export function foldRun(dir: string, known?: KnownExit): RunAudit {
+  const names = fs.readdirSync(dir).sort();
+  const processes: RunProcess[] = [];
+  const unreadable: Array<{ file: string; why: string }> = [];
+  const recorded = new Set<string>();
+  for (const name of names.filter((n) => n.endsWith(".json"))) {
+    const parsed = parse(path.join(dir, name));
+    const record = parsed.ok ? asRecord(parsed.value) : parsed;
+    if (!record.ok) {
+      unreadable.push({ file: name, why: record.why });
+      continue;
+    }
+    recorded.add(name.slice(0, -".json".length));
+    const { format: _format, version: _version, report, ...writer } = record.value;
+    processes.push({ ...writer, ok: report.ok, checked: report.checked, report });
+  }
+  for (const name of names) {
+    if (name.endsWith(".json")) continue;
+    if (!name.endsWith(".started")) {
+      unreadable.push({
+        file: name,
+        why: name.endsWith(".tmp")
+          ? "it is a record left half written (its process was killed while writing)"
+          : "it is not a dispatch-hook file",
+      });
+      continue;
+    }
+    const stem = name.slice(0, -".started".length);
+    if (recorded.has(stem)) continue;
+    const parsed = parse(path.join(dir, name));
+    const start = (parsed.ok ? parsed.value : {}) as Partial<RecordWriter>;
+    const pid = typeof start.pid === "number" ? start.pid : Number(stem.split("-")[0]);
+    const thread = typeof start.thread === "number" ? start.thread : Number(stem.split("-")[1]);
+    const exit =
+      known !== undefined && known.pid === pid && thread === 0
+        ? `it ${known.text}`
+        : "it was killed, or ended before its exit handlers ran";
+    processes.push({
+      pid,
+      ppid: start.ppid ?? 0,
+      thread,
+      entry: start.entry ?? null,
+      argv: start.argv ?? [],
+      node: start.node ?? "?",
+      exitCode: null,
+      ok: false,
+      checked: 0,
+      missing: `started, and wrote no audit record: ${exit}`,
+    });
+  }
+  processes.sort((a, b) => a.pid - b.pid || a.thread - b.thread);
+  const checked = processes.reduce((n, p) => n + p.checked, 0);
+  const ok = checked > 0 && unreadable.length === 0 && processes.every((p) => p.ok);
+  return { format: runFormat, version: 1, ok, checked, processes, unreadable };
+}
+
+/** A process as people name it: its program, relative to `cwd`, and its arguments. */
+export function programOf(p: RecordWriter, cwd: string = process.cwd()): string {
+  if (p.thread !== 0) return `worker thread ${p.thread} of pid ${p.pid}`;
+  const words = [p.entry === null ? "node" : shortModule(url.pathToFileURL(p.entry).href, cwd), ...p.argv].join(" ");
+  return words.length > 80 ? `${words.slice(0, 79)}…` : words;
+}
+
+function summary(p: RunProcess): string {
+  if (p.missing !== undefined) return "no record";
+  if (p.report === undefined) return "?";
+  if (!p.ok) return `${p.report.problems.length} problem(s)`;
+  if (p.checked === 0) return "nothing checked";
+  const landed = p.report.registrations.filter((r) => r.state === "applied").length + p.report.outside.length;
+  return `ok, ${landed} landed`;
+}
+
+/** Why the run is not ok, or what it checked: the last line. */
+export function runVerdict(run: RunAudit): string {
+  const failing = run.processes.filter((p) => p.report !== undefined && !p.ok).length;
+  const problems = run.processes.reduce((n, p) => n + (p.report?.problems.length ?? 0), 0);
+  const parts = [
+    ...(problems > 0 ? [`${problems} problem(s) in ${failing} process(es)`] : []),
+    ...(run.processes.some((p) => p.missing !== undefined)
+      ? [`${run.processes.filter((p) => p.missing).length} process(es) without a record`]
+      : []),
+    ...(run.unreadable.length > 0 ? [`${run.unreadable.length} unreadable file(s) in the run directory`] : []),
+  ];
+  if (parts.length > 0) return `not ok: ${parts.join(", ")}`;
+  if (run.processes.length === 0)
+    return "nothing was checked: no process wrote an audit record (did the command start Node with the loader?)";
+  if (run.checked === 0) return "nothing was checked: no process made a registration or declared a backend that loaded";
+  return `ok: every registration landed, in ${run.processes.filter((p) => p.checked > 0).length} process(es)`;
+}
+
+/**
+ * The run for people: one row per process, the full audit of each process with a problem (or of the
+ * only one that registered anything), what could not be read, and the verdict last.
+ */
+export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
+  const out: string[] = [];
+  const rows = run.processes.map((p) => [
+    String(p.pid),
+    p.thread === 0 ? "main" : String(p.thread),
+    p.node,
+    p.exitCode === null ? "-" : String(p.exitCode),
+    summary(p),
+    programOf(p, cwd),
+  ]);
+  const only = run.processes.length === 1 ? run.processes[0] : undefined;
+  const failing = run.processes.filter((p) => p.report !== undefined && !p.ok);
+  const registering = run.processes.filter((p) => (p.report?.registrations.length ?? 0) + (p.report?.outside.length ?? 0) > 0);
+  const shown = only?.report !== undefined ? [only] : failing.length > 0 ? failing : registering.length === 1 ? registering : [];
+  if (only?.report === undefined) {
+    const header = ["pid", "thread", "node", "exit", "audit", "program"];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+    const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join("  ");
+    out.push(`${run.processes.length} process(es) wrote to the run:`, line(header), ...rows.map(line));
+  }
+  for (const p of shown) {
+    if (out.length > 0) out.push("");
+    if (only === undefined) out.push(`pid ${p.pid} (${programOf(p, cwd)}):`);
+    out.push(formatReport(p.report as AuditReport));
+  }
+  for (const p of run.processes.filter((q) => q.missing !== undefined))
+    out.push(`  [no record] pid ${p.pid} (${programOf(p, cwd)}) ${p.missing}`);
+  for (const u of run.unreadable) out.push(`  [unreadable] ${u.file} in the run directory: ${u.why}`);
+  out.push(runVerdict(run));
+  return out.join("\n");
+}

@@ -1,0 +1,79 @@
+/**
+ * A run's records. A run is many processes (a test runner's children and workers, an app's forks):
+ * each thread that audits writes its own record, one file, into the run directory that
+ * DISPATCH_HOOK_AUDIT_DIR names, and never touches another's. The command line and the test-runner
+ * reporters fold the directory (run-fold.ts).
+ *
+ * A thread writes `<id>.started` when it starts auditing and `<id>.json` (atomically) when it ends or
+ * when its test file ends, so a thread that started and never wrote its record is seen as such.
+ */
+import { crypto, fs, path, workerThreads } from "../builtins.js";
+import { hub } from "../hub.js";
+import { writeFileAtomically } from "./atomic-write.js";
+import type { AuditReport } from "./audit-events.js";
+
+/** The variable that names the run directory. */
+export const runDirVariable = "DISPATCH_HOOK_AUDIT_DIR";
+export const recordFormat = "dispatch-hook/audit-record";
+
+/** Who wrote a record. */
+export interface RecordWriter {
+  readonly pid: number;
+  readonly ppid: number;
+  /** 0 for a process's main thread, else the worker thread's id. */
+  readonly thread: number;
+  /** The program: the main module's path, or `null` (a worker, `node --test`, `node -e`). */
+  readonly entry: string | null;
+  readonly argv: readonly string[];
+  readonly node: string;
+}
+
+/** One thread's record, as it writes it. Versioned: a reader refuses a version it does not know. */
+export interface ProcessRecord extends RecordWriter {
+  readonly format: typeof recordFormat;
+  readonly version: 1;
+  /** The exit code it ended with; `null` when it wrote before its end (a test runner's worker, after a file). */
+  readonly exitCode: number | null;
+  readonly report: AuditReport;
+}
+
+function writer(): RecordWriter {
+  const { threadId } = workerThreads();
+  return {
+    pid: process.pid,
+    ppid: process.ppid,
+    thread: threadId,
+    entry: threadId === 0 ? (process.argv[1] ?? null) : null,
+    argv: process.argv.slice(2),
+    node: process.versions.node,
+  };
+}
+
+/** The file stem of this realm's records: one per thread and realm, whichever copy writes it. */
+function stem(): string {
+  return hub().shared("run-record", () => `${process.pid}-${workerThreads().threadId}-${crypto().randomBytes(4).toString("hex")}`);
+}
+
+/**
+ * Marks this thread as started in `dir`. Returns false, after a warning that names the directory,
+ * when it cannot write there: the thread then writes no record.
+ */
+export function startRecord(dir: string): boolean {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    writeFileAtomically(path.join(dir, `${stem()}.started`), JSON.stringify(writer()));
+    return true;
+  } catch (error) {
+    process.emitWarning(
+      `dispatch-hook cannot write its audit record into ${runDirVariable}=${dir} (${error instanceof Error ? error.message : String(error)}); this process is not audited.`,
+      { code: "DISPATCH_HOOK_AUDIT_RECORD" },
+    );
+    return false;
+  }
+}
+
+/** Writes (or rewrites) this thread's record. Synchronous: it runs at exit. */
+export function writeRecord(dir: string, report: AuditReport, exitCode: number | null): void {
+  const record: ProcessRecord = { format: recordFormat, version: 1, ...writer(), exitCode, report };
+  writeFileAtomically(path.join(dir, `${stem()}.json`), JSON.stringify(record));
+}

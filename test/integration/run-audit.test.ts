@@ -1,0 +1,152 @@
+/**
+ * `dispatch-hook audit -- <command>` over every process of a run: test runners' children, forks,
+ * spawned and exec'd node processes, worker threads. Each writes its own record; the command folds
+ * them, and a miss in any one of them fails the run.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { RunAudit } from "../../src/hooks/run-fold.js";
+import { makeTree, repoRoot, run } from "./fixture.js";
+import { frameworkEsm } from "./trees.js";
+
+const cli = join(repoRoot, "dist/bundle/cli.js");
+
+/** ml-ops registers for numba only, but expects PoolLayer on jax too: a process that loads jax misses. */
+const app = {
+  ...frameworkEsm,
+  "node_modules/ml-ops/package.json": JSON.stringify({
+    name: "ml-ops",
+    type: "module",
+    exports: { ".": "./index.js", "./*": "./*" },
+    dispatchHook: { registrations: { numba: "./dispatch/numba.js" }, expects: { numba: ["PoolLayer"], jax: ["PoolLayer"] } },
+  }),
+  "node_modules/ml-ops/index.js": "export class PoolLayer {}\n",
+  "node_modules/ml-ops/dispatch/numba.js":
+    'import { register } from "dispatch-hook";\nimport { PoolLayer } from "../index.js";\nregister("numba", PoolLayer, () => "pooled");\n',
+  "node_modules/dispatch-hook": { symlink: "<repo>" },
+  "package.json": JSON.stringify({
+    name: "app",
+    type: "module",
+    dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" },
+    scripts: { check: "node fan-out.mjs" },
+  }),
+  "a.test.mjs": 'import test from "node:test";\ntest("numba", () => import("tensorlab/link/numba/dispatch/basic.js"));\n',
+  "b.test.mjs": 'import test from "node:test";\ntest("jax", () => import("tensorlab/link/jax/dispatch/basic.js"));\n',
+  "c.test.mjs": 'import test from "node:test";\ntest("numba again", () => import("tensorlab/link/numba/dispatch/basic.js"));\n',
+  "backend.mjs": "await import(`tensorlab/link/${process.argv[2]}/dispatch/basic.js`);\n",
+  "worker.mjs": 'await import("tensorlab/link/numba/dispatch/basic.js");\n',
+  "fan-out.mjs": [
+    'import { execSync, fork, spawnSync } from "node:child_process";',
+    'import { Worker } from "node:worker_threads";',
+    'await import("tensorlab/link/numba/dispatch/basic.js");',
+    'await new Promise((done) => fork("backend.mjs", [process.env.FORKED ?? "numba"]).on("exit", done));',
+    'spawnSync(process.execPath, ["backend.mjs", "numba"], { stdio: "inherit" });',
+    'execSync("node backend.mjs numba", { stdio: "inherit" });',
+    'await new Promise((done) => new Worker(new URL("./worker.mjs", import.meta.url)).on("exit", done));',
+    'console.log("fan-out done");',
+    "",
+  ].join("\n"),
+};
+
+const audit = (dir: string, args: readonly string[], env: Record<string, string | undefined> = {}) =>
+  run(dir, [cli, "audit", ...args], env);
+
+describe("one audit over every process of a run", () => {
+  it("node --test: a child that misses fails the run, named with its file, while the others landed", async () => {
+    const dir = makeTree(app);
+    const result = await audit(dir, ["--", "--test", "a.test.mjs", "b.test.mjs", "c.test.mjs"]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/\n\d+\s+main\s+\S+\s+0\s+1 problem\(s\)\s+b\.test\.mjs\n/);
+    expect(result.stdout).toMatch(/\s+ok, 1 landed\s+a\.test\.mjs\n/);
+    expect(result.stdout).toMatch(/\s+ok, 1 landed\s+c\.test\.mjs\n/);
+    expect(result.stdout).toContain("[missing] PoolLayer on jax was expected");
+    expect(result.stdout).not.toMatch(/^ok:/m);
+    expect(result.stdout).toMatch(/^not ok: 1 problem\(s\) in 1 process\(es\)$/m);
+  });
+
+  it("any command: fork, spawn, exec and a worker thread each write their own record", async () => {
+    const dir = makeTree(app);
+    const clean = await audit(dir, ["--json", "--", "node", "fan-out.mjs"]);
+    // The program's own stdout went to stderr: stdout is the JSON document alone.
+    expect(clean.stderr).toContain("fan-out done");
+    const report = JSON.parse(clean.stdout) as RunAudit & { exitCode: number };
+    expect(report).toMatchObject({ format: "dispatch-hook/audit", version: 1, ok: true, exitCode: 0, unreadable: [] });
+    const landed = report.processes.map(
+      (p) => `${p.thread === 0 ? "main" : "worker"} ${p.argv.join(" ")}: ${p.report?.registrations.length}`,
+    );
+    expect(landed.sort()).toEqual(["main : 1", "main numba: 1", "main numba: 1", "main numba: 1", "worker : 1"]);
+    expect(clean.code).toBe(0);
+
+    // The fork loads jax, where the plugin registered nothing.
+    const missed = await audit(dir, ["--", "node", "fan-out.mjs"], { FORKED: "jax" });
+    expect(missed.code).toBe(1);
+    expect(missed.stdout).toMatch(/1 problem\(s\)\s+backend\.mjs jax\n/);
+    expect(missed.stdout).toContain("[missing] PoolLayer on jax");
+  });
+
+  it("npm scripts run under the audit too, and `-- app.mjs` still runs this node", async () => {
+    const dir = makeTree(app);
+    const npm = await audit(dir, ["--", "npm", "run", "--silent", "check"], { FORKED: "jax" });
+    expect(npm.code).toBe(1);
+    expect(npm.stdout).toContain("[missing] PoolLayer on jax");
+    const file = await audit(dir, ["--", "backend.mjs", "numba"]);
+    expect(file.code).toBe(0);
+    expect(file.stdout).toContain("ok: every registration landed");
+  });
+
+  it("--json-file leaves the program's output alone; --keep keeps the run directory, which is removed otherwise", async () => {
+    const dir = makeTree({ ...app, "hello.mjs": 'console.log("hello from the program");\nawait import("./backend.mjs");\n' });
+    const tmp = join(dir, "tmp");
+    mkdirSync(tmp);
+    const result = await audit(dir, ["--json-file", "out.json", "--", "hello.mjs", "numba"], { TMPDIR: tmp });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("hello from the program");
+    expect((JSON.parse(readFileSync(join(dir, "out.json"), "utf8")) as RunAudit).ok).toBe(true);
+    expect(readdirSync(tmp)).toEqual([]);
+    const kept = await audit(dir, ["--keep", "--", "backend.mjs", "numba"], { TMPDIR: tmp });
+    const where = /kept at (.+)$/m.exec(kept.stderr)?.[1] as string;
+    expect(readdirSync(where).filter((f) => f.endsWith(".json"))).toHaveLength(1);
+  });
+
+  it("a killed child, a truncated record and a foreign file are each named; never ok, never a crash", async () => {
+    const dir = makeTree({
+      ...app,
+      "killed.mjs": 'await import("tensorlab/link/numba/dispatch/basic.js");\nprocess.kill(process.pid, "SIGKILL");\n',
+    });
+    const killed = await audit(dir, ["--", "killed.mjs"]);
+    expect(killed.code).toBe(137);
+    expect(killed.stdout).toMatch(
+      /\[no record\] pid \d+ \(killed\.mjs\) started, and wrote no audit record: it was killed by SIGKILL \(exit code 137\)/,
+    );
+    expect(killed.stdout).not.toMatch(/^ok/m);
+
+    const runDir = join(dir, "run");
+    expect((await audit(dir, ["--dir", "run", "--", "backend.mjs", "numba"])).code).toBe(0);
+    const [record] = readdirSync(runDir).filter((f) => f.endsWith(".json"));
+    const text = readFileSync(join(runDir, record as string), "utf8");
+    writeFileSync(join(runDir, "1-0-truncated.json"), text.slice(0, text.length / 2));
+    writeFileSync(join(runDir, "2-0-foreign.json"), JSON.stringify({ format: "something-else", version: 1 }));
+    writeFileSync(join(runDir, "3-0-future.json"), JSON.stringify({ format: "dispatch-hook/audit-record", version: 9 }));
+    writeFileSync(join(runDir, "notes.txt"), "left by someone");
+    const folded = await audit(dir, ["--dir", "run"]);
+    expect(folded.code).toBe(1);
+    expect(folded.stdout).toContain("[unreadable] 1-0-truncated.json in the run directory: it is truncated or corrupt");
+    expect(folded.stdout).toContain("[unreadable] 2-0-foreign.json in the run directory: it is not a dispatch-hook audit record");
+    expect(folded.stdout).toContain("[unreadable] 3-0-future.json in the run directory: it is a record of version 9");
+    expect(folded.stdout).toContain("[unreadable] notes.txt in the run directory: it is not a dispatch-hook file");
+    expect(folded.stdout).toContain("not ok: 4 unreadable file(s) in the run directory");
+  });
+
+  it("a run directory that cannot be written stops the command before it starts, naming the path", async () => {
+    const dir = makeTree({
+      ...app,
+      "a-file": "not a directory",
+      "touch.mjs": 'import { writeFileSync } from "node:fs";\nwriteFileSync("ran", "");\n',
+    });
+    const result = await audit(dir, ["--dir", "a-file/run", "--", "touch.mjs"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`[ERR_DISPATCH_HOOK_AUDIT_DIR] cannot write the run directory ${join(dir, "a-file/run")}`);
+    expect(existsSync(join(dir, "ran"))).toBe(false);
+  });
+});
