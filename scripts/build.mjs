@@ -56,6 +56,8 @@ await build({
     vite: join(src, "adapters/vite.ts"),
     vitest: join(src, "adapters/vitest.ts"),
     "vitest-setup": join(src, "adapters/vitest-setup.ts"),
+    "vitest-record": join(src, "adapters/vitest-record.ts"),
+    "vitest-reporter": join(src, "adapters/vitest-reporter.ts"),
     esbuild: join(src, "adapters/esbuild.ts"),
   },
   format: "esm",
@@ -76,7 +78,7 @@ await build({
 // The Jest resolver, as CommonJS: Jest require()s its resolver. import.meta.url is the bundle's own URL.
 await build({
   ...bundle,
-  entryPoints: { jest: join(src, "adapters/jest.ts") },
+  entryPoints: { jest: join(src, "adapters/jest.ts"), "jest-reporter": join(src, "adapters/jest-reporter.ts") },
   format: "cjs",
   outExtension: { ".js": ".cjs" },
   define: { "import.meta.url": "__dispatchHookUrl" },

@@ -7,6 +7,7 @@
  * module gets two facades.
  */
 import type { Plugin } from "vite";
+import { url } from "../builtins.js";
 import type { MarkerKind } from "../hooks/facade.js";
 import { isPackageName } from "../hooks/package-path.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
@@ -14,6 +15,8 @@ import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-
 export type { AdapterOptions } from "./adapter-core.js";
 
 const original = "dispatch-hook-original";
+/** The setup file that writes a Vitest worker's audit record (vitest-record.ts, built beside this file). */
+const recordSetup = url.fileURLToPath(new URL("./vitest-record.js", import.meta.url));
 const virtual = "\0dispatch-hook:";
 
 export interface VitePluginOptions extends AdapterOptions {
@@ -39,13 +42,21 @@ export function dispatchHook(options: VitePluginOptions = {}): Plugin {
     // their modules reach this plugin in every pool. Without it, a framework left in node_modules is
     // externalized, and in the vm pools Vitest runs externals itself, where neither this plugin nor
     // Node's loader sees them. Pass { inline: false } to leave them to Node's loader instead.
+    //
+    // Under Vitest, too, every test file's worker writes its audit record after the file (a setup
+    // file that does nothing unless DISPATCH_HOOK_AUDIT_DIR names a run): Vitest stops its workers
+    // without running their exit handlers.
     config(config) {
-      if (options.inline === false || (config as { test?: unknown }).test === undefined) return null;
-      const c = use(config.root);
-      const names = new Set<string>();
-      for (const rule of c.config().rules) if (rule.packageName !== undefined) names.add(rule.packageName);
-      for (const plugin of c.config().plugins) if (isPackageName(plugin.name)) names.add(plugin.name);
-      return names.size === 0 ? null : ({ test: { server: { deps: { inline: [...names] } } } } as Record<string, unknown>);
+      if ((config as { test?: unknown }).test === undefined && process.env.VITEST === undefined) return null;
+      const test: Record<string, unknown> = { setupFiles: [recordSetup] };
+      if (options.inline !== false) {
+        const c = use(config.root);
+        const names = new Set<string>();
+        for (const rule of c.config().rules) if (rule.packageName !== undefined) names.add(rule.packageName);
+        for (const plugin of c.config().plugins) if (isPackageName(plugin.name)) names.add(plugin.name);
+        if (names.size > 0) test.server = { deps: { inline: [...names] } };
+      }
+      return { test } as Record<string, unknown>;
     },
     configResolved(config) {
       use(config.root);

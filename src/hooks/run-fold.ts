@@ -96,6 +96,8 @@ export function foldRun(dir: string, known?: KnownExit): RunAudit {
   }
   for (const name of names) {
     if (name.endsWith(".json")) continue;
+    // A record being rewritten (a test runner's worker, at its exit) while this reads.
+    if (name.endsWith(".tmp") && recorded.has(name.slice(0, name.indexOf(".json.")))) continue;
     if (!name.endsWith(".started")) {
       unreadable.push({
         file: name,
@@ -136,8 +138,12 @@ export function foldRun(dir: string, known?: KnownExit): RunAudit {
 
 /** A process as people name it: its program, relative to `cwd`, and its arguments. */
 export function programOf(p: RecordWriter, cwd: string = process.cwd()): string {
-  if (p.thread !== 0) return `worker thread ${p.thread} of pid ${p.pid}`;
-  const words = [p.entry === null ? "node" : shortModule(url.pathToFileURL(p.entry).href, cwd), ...p.argv].join(" ");
+  if (p.entry === null && p.thread !== 0) return `worker thread ${p.thread} of pid ${p.pid}`;
+  const entry = p.entry
+    ?.split(", ")
+    .map((file) => shortModule(url.pathToFileURL(file).href, cwd))
+    .join(", ");
+  const words = p.thread !== 0 ? (entry as string) : [entry ?? "node", ...p.argv].join(" ");
   return words.length > 80 ? `${words.slice(0, 79)}…` : words;
 }
 
@@ -194,7 +200,7 @@ export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
   }
   for (const p of shown) {
     if (out.length > 0) out.push("");
-    if (only === undefined) out.push(`pid ${p.pid} (${programOf(p, cwd)}):`);
+    out.push(`pid ${p.pid} (${programOf(p, cwd)}):`);
     out.push(formatReport(p.report as AuditReport));
   }
   for (const p of run.processes.filter((q) => q.missing !== undefined))

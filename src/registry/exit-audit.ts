@@ -50,6 +50,7 @@ export function auditAtExit(options: AuditAtExitOptions): void {
   // One exit audit per thread, whichever copy's loader asks first.
   if (!hub().claimExit()) return;
   if (dir !== undefined && !startRecord(dir)) dir = undefined;
+  if (dir !== undefined) recordAfterTestFile();
   process.on("exit", (code) => {
     const report = threadAudit();
     if (dir !== undefined) {
@@ -78,4 +79,51 @@ export function auditAtExit(options: AuditAtExitOptions): void {
 export function auditFromEnvironment(): void {
   const { DISPATCH_HOOK_AUDIT: mode, DISPATCH_HOOK_AUDIT_DIR: dir } = process.env;
   if (mode || dir) auditAtExit({ mode: parseAuditMode(mode), dir });
+}
+
+/**
+ * For test runners, whose workers are stopped without running exit handlers: writes this realm's
+ * record now, naming the test file, when the environment names a run directory. Returns whether it
+ * wrote one.
+ */
+export function recordTestFile(testFile: string | undefined): boolean {
+  const dir = process.env.DISPATCH_HOOK_AUDIT_DIR;
+  if (!dir) return false;
+  auditFromEnvironment();
+  try {
+    // Several test files may run in one realm, one after another: the record names them all.
+    const files = hub().shared("test-files", () => new Set<string>());
+    if (testFile !== undefined) files.add(testFile);
+    writeRecord(dir, threadAudit(), null, files.size === 0 ? undefined : [...files].join(", "));
+    return true;
+  } catch (error) {
+    process.emitWarning(
+      `dispatch-hook cannot write its audit record into DISPATCH_HOOK_AUDIT_DIR=${dir} (${error instanceof Error ? error.message : String(error)}).`,
+      { code: "DISPATCH_HOOK_AUDIT_RECORD" },
+    );
+    return false;
+  }
+}
+
+type Hook = (fn: () => void) => void;
+interface TestGlobals {
+  readonly afterAll?: Hook;
+  readonly expect?: { readonly getState?: () => { readonly testPath?: string } };
+}
+
+/**
+ * Under a test runner that puts `afterAll` in the test file's globals (Jest), the record is written
+ * after the file too: Jest gives each file a `process` of its own, whose exit handlers never run.
+ * Loaded inside a test, where no hook may be added, the process keeps only its exit record.
+ */
+function recordAfterTestFile(): void {
+  const globals = globalThis as TestGlobals;
+  if (typeof globals.afterAll !== "function") return;
+  try {
+    globals.afterAll(() => {
+      recordTestFile(globals.expect?.getState?.().testPath);
+    });
+  } catch {
+    // Inside a test: the exit record stands.
+  }
 }

@@ -22,7 +22,7 @@ export interface RecordWriter {
   readonly ppid: number;
   /** 0 for a process's main thread, else the worker thread's id. */
   readonly thread: number;
-  /** The program: the main module's path, or `null` (a worker, `node --test`, `node -e`). */
+  /** The program: the main module's path (a test runner's worker: the test file), or `null` (a worker, `node -e`). */
   readonly entry: string | null;
   readonly argv: readonly string[];
   readonly node: string;
@@ -72,8 +72,18 @@ export function startRecord(dir: string): boolean {
   }
 }
 
-/** Writes (or rewrites) this thread's record. Synchronous: it runs at exit. */
-export function writeRecord(dir: string, report: AuditReport, exitCode: number | null): void {
-  const record: ProcessRecord = { format: recordFormat, version: 1, ...writer(), exitCode, report };
+/**
+ * Writes (or rewrites) this thread's record. Synchronous: it runs at exit. A test runner's worker
+ * writes after each test file, naming the file as its `entry`.
+ */
+export function writeRecord(dir: string, report: AuditReport, exitCode: number | null, entry?: string): void {
+  const record: ProcessRecord = {
+    format: recordFormat,
+    version: 1,
+    ...writer(),
+    ...(entry === undefined ? {} : { entry }),
+    exitCode,
+    report,
+  };
   writeFileAtomically(path.join(dir, `${stem()}.json`), JSON.stringify(record));
 }

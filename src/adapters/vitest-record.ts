@@ -1,0 +1,13 @@
+/**
+ * Added to Vitest's setupFiles by dispatch-hook/vite. While DISPATCH_HOOK_AUDIT_DIR names a run (the
+ * command line's, or the reporter's), each test file's worker writes its audit record after the
+ * file, naming it: Vitest stops its workers without running their exit handlers. Otherwise nothing.
+ */
+import { afterAll, expect } from "vitest";
+import { recordTestFile } from "../registry/exit-audit.js";
+
+if (process.env.DISPATCH_HOOK_AUDIT_DIR) {
+  afterAll(() => {
+    recordTestFile(expect.getState().testPath);
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * The run-level reporters: a real Vitest (threads, forks, vmThreads) and a real Jest (workers),
+ * each with two test files. When one file's worker loads a backend where the plugin's expected op
+ * type never arrives, the run fails for that reason alone, naming that file; when it does not, the
+ * run passes.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
+
+type Mode = "module" | "commonjs";
+
+/** tensorkit (cpu and gpu backends) and kit-ops (registers Conv for cpu, and expects it on both). */
+function project(mode: Mode): Tree {
+  const cjs = mode === "commonjs";
+  const table = (backend: string) =>
+    cjs
+      ? `const { Dispatcher } = require("dispatch-hook");\nexports.${backend}Table = new Dispatcher({ name: "${backend}Table", backend: "${backend}" });\n`
+      : `import { Dispatcher } from "dispatch-hook";\nexport const ${backend}Table = new Dispatcher({ name: "${backend}Table", backend: "${backend}" });\n`;
+  // Which backend b.test loads: gpu misses Conv, cpu does not.
+  const test = (backend: string) =>
+    cjs
+      ? `const { ${backend}Table } = require("tensorkit/backends/${backend}/table.js");\ntest("loads ${backend}", () => { expect(${backend}Table).toBeTruthy(); });\n`
+      : `import { expect, test } from "vitest";\nimport { ${backend}Table } from "tensorkit/backends/${backend}/table.js";\ntest("loads ${backend}", () => { expect(${backend}Table).toBeTruthy(); });\n`;
+  return {
+    "node_modules/dispatch-hook": { symlink: "<repo>" },
+    "node_modules/tensorkit/package.json": JSON.stringify({
+      name: "tensorkit",
+      type: mode,
+      dependencies: { "dispatch-hook": "*" },
+      dispatchHook: { backends: { "*": { module: "./backends/{backend}/table.js", export: "{backend}Table" } } },
+    }),
+    "node_modules/tensorkit/backends/cpu/table.js": table("cpu"),
+    "node_modules/tensorkit/backends/gpu/table.js": table("gpu"),
+    "node_modules/kit-ops/package.json": JSON.stringify({
+      name: "kit-ops",
+      type: mode,
+      dependencies: { tensorkit: "*", "dispatch-hook": "*" },
+      dispatchHook: { registrations: { cpu: "./reg/cpu.js" }, expects: { cpu: ["Conv"], gpu: ["Conv"] } },
+    }),
+    "node_modules/kit-ops/ops.js": cjs ? "exports.Conv = class Conv {};\n" : "export class Conv {}\n",
+    "node_modules/kit-ops/reg/cpu.js": cjs
+      ? 'const { register } = require("dispatch-hook");\nconst { Conv } = require("../ops.js");\nregister("cpu", Conv, () => "conv");\n'
+      : 'import { register } from "dispatch-hook";\nimport { Conv } from "../ops.js";\nregister("cpu", Conv, () => "conv");\n',
+    "package.json": JSON.stringify({ name: "app", type: mode, dependencies: { tensorkit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+    "a.test.js": test("cpu"),
+    "b-miss.test.js": test("gpu"),
+    "b-fine.test.js": test("cpu"),
+  };
+}
+
+const vitestProject = (): Tree => ({
+  ...project("module"),
+  "node_modules/vitest": { symlink: join(repoRoot, "node_modules/vitest") },
+  "node_modules/vite": { symlink: join(repoRoot, "node_modules/vite") },
+  "vitest.config.mjs": [
+    'import { dispatchHook } from "dispatch-hook/vite";',
+    "export default {",
+    "  plugins: [dispatchHook()],",
+    '  test: { pool: process.env.POOL, include: ["a.test.js", process.env.B], reporters: ["default", "dispatch-hook/vitest/reporter"] },',
+    "};",
+  ].join("\n"),
+});
+
+const jestProject = (): Tree => ({
+  ...project("commonjs"),
+  "node_modules/jest": { symlink: join(repoRoot, "node_modules/jest") },
+  "jest.config.json": JSON.stringify({
+    testEnvironment: "node",
+    resolver: "dispatch-hook/jest",
+    reporters: ["default", "dispatch-hook/jest/reporter"],
+  }),
+});
+
+describe("the Vitest reporter folds every worker's record, and fails the run on a miss", () => {
+  const dir = makeTree(vitestProject());
+  const vitest = (pool: string, b: string) =>
+    run(dir, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], { POOL: pool, B: b, CI: "1", NO_COLOR: "1" });
+
+  it.each(["threads", "forks", "vmThreads"])("pool %s", async (pool) => {
+    const missed = await vitest(pool, "b-miss.test.js");
+    expect(missed.stdout).toMatch(/Tests\s+2 passed/);
+    expect(missed.stdout).toContain("dispatch-hook audit");
+    expect(missed.stdout).toContain("[missing] Conv on gpu was expected");
+    expect(missed.stdout).toMatch(/^not ok: 1 problem\(s\) in 1 process\(es\)$/m);
+    // The row of the worker that missed names its file (vmThreads runs both files in one realm: one record names both).
+    expect(missed.stdout).toMatch(
+      pool === "vmThreads" ? /^pid \d+ \((a\.test\.js, b-miss|b-miss\.test\.js, a)\.test\.js\):$/m : /1 problem\(s\)\s+b-miss\.test\.js\n/,
+    );
+    expect(missed.code).toBe(1);
+
+    const fine = await vitest(pool, "b-fine.test.js");
+    expect(fine.stdout).toMatch(/^ok: every registration landed/m);
+    expect(fine.code).toBe(0);
+  });
+});
+
+describe("the Jest reporter folds every worker's record, and fails the run on a miss", () => {
+  const dir = makeTree(jestProject());
+  const jest = (b: string, ...flags: string[]) =>
+    run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), ...flags, "a.test.js", b], { CI: "1", NO_COLOR: "1" });
+
+  it.each([["--maxWorkers=2"], ["--runInBand"]])("%s", async (flag) => {
+    const missed = await jest("b-miss.test.js", flag);
+    expect(missed.stderr).toMatch(/Tests:\s+2 passed/);
+    expect(missed.stderr).toContain("[missing] Conv on gpu was expected");
+    expect(missed.stderr).toMatch(/1 problem\(s\)\s+b-miss\.test\.js/);
+    expect(missed.code).toBe(1);
+
+    const fine = await jest("b-fine.test.js", flag);
+    expect(fine.stderr).toMatch(/^ok: every registration landed, in 2 process\(es\)$/m);
+    expect(fine.code).toBe(0);
+  });
+});
