@@ -53,6 +53,7 @@ await build({
     "hooks-thread": join(src, "hooks/hooks-thread.ts"),
     runtime: join(src, "runtime/index.ts"),
     cli: join(src, "cli/bin.ts"),
+    "doctor-probe": join(src, "cli/doctor-probe.ts"),
     vite: join(src, "adapters/vite.ts"),
     vitest: join(src, "adapters/vitest.ts"),
     "vitest-setup": join(src, "adapters/vitest-setup.ts"),

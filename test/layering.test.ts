@@ -22,7 +22,7 @@ describe("layering", () => {
     registry: ["base", "registry"],
     hooks: ["base", "runtime", "registry", "hooks"],
     dispatchable: ["base", "registry", "hooks", "dispatchable"],
-    cli: ["base", "registry", "hooks", "cli"],
+    cli: ["base", "registry", "hooks", "dispatchable", "cli"],
     entry: ["base", "runtime", "registry", "dispatchable", "entry"],
     adapters: ["base", "registry", "hooks", "entry", "adapters"],
   };

@@ -1,24 +1,35 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { discover, type HookConfig, type WatchRule } from "../hooks/discovery.js";
+import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
+import { parseFlags } from "./flags.js";
 import type { Io } from "./io.js";
 import { createStyle } from "./style.js";
 
-export const doctorHelp = `Usage: dispatch-hook doctor [directory]
+export const doctorHelp = `Usage: dispatch-hook doctor [--load] [--json] [directory | entry]
 
-Reads the dispatch-hook configuration of the project in the directory (default: the current one):
-its package.json, every package.json in its dependency tree (frameworks and plugins wherever they
-sit), and DISPATCH_HOOK_CONFIG. Prints:
+Reads the dispatch-hook configuration of the project in the directory (default: the current one;
+an entry file means its package): its package.json, every package.json in its dependency tree
+(frameworks and plugins wherever they sit), and DISPATCH_HOOK_CONFIG. Prints:
   - the files it read;
   - the backends declared, and the module files they resolve to;
   - the plugins and their registration modules, and the op types they expect;
   - every problem, each with its fix.
 
-Exit code: 1 if there is a problem or no configuration at all, otherwise 0.
+  --load    also load each declared backend's dispatch module under the loader, in a child
+            process (none of the app's own code runs), and say per backend what landed and from
+            which plugin, what would wait, conflicts between plugins, registration modules that do
+            not resolve or throw, and lazily named implementations ("specifier#export") whose
+            module or export does not exist
+  --json    print the report as one JSON document (format "dispatch-hook/doctor", version 1)
+  --help    show this help
+
+Exit code: 0 when nothing was found, 1 with findings (or no configuration at all), 2 for a usage
+error.
 `;
 
-interface Finding {
+interface ConfigFinding {
   readonly message: string;
   readonly fix: string;
 }
@@ -58,8 +69,8 @@ interface PluginReport {
   readonly expects: ReadonlyArray<{ readonly backend: string; readonly ops: readonly string[] }>;
 }
 
-export function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugins: PluginReport[]; problems: Finding[] } {
-  const problems: Finding[] = config.problems.map((p) => ({ message: p.message, fix: p.fix }));
+export function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugins: PluginReport[]; problems: ConfigFinding[] } {
+  const problems: ConfigFinding[] = config.problems.map((p) => ({ message: p.message, fix: p.fix }));
   const backends = new Map<string, string[]>();
   const plugins: PluginReport[] = [];
   for (const rule of config.rules) {
@@ -126,19 +137,27 @@ export function diagnose(config: HookConfig): { backends: Map<string, string[]>;
   return { backends, plugins, problems };
 }
 
-export function doctorCommand(args: readonly string[], io: Io): number {
-  if (args.includes("--help") || args.includes("-h")) {
+export async function doctorCommand(args: readonly string[], io: Io): Promise<number> {
+  const usage = (message: string) => {
+    io.err(`dispatch-hook doctor: ${message}\n\n${doctorHelp}`);
+    return 2;
+  };
+  const parsed = parseFlags(args, { "--load": "boolean", "--json": "boolean", "--help": "boolean", "-h": "boolean" });
+  if ("error" in parsed) return usage(parsed.error);
+  const { flags, rest } = parsed;
+  if (flags["--help"] || flags["-h"]) {
     io.out(doctorHelp);
     return 0;
   }
-  const flags = args.filter((arg) => arg.startsWith("-"));
-  if (flags.length > 0 || args.length > 1) {
-    io.err(`dispatch-hook doctor: unknown argument ${flags[0] ?? args[1]}\n\n${doctorHelp}`);
-    return 2;
-  }
-  const style = createStyle({ isTTY: io.isTTY }, io.env);
-  const root = resolve(io.cwd, args[0] ?? ".");
-  const config = discover({ root, transitive: true, configFile: io.env.DISPATCH_HOOK_CONFIG || undefined });
+  if (rest.length > 1) return usage(`unexpected argument ${rest[1]}`);
+  const target = resolve(io.cwd, rest[0] ?? ".");
+  if (!existsSync(target)) return usage(`${target} does not exist`);
+  const isFile = statSync(target).isFile();
+  const config = discover({
+    ...(isFile ? { entry: target } : { root: target }),
+    transitive: true,
+    configFile: io.env.DISPATCH_HOOK_CONFIG || undefined,
+  });
   const { backends, plugins, problems } = diagnose(config);
   if (config.rules.length === 0) {
     problems.push({
@@ -146,18 +165,45 @@ export function doctorCommand(args: readonly string[], io: Io): number {
       fix: 'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or run doctor from the app\'s directory.',
     });
   }
+  const staticFindings: Finding[] = problems.map((p) => ({ kind: "config", message: p.message, fix: p.fix }));
+  const report: DoctorReport = flags["--load"]
+    ? await loadBackends(config, backends, staticFindings, io.env)
+    : {
+        format: doctorFormat,
+        version: 1,
+        ok: staticFindings.length === 0,
+        loaded: false,
+        root: config.root,
+        files: config.files,
+        backends: [...backends].map(([backend, modules]) => ({ backend, modules, loaded: false, landed: [], waiting: [] })),
+        findings: staticFindings,
+      };
+  if (flags["--json"]) io.out(`${JSON.stringify(report)}\n`);
+  else io.out(`${formatDoctor(report, plugins, io)}\n`);
+  return report.ok ? 0 : 1;
+}
+
+function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], io: Io): string {
+  const style = createStyle({ isTTY: io.isTTY }, io.env);
   const rel = (file: string) => {
     const r = relative(io.cwd, file);
     return r.length < file.length ? r : file;
   };
-  const out: string[] = [style.bold("dispatch-hook doctor"), ""];
-  out.push(`started from ${rel(config.root) || "."}; read ${config.files.length} file(s):`);
-  for (const file of config.files) out.push(`  ${rel(file)}`);
+  const out: string[] = [style.bold(`dispatch-hook doctor${report.loaded ? " --load" : ""}`), ""];
+  out.push(`started from ${rel(report.root) || "."}; read ${report.files.length} file(s):`);
+  for (const file of report.files) out.push(`  ${rel(file)}`);
   out.push("");
-  out.push(style.bold("backends"));
-  if (backends.size === 0) out.push("  (none declared)");
-  for (const [backend, files] of [...backends].sort(([a], [b]) => a.localeCompare(b)))
-    out.push(`  ${backend.padEnd(10)} ${files.map(rel).join(", ")}`);
+  out.push(
+    style.bold(report.loaded ? "backends, loaded under the loader in a child process (none of the app's own code ran)" : "backends"),
+  );
+  if (report.backends.length === 0) out.push("  (none declared)");
+  const ops = (list: BackendOutcome["landed"]) => list.map((l) => (l.plugin === null ? l.op : `${l.op} (${l.plugin})`)).join(", ") || "-";
+  for (const b of [...report.backends].sort((x, y) => x.backend.localeCompare(y.backend))) {
+    out.push(`  ${b.backend.padEnd(10)} ${b.modules.map(rel).join(", ")}`);
+    if (!report.loaded) continue;
+    out.push(`    ${b.loaded ? "landed " : style.red("did not load")} ${b.loaded ? ops(b.landed) : ""}`.trimEnd());
+    if (b.waiting.length > 0) out.push(`    waiting ${ops(b.waiting)}`);
+  }
   out.push("", style.bold("plugins"));
   if (plugins.length === 0) out.push("  (none found)");
   for (const plugin of plugins) {
@@ -166,12 +212,16 @@ export function doctorCommand(args: readonly string[], io: Io): number {
     for (const e of plugin.expects) out.push(`    ${e.backend}: expects ${e.ops.join(", ")}`);
   }
   out.push("");
-  if (problems.length === 0) {
-    out.push(style.green("no problems found"));
+  if (report.findings.length === 0) {
+    out.push(
+      style.green(report.loaded ? "no problems found: every registration module ran, and every registration landed" : "no problems found"),
+    );
   } else {
-    out.push(style.red(`${problems.length} problem(s):`));
-    for (const problem of problems) out.push(`  ${style.red("✗")} ${problem.message}`, `    ${style.dim("fix:")} ${problem.fix}`);
+    out.push(style.red(`${report.findings.length} problem(s):`));
+    for (const f of report.findings) {
+      out.push(`  ${style.red("✗")} ${report.loaded ? `[${f.kind}] ` : ""}${f.message}`);
+      if (f.fix !== undefined) out.push(`    ${style.dim("fix:")} ${f.fix}`);
+    }
   }
-  io.out(`${out.join("\n")}\n`);
-  return problems.length === 0 ? 0 : 1;
+  return out.join("\n");
 }

@@ -6,9 +6,9 @@ import { frameworkEsm, plugin } from "../integration/trees.js";
 import { memoryIo } from "./helpers.js";
 
 describe("dispatch-hook doctor", () => {
-  it("on the healthy example app: lists backends, plugins and expectations, exits 0", () => {
+  it("on the healthy example app: lists backends, plugins and expectations, exits 0", async () => {
     const io = memoryIo(join(repoRoot, "examples/ordering-bug"));
-    expect(doctorCommand([], io)).toBe(0);
+    expect(await doctorCommand([], io)).toBe(0);
     const out = io.stdout();
     for (const backend of ["numba", "jax", "mlx", "pytorch"])
       expect(out).toMatch(new RegExp(`${backend}\\s+\\.\\./tensorlab/link/${backend}/dispatch/basic\\.js`));
@@ -19,7 +19,7 @@ describe("dispatch-hook doctor", () => {
     expect(out).not.toContain("\x1b[");
   });
 
-  it("names every kind of problem with its fix, and exits 1", () => {
+  it("names every kind of problem with its fix, and exits 1", async () => {
     const dir = makeTree({
       ...frameworkEsm,
       ...plugin("tensorlab", true),
@@ -48,7 +48,7 @@ describe("dispatch-hook doctor", () => {
       }),
     });
     const io = memoryIo(dir);
-    expect(doctorCommand([], io)).toBe(1);
+    expect(await doctorCommand([], io)).toBe(1);
     const out = io.stdout();
     const expectations: Array<[string, string]> = [
       ['"registation" (did you mean "registrations"?)', 'Rename it to "registrations"'],
@@ -68,7 +68,7 @@ describe("dispatch-hook doctor", () => {
     expect(out).toContain(`${expectations.length} problem(s):`);
   });
 
-  it("uses colour on a TTY unless NO_COLOR is set, and has --help", () => {
+  it("uses colour on a TTY unless NO_COLOR is set, and has --help", async () => {
     const dir = makeTree({ "package.json": "{}" });
     const tty = memoryIo(dir, { isTTY: true });
     doctorCommand([], tty);
@@ -78,26 +78,26 @@ describe("dispatch-hook doctor", () => {
     expect(noColor.stdout()).not.toContain("\x1b[");
     expect(noColor.stdout()).toContain("(none declared)");
     const help = memoryIo(dir);
-    expect(doctorCommand(["--help"], help)).toBe(0);
+    expect(await doctorCommand(["--help"], help)).toBe(0);
     expect(help.stdout()).toContain("Usage: dispatch-hook doctor");
     const bad = memoryIo(dir);
-    expect(doctorCommand(["--fix"], bad)).toBe(2);
+    expect(await doctorCommand(["--fix"], bad)).toBe(2);
   });
 
-  it("exits 1 when it finds no configuration at all, and lists the files it read", () => {
+  it("exits 1 when it finds no configuration at all, and lists the files it read", async () => {
     const dir = makeTree({
       "package.json": JSON.stringify({ name: "bare", dependencies: { lib: "1" } }),
       "node_modules/lib/package.json": "{}",
     });
     const io = memoryIo(dir);
-    expect(doctorCommand([], io)).toBe(1);
+    expect(await doctorCommand([], io)).toBe(1);
     expect(io.stdout()).toContain("no backend declaration was found");
     expect(io.stdout()).toContain("read 2 file(s):");
     expect(io.stdout()).toContain("node_modules/lib/package.json");
     expect(io.stdout()).not.toContain("no problems found");
   });
 
-  it("finds a plugin that is not a direct dependency (app → toolkit → framework + plugin), from another directory", () => {
+  it("finds a plugin that is not a direct dependency (app → toolkit → framework + plugin), from another directory", async () => {
     const dir = makeTree({
       ...frameworkEsm,
       ...plugin("tensorlab", true),
@@ -106,7 +106,7 @@ describe("dispatch-hook doctor", () => {
       "elsewhere/.keep": "",
     });
     const io = memoryIo(join(dir, "elsewhere"));
-    expect(doctorCommand([".."], io)).toBe(0);
+    expect(await doctorCommand([".."], io)).toBe(0);
     expect(io.stdout()).toContain("plugin ml-ops");
     expect(io.stdout()).toContain("numba: registers from ../node_modules/ml-ops/dispatch/numba.js");
   });

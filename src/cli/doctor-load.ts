@@ -1,0 +1,216 @@
+/**
+ * `dispatch-hook doctor --load`: a pre-flight that runs none of the app's own code. A child process
+ * under the loader imports each declared backend's dispatch module, so that the plugins'
+ * registration modules run exactly as they would in the app, and loads each lazily named
+ * implementation a package.json declares (doctor-probe.ts). Its audit record, folded, says per
+ * backend what landed and from which plugin, what would wait, and what went wrong.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { HookConfig } from "../hooks/discovery.js";
+import { foldRun, type RunAudit } from "../hooks/run-fold.js";
+import { runDirVariable } from "../registry/run-records.js";
+import type { ProbeFailure, ProbeInput } from "./doctor-probe.js";
+
+export const doctorFormat = "dispatch-hook/doctor";
+
+export type FindingKind =
+  | "config"
+  | "dispatch-module"
+  | "registration-module"
+  | "implementation"
+  | "conflict"
+  | "failed"
+  | "missing"
+  | "pending"
+  | "loader"
+  | "other";
+
+export interface Finding {
+  readonly kind: FindingKind;
+  readonly backend?: string;
+  readonly code?: string;
+  readonly message: string;
+  readonly fix?: string;
+}
+
+export interface BackendOutcome {
+  readonly backend: string;
+  readonly modules: readonly string[];
+  readonly loaded: boolean;
+  /** Op types that landed, and the plugin whose registration module registered each (null: not a plugin's). */
+  readonly landed: ReadonlyArray<{ readonly op: string; readonly plugin: string | null }>;
+  /** Registrations that would wait: made, but no table of the backend took them. */
+  readonly waiting: ReadonlyArray<{ readonly op: string; readonly plugin: string | null }>;
+}
+
+/** The JSON document of `dispatch-hook doctor --json` (format "dispatch-hook/doctor", version 1). */
+export interface DoctorReport {
+  readonly format: typeof doctorFormat;
+  readonly version: 1;
+  readonly ok: boolean;
+  /** Whether the backends were loaded (--load), or only the configuration was read. */
+  readonly loaded: boolean;
+  readonly root: string;
+  readonly files: readonly string[];
+  readonly backends: readonly BackendOutcome[];
+  readonly findings: readonly Finding[];
+  /** The child's audit, with --load. */
+  readonly audit?: RunAudit;
+}
+
+const probeFile = fileURLToPath(new URL("./doctor-probe.js", import.meta.url));
+
+/** The lazily named implementations that package.json declares for backend sets. */
+function lazyImplementations(config: HookConfig): ProbeInput["lazy"] {
+  return config.dispatchables.flatMap((d) => {
+    const impls = (d.declaration as { implementations?: unknown }).implementations;
+    if (typeof impls !== "object" || impls === null) return [];
+    return Object.entries(impls as Record<string, unknown>).flatMap(([fn, label]) =>
+      typeof label === "string" ? [{ set: d.set, backend: d.backend, fn, label, base: d.dir, declaredIn: d.declaredIn }] : [],
+    );
+  });
+}
+
+/** Runs the probe in a child under the loader; resolves to its audit and what failed to load. */
+async function runProbe(root: string, input: ProbeInput, env: Record<string, string | undefined>) {
+  const work = mkdtempSync(join(tmpdir(), "dispatch-hook-doctor-"));
+  try {
+    const runDir = join(work, "run");
+    writeFileSync(join(work, "input.json"), JSON.stringify(input));
+    const exit = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [probeFile, join(work, "input.json"), join(work, "output.json")], {
+        cwd: root,
+        env: { ...env, [runDirVariable]: runDir, DISPATCH_HOOK_AUDIT: "" },
+        // The modules' own output never mixes with the report (or the JSON) on stdout.
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => process.stderr.write(chunk));
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+      });
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stderr }));
+    });
+    let failures: ProbeFailure[] = [];
+    try {
+      failures = JSON.parse(readFileSync(join(work, "output.json"), "utf8")) as ProbeFailure[];
+    } catch {
+      failures = [
+        {
+          kind: "dispatch-module",
+          backend: "?",
+          code: undefined,
+          message: `the probe stopped (exit code ${exit.code}): ${exit.stderr.trim()}`,
+        },
+      ];
+    }
+    return { audit: foldRun(runDir), failures };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Loads every declared backend under the loader and says what landed; `static` is what reading the config found. */
+export async function loadBackends(
+  config: HookConfig,
+  backends: ReadonlyMap<string, readonly string[]>,
+  staticFindings: readonly Finding[],
+  env: Record<string, string | undefined>,
+): Promise<DoctorReport> {
+  const input: ProbeInput = {
+    root: config.root,
+    backends: [...backends].flatMap(([backend, files]) => files.map((file) => ({ backend, file }))),
+    lazy: lazyImplementations(config),
+  };
+  const { audit, failures } = await runProbe(config.root, input, env);
+  const reports = audit.processes.flatMap((p) => (p.report === undefined ? [] : [p.report]));
+  const findings: Finding[] = [...staticFindings];
+  const failedBackends = new Set<string>();
+  for (const f of failures) {
+    if (f.kind === "implementation") {
+      findings.push({
+        kind: f.kind,
+        backend: f.backend,
+        ...(f.code === undefined ? {} : { code: f.code }),
+        message: f.message,
+        ...(f.declaredIn === undefined ? {} : { fix: `Correct the implementation's name in ${f.declaredIn}.` }),
+      });
+      continue;
+    }
+    failedBackends.add(f.backend);
+    // Whose module failed: a plugin's registration module (named in the error or its stack), or the framework's own.
+    const text = `${f.message}\n${f.stack ?? ""}`;
+    const culprit = config.plugins.flatMap((p) => {
+      const href = p.registrations[f.backend];
+      return href !== undefined && (text.includes(href) || text.includes(fileURLToPath(href)))
+        ? [{ plugin: p.name, href, declaredIn: p.declaredIn }]
+        : [];
+    })[0];
+    findings.push(
+      culprit === undefined
+        ? {
+            kind: "dispatch-module",
+            backend: f.backend,
+            ...(f.code === undefined ? {} : { code: f.code }),
+            message: `backend ${f.backend}: its dispatch module failed to load: ${f.message}`,
+          }
+        : {
+            kind: "registration-module",
+            backend: f.backend,
+            ...(f.code === undefined ? {} : { code: f.code }),
+            message: `${culprit.plugin}: its registration module for ${f.backend} (${fileURLToPath(culprit.href)}) ${f.code === "ERR_MODULE_NOT_FOUND" ? "imports a module that does not resolve" : "threw"}: ${f.message}`,
+            fix: `Fix the module, or the "registrations.${f.backend}" entry in ${culprit.declaredIn}.`,
+          },
+    );
+  }
+  for (const report of reports) {
+    for (const plugin of report.plugins) {
+      // A backend whose dispatch module failed has its finding above: what follows from it is not repeated.
+      if (plugin.state === "loaded" || failedBackends.has(plugin.backend)) continue;
+      findings.push({
+        kind: "registration-module",
+        backend: plugin.backend,
+        message: `${plugin.plugin}: the registration module for ${plugin.backend} (${plugin.module}) ${plugin.state === "missing" ? "does not resolve" : plugin.state === "failed" ? "threw" : "never finished"}${plugin.error === undefined ? "" : `: ${plugin.error.message}`}`,
+      });
+    }
+    for (const problem of report.problems) {
+      const kind: FindingKind = ["conflict", "failed", "missing", "pending", "loader"].includes(problem.kind)
+        ? (problem.kind as FindingKind)
+        : "other";
+      if (failedBackends.has(problem.backend) && kind !== "conflict") continue;
+      findings.push({ kind, backend: problem.backend, message: problem.message });
+    }
+  }
+  for (const u of audit.unreadable) findings.push({ kind: "other", message: `the probe's audit record ${u.file}: ${u.why}` });
+  if (reports.length === 0 && input.backends.length > 0) findings.push({ kind: "other", message: "the probe wrote no audit record" });
+  const outcomes: BackendOutcome[] = [...backends].map(([backend, modules]) => {
+    const regs = reports.flatMap((r) => r.registrations.filter((g) => g.backend === backend));
+    const outside = reports.flatMap((r) => r.outside.filter((w) => w.backend === backend));
+    return {
+      backend,
+      modules,
+      loaded: reports.some((r) => r.backends.some((b) => b.backend === backend && b.loaded)),
+      landed: [
+        ...regs.filter((g) => g.state === "applied").map((g) => ({ op: g.op, plugin: g.origin?.plugin ?? null })),
+        ...outside.map((w) => ({ op: w.op, plugin: w.plugin })),
+      ],
+      waiting: regs.filter((g) => g.state === "pending").map((g) => ({ op: g.op, plugin: g.origin?.plugin ?? null })),
+    };
+  });
+  return {
+    format: doctorFormat,
+    version: 1,
+    ok: findings.length === 0,
+    loaded: true,
+    root: config.root,
+    files: config.files,
+    backends: outcomes,
+    findings,
+    audit,
+  };
+}

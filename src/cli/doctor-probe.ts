@@ -1,0 +1,76 @@
+/**
+ * What `dispatch-hook doctor --load` runs in a child process instead of the app: it installs the
+ * loader for the app's directory, imports each declared backend's dispatch module (so that the plugins' registration modules run,
+ * as they would in the app), then loads each lazily named implementation (`"specifier#export"`)
+ * that package.json declares for a backend set. Its audit record goes to the run directory; what
+ * failed to load goes to the file named by its second argument.
+ */
+import { fs, url } from "../builtins.js";
+import { loadLazyImpl, parseLazyImpl } from "../dispatchable/impl-table.js";
+import { DispatchHookError } from "../registry/errors.js";
+
+/** What the parent asks the probe to load. */
+export interface ProbeInput {
+  /** The app's directory: the loader reads its declarations from there, as it would for the app. */
+  readonly root: string;
+  readonly backends: ReadonlyArray<{ readonly backend: string; readonly file: string }>;
+  readonly lazy: ReadonlyArray<{
+    readonly set: string;
+    readonly backend: string;
+    readonly fn: string;
+    readonly label: string;
+    readonly base: string;
+    readonly declaredIn: string;
+  }>;
+}
+
+/** What failed, as the probe saw it. */
+export interface ProbeFailure {
+  readonly kind: "dispatch-module" | "implementation";
+  readonly backend: string;
+  readonly code: string | undefined;
+  readonly message: string;
+  /** The error's stack, so that the parent can tell which plugin's module threw. */
+  readonly stack?: string;
+  readonly declaredIn?: string;
+}
+
+function messageOf(error: unknown): { code: string | undefined; message: string; stack?: string } {
+  if (error instanceof Error) return { code: (error as { code?: string }).code, message: error.message, stack: error.stack ?? "" };
+  return { code: undefined, message: String(error) };
+}
+
+export async function probe(input: ProbeInput): Promise<ProbeFailure[]> {
+  const failures: ProbeFailure[] = [];
+  // The loader, installed for the app's directory (this file is not the app's entry), feeding the
+  // default registry of this copy of dispatch-hook, which the plugins' `import "dispatch-hook"` reaches.
+  const { registry } = (await import(new URL("./index.js", import.meta.url).href)) as typeof import("../index.js");
+  const { install } = (await import(new URL("./install.js", import.meta.url).href)) as typeof import("../hooks/loader-entry.js");
+  install({ root: input.root, registry });
+  for (const { backend, file } of input.backends) {
+    try {
+      await import(url.pathToFileURL(file).href);
+    } catch (error) {
+      failures.push({ kind: "dispatch-module", backend, ...messageOf(error) });
+    }
+  }
+  for (const lazy of input.lazy) {
+    const parsed = parseLazyImpl(lazy.label);
+    try {
+      if (parsed === undefined) {
+        throw new DispatchHookError("ERR_DISPATCH_IMPL_LOAD", `${JSON.stringify(lazy.label)} is not "specifier#export".`);
+      }
+      loadLazyImpl(parsed, lazy.base, lazy.backend, lazy.fn);
+    } catch (error) {
+      failures.push({ kind: "implementation", backend: `${lazy.backend} [${lazy.set}]`, declaredIn: lazy.declaredIn, ...messageOf(error) });
+    }
+  }
+  return failures;
+}
+
+// Run as a program: node doctor-probe.js <input.json> <output.json>
+const [input, output] = process.argv.slice(2);
+if (input !== undefined && output !== undefined && import.meta.url === url.pathToFileURL(process.argv[1] ?? "").href) {
+  const failures = await probe(JSON.parse(fs.readFileSync(input, "utf8")) as ProbeInput);
+  fs.writeFileSync(output, JSON.stringify(failures));
+}

@@ -1,0 +1,125 @@
+/**
+ * `dispatch-hook doctor --load`: the pre-flight. It loads every declared backend under the loader in
+ * a child, runs none of the app's own code, and says what landed, from which plugin, and what is
+ * wrong: a conflict between plugins, a registration module that throws or does not resolve, a
+ * dispatch module that fails, a lazily named implementation whose export does not exist.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { DoctorReport } from "../../src/cli/doctor-load.js";
+import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
+import { frameworkEsm } from "./trees.js";
+
+const cli = join(repoRoot, "dist/bundle/cli.js");
+
+const registrationModule = (op: string, backend: string) =>
+  `import { register } from "dispatch-hook";\nexport class ${op} {}\nregister(${JSON.stringify(backend)}, ${op}, () => "${op}");\n`;
+
+function pluginPackage(name: string, registrations: Record<string, string>, files: Record<string, string>, extra = {}): Tree {
+  return {
+    [`node_modules/${name}/package.json`]: JSON.stringify({
+      name,
+      type: "module",
+      dispatchHook: { registrations, ...extra },
+    }),
+    ...Object.fromEntries(Object.entries(files).map(([file, text]) => [`node_modules/${name}/${file}`, text])),
+  };
+}
+
+const healthy: Tree = {
+  ...frameworkEsm,
+  "node_modules/dispatch-hook": { symlink: "<repo>" },
+  ...pluginPackage(
+    "ml-ops",
+    { numba: "./numba.js", jax: "./jax.js" },
+    { "numba.js": registrationModule("Pool", "numba"), "jax.js": registrationModule("Pool", "jax") },
+  ),
+  "main.mjs": 'import { writeFileSync } from "node:fs";\nwriteFileSync("the-app-ran", "");\n',
+  "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+};
+
+const troubled: Tree = {
+  ...healthy,
+  // A second plugin that registers the same op type on numba: only one can win.
+  ...pluginPackage(
+    "rival-ops",
+    { numba: "./numba.js" },
+    {
+      "numba.js":
+        'import { register } from "dispatch-hook";\nimport { Pool } from "ml-ops/numba.js";\nregister("numba", Pool, () => "rival");\n',
+    },
+  ),
+  // A plugin whose jax module throws, and whose mlx module has a typo in its import.
+  ...pluginPackage(
+    "shaky-ops",
+    { jax: "./jax.js", mlx: "./mlx.js" },
+    { "jax.js": 'throw new Error("shaky-ops cannot start");\n', "mlx.js": 'import "./helpres.js";\n', "helpers.js": "" },
+  ),
+  "node_modules/tensorlab/link/mlx/dispatch/basic.js":
+    'import { Dispatcher } from "dispatch-hook";\nexport const mlxFuncify = new Dispatcher({ name: "mlxFuncify", backend: "mlx" });\n',
+  // A backend set declared in package.json, with a typo'd export.
+  "node_modules/array-kit/package.json": JSON.stringify({
+    name: "array-kit",
+    type: "module",
+    dispatchHook: { dispatchables: { arrays: { fast: { primaryTypes: [], implementations: { add: "./impl.js#ad" } } } } },
+  }),
+  "node_modules/array-kit/impl.js": "export function add(a, b) { return a + b; }\n",
+  "package.json": JSON.stringify({
+    name: "app",
+    type: "module",
+    dependencies: { tensorlab: "*", "ml-ops": "*", "rival-ops": "*", "shaky-ops": "*", "array-kit": "*", "dispatch-hook": "*" },
+  }),
+};
+
+const doctor = (dir: string, ...args: string[]) => run(dir, [cli, "doctor", ...args]);
+
+describe("doctor --load", () => {
+  it("on a healthy app: what landed on each backend and from which plugin; exit 0; the app's code never ran", async () => {
+    const dir = makeTree(healthy);
+    const result = await doctor(dir, "--load", "main.mjs");
+    expect(result.stdout).toMatch(/numba\s+node_modules\/tensorlab\/link\/numba\/dispatch\/basic\.js\n\s+landed\s+Pool \(ml-ops\)\n/);
+    expect(result.stdout).toMatch(/jax\s+node_modules\/tensorlab\/link\/jax\/dispatch\/basic\.js\n\s+landed\s+Pool \(ml-ops\)\n/);
+    expect(result.stdout).toContain("no problems found: every registration module ran, and every registration landed");
+    expect(result.code).toBe(0);
+    expect(existsSync(join(dir, "the-app-ran"))).toBe(false);
+  });
+
+  it("names a conflict, a module that throws, one that does not resolve, and a typo'd lazy export; exit 1", async () => {
+    const dir = makeTree(troubled);
+    const result = await doctor(dir, "--load", "--json");
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(report).toMatchObject({ format: "dispatch-hook/doctor", version: 1, ok: false, loaded: true });
+    const kinds = report.findings.map((f) => `${f.kind} ${f.backend ?? ""}`);
+    // One finding per cause, each named with its plugin; nothing that merely follows from one.
+    expect(kinds.sort()).toEqual(["conflict numba", "implementation fast [arrays]", "registration-module jax", "registration-module mlx"]);
+    const text = report.findings.map((f) => f.message).join("\n");
+    expect(text).toContain("shaky-ops: its registration module for jax");
+    expect(text).toContain("threw: shaky-ops cannot start");
+    expect(text).toMatch(/shaky-ops: its registration module for mlx \(.*mlx\.js\) imports a module that does not resolve: .*helpres\.js/);
+    expect(text).toMatch(/Pool already has an implementation on numba .*ml-ops.*rival-ops/);
+    expect(text).toMatch(/"\.\/impl\.js#ad"/);
+    expect(report.findings.find((f) => f.kind === "implementation")?.code).toBe("ERR_DISPATCH_IMPL_LOAD");
+    const numba = report.backends.find((b) => b.backend === "numba");
+    expect(numba?.landed).toContainEqual({ op: "Pool", plugin: "ml-ops" });
+    expect(result.code).toBe(1);
+
+    const human = await doctor(dir, "--load");
+    expect(human.stdout).toContain("[conflict]");
+    expect(human.stdout).toMatch(/problem\(s\):/);
+    expect(human.code).toBe(1);
+  });
+
+  it("usage errors print the subcommand's usage and exit 2; --help exits 0", async () => {
+    const dir = makeTree(healthy);
+    const unknown = await doctor(dir, "--lod");
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown option --lod");
+    expect(unknown.stderr).toContain("Usage: dispatch-hook doctor");
+    const missing = await doctor(dir, "nowhere");
+    expect(missing.code).toBe(2);
+    const help = await doctor(dir, "--help");
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("--load");
+  });
+});
