@@ -55,7 +55,7 @@ export function auditAtExit(options: AuditAtExitOptions): void {
     const report = threadAudit();
     if (dir !== undefined) {
       try {
-        writeRecord(dir, report, code);
+        writeRecord(dir, report, code, testFiles());
       } catch (error) {
         fs.writeSync(
           2,
@@ -81,6 +81,12 @@ export function auditFromEnvironment(): void {
   if (mode || dir) auditAtExit({ mode: parseAuditMode(mode), dir });
 }
 
+/** The test files this realm ran, when a test runner's worker wrote its record after them: the record's `entry`. */
+function testFiles(): string | undefined {
+  const files = hub().shared("test-files", () => new Set<string>());
+  return files.size === 0 ? undefined : [...files].join(", ");
+}
+
 /**
  * For test runners, whose workers are stopped without running exit handlers: writes this realm's
  * record now, naming the test file, when the environment names a run directory. Returns whether it
@@ -91,10 +97,11 @@ export function recordTestFile(testFile: string | undefined): boolean {
   if (!dir) return false;
   auditFromEnvironment();
   try {
-    // Several test files may run in one realm, one after another: the record names them all.
-    const files = hub().shared("test-files", () => new Set<string>());
-    if (testFile !== undefined) files.add(testFile);
-    writeRecord(dir, threadAudit(), null, files.size === 0 ? undefined : [...files].join(", "));
+    if (testFile !== undefined)
+      hub()
+        .shared("test-files", () => new Set<string>())
+        .add(testFile);
+    writeRecord(dir, threadAudit(), null, testFiles());
     return true;
   } catch (error) {
     process.emitWarning(

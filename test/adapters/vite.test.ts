@@ -55,13 +55,20 @@ describe("dispatch-hook/vite", () => {
     expect(result.code).not.toContain("step:0");
   });
 
-  it("under Vitest, inlines the packages that declare backends or registrations, unless told not to", () => {
+  it("under Vitest, inlines the packages that declare backends or registrations, unless told not to, and adds the record setup file", () => {
     const { root } = frameworkTree();
+    const setupFiles = [expect.stringMatching(/vitest-record\.js$/)];
     expect(call(dispatchHook(), "config", { root, test: {} })).toEqual({
-      test: { server: { deps: { inline: ["tensorkit", "kit-ops"] } } },
+      test: { setupFiles, server: { deps: { inline: ["tensorkit", "kit-ops"] } } },
     });
-    // A plain Vite config (no test), and { inline: false }, change nothing.
-    expect(call(dispatchHook(), "config", { root })).toBeNull();
-    expect(call(dispatchHook({ inline: false }), "config", { root, test: {} })).toBeNull();
+    expect(call(dispatchHook({ inline: false }), "config", { root, test: {} })).toEqual({ test: { setupFiles } });
+    // A plain Vite config (no test key, and not under Vitest) changes nothing.
+    const vitest = process.env.VITEST;
+    delete process.env.VITEST;
+    try {
+      expect(call(dispatchHook(), "config", { root })).toBeNull();
+    } finally {
+      process.env.VITEST = vitest;
+    }
   });
 });

@@ -160,7 +160,8 @@ describe("the packed package, installed", () => {
       };
       expect(check("tsconfig.consumer.json")).toBe("");
       expect(check("tsconfig.internal.json")).toContain("Property 'registerFrom' does not exist");
-    });
+      // Two full type-checks: well over the default timeout on a busy two-core machine.
+    }, 120_000);
   }
 
   it("runs its bin, and its loader lands a plugin's registration from the installed copy", async () => {
