@@ -36,7 +36,7 @@ export const errorCodes = {
 export const warningCodes = {
   DISPATCH_HOOK_INSTRUMENT_FAILED: "a watched module could not be instrumented; it loaded unchanged",
   DISPATCH_HOOK_CONFIG_LATE: "module.register's hooks thread did not report its config in time; answers leave it out until it does",
-  DISPATCH_HOOK_AUDIT_MODE: "DISPATCH_HOOK_AUDIT holds an unknown mode",
+  DISPATCH_HOOK_AUDIT_MODE: "DISPATCH_HOOK_AUDIT holds a value it does not accept; the audit stays off",
   DISPATCH_HOOK_AUDIT_RECORD: "a process cannot write its audit record into the run directory (DISPATCH_HOOK_AUDIT_DIR); it is not audited",
   DISPATCH_HOOK_HUB_VERSION:
     "another copy of dispatch-hook speaks no hub version this one knows; it runs on a hub of its own (install one version)",

@@ -4,22 +4,13 @@
  */
 import { fs } from "../builtins.js";
 import { hub } from "../hub.js";
+import { type AuditMode, parseAuditMode } from "./audit-env.js";
 import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
 import { startRecord, writeRecord } from "./run-records.js";
 import { threadAudit } from "./thread-audit.js";
 
-/** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, unset is silent. */
-export type AuditMode = "strict" | "report" | "off";
-
-export function parseAuditMode(value: string | undefined): AuditMode {
-  if (value === undefined || value === "" || value === "off" || value === "0") return "off";
-  if (value === "strict" || value === "report") return value;
-  process.emitWarning(`DISPATCH_HOOK_AUDIT=${JSON.stringify(value)} is not a mode; use "strict" or "report". Reporting instead.`, {
-    code: "DISPATCH_HOOK_AUDIT_MODE",
-  });
-  return "report";
-}
+export { type AuditMode, parseAuditMode } from "./audit-env.js";
 
 /**
  * What the audit says at exit: the table (to stderr) in report mode, or when strict mode finds a
