@@ -37,27 +37,19 @@ export class AuditLog {
     return this.#events.length;
   }
 
-  /** The events so far, oldest first, as plain data. */
+  /** The events so far, oldest first, as plain data: a snapshot, read-only. */
   events(): AuditEvent[] {
-    return this.#events.map(toData);
+    return frozen(this.#events.map(toData));
   }
 
-  /** Every registration with its state, the problems, and what the audit saw. */
+  /** Every registration with its state, the problems, and what the audit saw: a snapshot, read-only. */
   verify(options: VerifyOptions = {}): AuditReport {
     return this.#report(options);
   }
 
   /** Throws one ERR_DISPATCH_INCOMPLETE error that lists every problem, if there is any. */
   assertComplete(options: VerifyOptions = {}): void {
-    const report = this.verify(options);
-    if (report.ok) return;
-    const scope = options.backends === undefined ? "" : ` for ${options.backends.join(", ")}`;
-    const lines = report.problems.map((p) => `  - [${p.kind}] ${p.message}`);
-    throw new DispatchHookError(
-      "ERR_DISPATCH_INCOMPLETE",
-      `${report.problems.length} registration problem${report.problems.length === 1 ? "" : "s"}${scope}:\n${lines.join("\n")}`,
-      { details: { problems: report.problems } },
-    );
+    throwIfIncomplete(this.#report(options), options);
   }
 
   /** An aligned table for people: one row per registration, what was seen, the problems, a verdict. */
@@ -76,16 +68,44 @@ export class AuditLog {
   }
 }
 
-/** The log and its only writer. @internal */
+/** Throws one ERR_DISPATCH_INCOMPLETE error that lists every problem of `report`, if there is any. @internal */
+export function throwIfIncomplete(report: AuditReport, options: VerifyOptions): void {
+  if (report.ok) return;
+  const scope = options.backends === undefined ? "" : ` for ${options.backends.join(", ")}`;
+  const lines = report.problems.map((p) => `  - [${p.kind}] ${p.message}`);
+  throw new DispatchHookError(
+    "ERR_DISPATCH_INCOMPLETE",
+    `${report.problems.length} registration problem${report.problems.length === 1 ? "" : "s"}${scope}:\n${lines.join("\n")}`,
+    { details: { problems: report.problems } },
+  );
+}
+
+/** A report, and everything in it, made read-only: what user code gets is a snapshot it cannot change. */
+export function frozen<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) frozen((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
+/**
+ * The log (frozen: none of its methods can be replaced on it), its only writer, and the registry's
+ * own ways of reading it, which go through nothing user code can reach. @internal
+ */
 export function createAuditLog(report: (events: readonly AuditEvent[], options: VerifyOptions) => AuditReport): {
   log: AuditLog;
   record: (event: Unsequenced<AuditEvent>) => void;
+  events: () => AuditEvent[];
+  report: (options: VerifyOptions) => AuditReport;
 } {
   const events: AuditEvent[] = [];
-  const log = new AuditLog(token, events, (options) => report(events, options));
+  const read = (options: VerifyOptions) => frozen(report(events, options));
+  const log = new AuditLog(token, events, read);
+  Object.freeze(log);
   const record = (event: Unsequenced<AuditEvent>) => {
     (event as { seq: number }).seq = events.length;
     events.push(event as AuditEvent);
   };
-  return { log, record };
+  return { log, record, events: () => events.map(toData), report: read };
 }

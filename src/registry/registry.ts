@@ -2,7 +2,7 @@ import { frameworkNamespace, type HubMember, type TableNotice } from "../channel
 import { hub } from "../hub.js";
 import { admit, type Request } from "./admission.js";
 import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
-import { type AuditLog, createAuditLog } from "./audit-log.js";
+import { type AuditLog, createAuditLog, throwIfIncomplete } from "./audit-log.js";
 import { BackendState } from "./backend-state.js";
 import { auditRunning, captureCallSite, formatCallSite } from "./call-site.js";
 import type { Class, Impl } from "./dispatcher.js";
@@ -28,7 +28,10 @@ const stickyKinds: ReadonlySet<string> = new Set(["refused", "identity", "unseen
 /** Registration states that have not landed: a registry holding any is kept alive. */
 const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
 export class Registry {
-  readonly audit: AuditLog;
+  /** The registry's audit log: read-only, and it cannot be replaced (the property is not writable). */
+  declare readonly audit: AuditLog;
+  /** The registry's own reading of its log: verify() and the thread's audit go through this, never through `audit`. */
+  readonly #report: (options: VerifyOptions) => AuditReport;
   readonly #record: (event: Unsequenced<AuditEvent>) => void;
   readonly #backends = new Map<string, BackendState>();
   /** Every registration ever accepted, indexed by id (ids are sequential). */
@@ -65,8 +68,9 @@ export class Registry {
   constructor(options: RegistryOptions = {}) {
     checkOptions(options, { callSites: "boolean", name: "string", namespace: "string" }, "createRegistry()");
     this.#callSites = options.callSites ?? auditRunning();
-    const { log, record } = createAuditLog((events, verifyOptions) => this.#report(events, verifyOptions));
-    this.audit = log;
+    const { log, record, events, report } = createAuditLog((all, verifyOptions) => this.#reportOf(all, verifyOptions));
+    Object.defineProperty(this, "audit", { value: log, enumerable: true, writable: false, configurable: false });
+    this.#report = report;
     this.#record = (event) => {
       record(event);
       if (!stickyKinds.has(event.kind)) return;
@@ -81,7 +85,7 @@ export class Registry {
       miss: (miss) =>
         this.#misses.explain(miss, { registrations: this.#registrations, backend: (b) => this.#backend(b), record: this.#record }),
       wrote: (table, key, impl) => this.#writer.wrote(table, key, impl),
-      events: () => this.audit.events(),
+      events,
     };
   }
 
@@ -166,12 +170,12 @@ export class Registry {
 
   /** The audit report (registry.audit.verify()): every registration with its state, and the problems. */
   verify(options?: VerifyOptions): AuditReport {
-    return this.audit.verify(options);
+    return this.#report(options ?? {});
   }
 
   /** Throws ERR_DISPATCH_INCOMPLETE listing every problem, if there is one. */
-  assertComplete(options?: VerifyOptions): void {
-    this.audit.assertComplete(options);
+  assertComplete(options: VerifyOptions = {}): void {
+    throwIfIncomplete(this.#report(options), options);
   }
 
   /** Records which registrations are live and which backends are sealed. */
@@ -213,7 +217,7 @@ export class Registry {
     }
   }
 
-  #report(events: readonly AuditEvent[], options: VerifyOptions): AuditReport {
+  #reportOf(events: readonly AuditEvent[], options: VerifyOptions): AuditReport {
     const own = [...this.#backends.values()].flatMap((b) => b.tables);
     const connected = (loaders: readonly { registry?: object }[]) =>
       loaders.some((l) => l.registry === this) || (loaders.length === 0 && isDefault(this));

@@ -16,7 +16,13 @@ describe("AuditLog", () => {
     registry.seal("jax");
     const events = registry.audit.events();
     expect(events.map((e) => e.seq)).toEqual([0, 1]);
-    (events as unknown[]).length = 0;
+    // A read-only snapshot: changing it throws, and the log is as it was.
+    expect(() => {
+      (events as unknown[]).length = 0;
+    }).toThrow(TypeError);
+    expect(() => {
+      (events[0] as { seq: number }).seq = 9;
+    }).toThrow(TypeError);
     expect(registry.audit.size).toBe(2);
     expect("record" in registry.audit).toBe(false);
     expect(thrown(() => new AuditLog(Symbol("forged"), [], () => ({}) as never)).code).toBe("ERR_DISPATCH_INVALID_OPTION");
