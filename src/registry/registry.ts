@@ -28,14 +28,12 @@ const stickyKinds: ReadonlySet<string> = new Set(["refused", "identity", "unseen
 /** Registration states that have not landed: a registry holding any is kept alive. */
 const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
 export class Registry {
-  /** The registry's audit log: read-only, and it cannot be replaced (the property is not writable). */
+  /** The registry's audit log: read-only, and not replaceable. verify() and the thread's audit read it through #report. */
   declare readonly audit: AuditLog;
-  /** The registry's own reading of its log: verify() and the thread's audit go through this, never through `audit`. */
   readonly #report: (options: VerifyOptions) => AuditReport;
   readonly #record: (event: Unsequenced<AuditEvent>) => void;
   readonly #backends = new Map<string, BackendState>();
-  /** Every registration ever accepted, indexed by id (ids are sequential). */
-  readonly #registrations: Registration[] = [];
+  readonly #registrations: Registration[] = []; // every registration accepted, indexed by id
   readonly #callSites: boolean;
   /** How the hub knows this registry (held weakly there, so the registry can be collected). */
   readonly #member: HubMember;
