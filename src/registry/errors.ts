@@ -48,14 +48,27 @@ export type ErrorCode = keyof typeof errorCodes;
 export type ConfigErrorCode = Extract<ErrorCode, `ERR_DISPATCH_CONFIG_${string}`>;
 export type WarningCode = keyof typeof warningCodes;
 
+/**
+ * The brand every copy of dispatch-hook puts on its errors: one symbol for the whole isolate, so
+ * that `instanceof DispatchHookError` holds across the ES and CommonJS entries, the bundles of the
+ * subpath entries, two installed copies, and vm realms.
+ */
+const brand: unique symbol = Symbol.for("dispatch-hook.error") as never;
+
 export class DispatchHookError extends Error {
   readonly code: ErrorCode;
+
+  /** True for an error of any copy of dispatch-hook (see `brand`). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as { [brand]?: unknown })[brand] === true;
+  }
   /** Structured facts behind the message, for programs (for example the missed type). */
   declare readonly details: Readonly<Record<string, unknown>>;
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    Object.defineProperty(this, brand, { value: true });
     // Not enumerable: printed errors show the message and code, not a dump of classes.
     Object.defineProperty(this, "details", { value: Object.freeze({ ...options?.details }), enumerable: false });
   }
