@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { defineConfig, type Plugin } from "vitest/config";
+import { configDefaults, defineConfig, type Plugin } from "vitest/config";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
@@ -19,10 +19,29 @@ const runBuiltModules: Plugin = {
   },
 };
 
+/**
+ * The slow suites: real Vitest, Jest and esbuild projects, the packed tarball, the corpus of real
+ * packages, and the Node-version matrix. `npm test` leaves them out; `npm run test:full`
+ * (DISPATCH_HOOK_TESTS=slow) runs just them, then the integration suite on other Node versions
+ * (DISPATCH_HOOK_TESTS=full, every file).
+ */
+const slow = [
+  "test/integration/vitest-host.test.ts",
+  "test/integration/vitest-helpers.test.ts",
+  "test/integration/jest-host.test.ts",
+  "test/integration/esbuild-host.test.ts",
+  "test/integration/run-reporters.test.ts",
+  "test/integration/pack.test.ts",
+  "test/integration/corpus.test.ts",
+  "test/integration/matrix.test.ts",
+];
+const which = process.env.DISPATCH_HOOK_TESTS;
+
 export default defineConfig({
   plugins: [runBuiltModules],
   test: {
-    include: ["test/**/*.test.ts"],
+    include: which === "slow" ? slow : ["test/**/*.test.ts"],
+    exclude: which === "slow" || which === "full" ? configDefaults.exclude : [...configDefaults.exclude, ...slow],
     setupFiles: ["test/setup.ts"],
     // Threads, not forks: a worker thread writes its V8 coverage when it ends, which c8 needs.
     pool: "threads",
