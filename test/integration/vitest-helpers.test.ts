@@ -5,6 +5,7 @@
  * dispatch tables; what a test registers through the fixture must not leak into the next test or
  * file, while a plugin's registrations stay, and files that use the default registry directly share it.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { appJson, makeTree, repoRoot, run, type Tree } from "./fixture.js";
@@ -128,6 +129,32 @@ describe("dispatch-hook/vitest", () => {
     });
     const result = await vitest(dir, []);
     expect(result.output).toMatch(/Tests\s+2 passed/);
+    expect(result.code).toBe(0);
+  });
+
+  it("the README's complete Vitest test passes, as written, beside the quick start's packages", async () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const quick = readme.slice(readme.indexOf("## Quick start"));
+    const files = Object.fromEntries(
+      [...quick.matchAll(/<!-- file: (\S+) -->\n```\w+\n([\s\S]*?)```/g)]
+        .filter((m) => (m[1] as string).includes("/"))
+        .map((m) => [`node_modules/${m[1]}`, m[2] as string]),
+    );
+    const guide = readme.slice(readme.indexOf("A complete Vitest test"));
+    const example = /```js\n([\s\S]*?)```/.exec(guide)?.[1] as string;
+    expect(example).toContain('from "dispatch-hook/vitest"');
+    const dir = makeTree({
+      ...tree,
+      ...files,
+      "vitest.config.mjs": [
+        'import { dispatchHook } from "dispatch-hook/vite";',
+        'export default { plugins: [dispatchHook()], test: { setupFiles: ["dispatch-hook/vitest/setup"] } };',
+      ].join("\n"),
+      "package.json": appJson({ type: "module", dependencies: { tensorkit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
+      "test/readme.test.mjs": example,
+    });
+    const result = await vitest(dir, []);
+    expect(result.output).toMatch(/Tests\s+1 passed/);
     expect(result.code).toBe(0);
   });
 
