@@ -1,8 +1,8 @@
 /**
  * A registry's audit log: the life of every registration, as events. It is read-only: events come
- * from its registry, never from outside, so a report cannot be forged into saying "ok". Every way
- * of reading it (verify, assertComplete, format) gives the registry's one answer, which includes what
- * the thread's loaders know.
+ * from its registry, never from outside, so a report cannot be forged into saying "ok". The log
+ * holds the events; the registry reads them (verify(), assertComplete(), format()), with what the
+ * thread's loaders know.
  */
 import type { AuditEvent, AuditReport, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
@@ -19,10 +19,9 @@ function toData(event: AuditEvent): AuditEvent {
 
 export class AuditLog {
   readonly #events: AuditEvent[];
-  readonly #report: (options: VerifyOptions) => AuditReport;
 
   /** @internal A registry creates its log with createAuditLog(); the log cannot be written from outside. */
-  constructor(key: symbol, events: AuditEvent[], report: (options: VerifyOptions) => AuditReport) {
+  constructor(key: symbol, events: AuditEvent[]) {
     if (key !== token) {
       throw new DispatchHookError(
         "ERR_DISPATCH_INVALID_OPTION",
@@ -30,7 +29,6 @@ export class AuditLog {
       );
     }
     this.#events = events;
-    this.#report = report;
   }
 
   get size(): number {
@@ -40,21 +38,6 @@ export class AuditLog {
   /** The events so far, oldest first, as plain data: a snapshot, read-only. */
   events(): AuditEvent[] {
     return frozen(this.#events.map(toData));
-  }
-
-  /** Every registration with its state, the problems, and what the audit saw: a snapshot, read-only. */
-  verify(options: VerifyOptions = {}): AuditReport {
-    return this.#report(options);
-  }
-
-  /** Throws one ERR_DISPATCH_INCOMPLETE error that lists every problem, if there is any. */
-  assertComplete(options: VerifyOptions = {}): void {
-    throwIfIncomplete(this.#report(options), options);
-  }
-
-  /** An aligned table for people: one row per registration, what was seen, the problems, a verdict. */
-  format(options: VerifyOptions = {}): string {
-    return formatReport(this.verify(options));
   }
 
   /** The events as data, so that `JSON.stringify({ audit })` nests them. */
@@ -101,7 +84,7 @@ export function createAuditLog(report: (events: readonly AuditEvent[], options: 
 } {
   const events: AuditEvent[] = [];
   const read = (options: VerifyOptions) => frozen(report(events, options));
-  const log = new AuditLog(token, events, read);
+  const log = new AuditLog(token, events);
   Object.freeze(log);
   const record = (event: Unsequenced<AuditEvent>) => {
     (event as { seq: number }).seq = events.length;

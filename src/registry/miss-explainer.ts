@@ -27,10 +27,12 @@ function siteOf(registration: Registration): string {
 
 /** What to add where no loader and no adapter is installed: the host's own line, where the host can be told. */
 function noLoader(): string {
-  if (process.env.VITEST !== undefined) {
+  // What Vitest and Jest put in their test files' globals: not variables, which child processes inherit.
+  const globals = globalThis as { __vitest_worker__?: unknown; jest?: unknown };
+  if (globals.__vitest_worker__ !== undefined) {
     return 'no dispatch-hook adapter is installed in this Vitest run: Vitest loads these modules itself, where Node\'s loader never sees them. Add plugins: [dispatchHook()] (import { dispatchHook } from "dispatch-hook/vite") to vitest.config.';
   }
-  if (process.env.JEST_WORKER_ID !== undefined) {
+  if (globals.jest !== undefined) {
     return 'no dispatch-hook adapter is installed in this Jest run: Jest loads these modules itself. Add "resolver": "dispatch-hook/jest" to the Jest config.';
   }
   return "the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().";

@@ -2,6 +2,7 @@ import { frameworkNamespace, type HubMember, type TableNotice } from "../channel
 import { hub } from "../hub.js";
 import { admit, type Request } from "./admission.js";
 import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
+import { formatReport } from "./audit-format.js";
 import { type AuditLog, createAuditLog, throwIfIncomplete } from "./audit-log.js";
 import { BackendState } from "./backend-state.js";
 import { auditRunning, captureCallSite, formatCallSite } from "./call-site.js";
@@ -35,15 +36,12 @@ export class Registry {
   readonly #backends = new Map<string, BackendState>();
   readonly #registrations: Registration[] = []; // every registration accepted, indexed by id
   readonly #callSites: boolean;
-  /** How the hub knows this registry (held weakly there, so the registry can be collected). */
-  readonly #member: HubMember;
+  readonly #member: HubMember; // how the hub knows it (weakly, so it can be collected)
   #joined = false; // whether the hub knows it
   #held = false; // whether the hub holds it strongly now
-  /** Backends whose tables it takes in now: those with live registrations. */
-  readonly #listening = new Set<string>();
+  readonly #listening = new Set<string>(); // backends whose tables it takes in now (live registrations)
   readonly #misses = new MissExplainer();
-  /** Tables withdrawn with their handle: announcements of them are not accepted again. */
-  readonly #withdrawn = new WeakSet<object>();
+  readonly #withdrawn = new WeakSet<object>(); // tables withdrawn with their handle: never accepted again
   readonly #writer: TableWriter = new TableWriter({
     record: (event) => this.#record(event),
     setState: (registration, next) => this.#setState(registration, next),
@@ -166,12 +164,13 @@ export class Registry {
     return this.#registrations.filter((r) => r.state === "pending" && (backend === undefined || r.backend === backend));
   }
 
-  /** The audit report (registry.audit.verify()): every registration with its state, and the problems. */
-  verify(options?: VerifyOptions): AuditReport {
-    return this.#report(options ?? {});
+  /** The audit report: every registration with its state, and the problems (a frozen snapshot). Then as a table for people, and as one ERR_DISPATCH_INCOMPLETE error listing every problem. */
+  verify(options: VerifyOptions = {}): AuditReport {
+    return this.#report(options);
   }
-
-  /** Throws ERR_DISPATCH_INCOMPLETE listing every problem, if there is one. */
+  format(options: VerifyOptions = {}): string {
+    return formatReport(this.#report(options));
+  }
   assertComplete(options: VerifyOptions = {}): void {
     throwIfIncomplete(this.#report(options), options);
   }
@@ -183,8 +182,8 @@ export class Registry {
   }
 
   /**
-   * Returns to a snapshot: registrations made since are disposed, those disposed since come back
-   * (into every table, including tables provided since), and seals are as they were. Tables stay.
+   * Returns to a snapshot: registrations made since are disposed (but a plugin's registration module's,
+   * whose module instance stays), those disposed since come back, and seals are as they were.
    */
   restore(snapshot: RegistrySnapshot): void {
     this.#checkOpen("restore()");

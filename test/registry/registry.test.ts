@@ -375,14 +375,15 @@ describe("the miss error, with a registry behind it", () => {
     // Under Vitest (as here), the miss names the Vitest plugin; elsewhere, the loader.
     expect(error.message).toContain("no dispatch-hook adapter is installed in this Vitest run");
     expect(error.message).toContain("Add plugins: [dispatchHook()]");
-    const vitest = process.env.VITEST;
-    delete process.env.VITEST;
+    const globals = globalThis as { __vitest_worker__?: unknown };
+    const worker = globals.__vitest_worker__;
+    delete globals.__vitest_worker__;
     try {
       const plain = thrown(() => table.resolve(new LonelyOp())).message;
       expect(plain).toContain("the dispatch-hook loader is not installed");
       expect(plain).toContain("--import dispatch-hook/loader.mjs");
     } finally {
-      process.env.VITEST = vitest;
+      globals.__vitest_worker__ = worker;
     }
     registry.dispose();
     expect(thrown(() => table.resolve(new LonelyOp())).message).not.toContain("pending");
