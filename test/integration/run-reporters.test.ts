@@ -95,6 +95,29 @@ describe("the Vitest reporter folds every worker's record, and fails the run on 
   });
 });
 
+describe("dispatch-hook audit -- <a Vitest run>", () => {
+  it("folds the records of the run's workers too (the plugin's setup file writes them), and names the file that missed", async () => {
+    const dir = makeTree({
+      ...vitestProject(),
+      "vitest.config.mjs":
+        'import { dispatchHook } from "dispatch-hook/vite";\nexport default { plugins: [dispatchHook()], test: { include: ["a.test.js", "b-miss.test.js"] } };\n',
+    });
+    const result = await run(
+      dir,
+      [join(repoRoot, "dist/bundle/cli.js"), "audit", "--", join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"],
+      {
+        CI: "1",
+        NO_COLOR: "1",
+      },
+    );
+    expect(result.stdout).toMatch(/Tests\s+2 passed/);
+    expect(result.stdout).toMatch(/1 problem\(s\)\s+b-miss\.test\.js\n/);
+    expect(result.stdout).toMatch(/ok, 1 landed\s+a\.test\.js\n/);
+    expect(result.stdout).toMatch(/^not ok: 1 problem\(s\) in 1 process\(es\)$/m);
+    expect(result.code).toBe(1);
+  });
+});
+
 describe("the Jest reporter folds every worker's record, and fails the run on a miss", () => {
   const dir = makeTree(jestProject());
   const jest = (b: string, ...flags: string[]) =>
