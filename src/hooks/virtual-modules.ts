@@ -57,13 +57,22 @@ export function originalUrl(href: string): string {
   return `${base}${query === "" ? "?" : `${query}&`}${ORIGINAL}${hash < 0 ? "" : rest.slice(hash)}`;
 }
 
-/** The module's own URL, if `href` is the URL of an original (see originalUrl()). */
+/**
+ * The module's own URL, if `href` is the URL of an original (see originalUrl()): our parameter
+ * wherever it is in the query, with or without an empty value, since another hook may rewrite the
+ * query (import-in-the-middle adds its own after ours, through URLSearchParams).
+ */
 export function parseOriginal(href: string): string | undefined {
   const at = href.lastIndexOf(ORIGINAL);
   if (at < 1) return undefined;
   const before = href[at - 1];
-  const after = href.slice(at + ORIGINAL.length);
-  if ((before !== "?" && before !== "&") || (after !== "" && after[0] !== "#")) return undefined;
-  // "?dispatch-hook-original" leaves no query; "&dispatch-hook-original" leaves the one before it.
-  return href.slice(0, at - 1) + after;
+  let end = at + ORIGINAL.length;
+  if (href[end] === "=") end++;
+  const after = href[end];
+  if ((before !== "?" && before !== "&") || (after !== undefined && after !== "&" && after !== "#")) return undefined;
+  const hash = href.indexOf("#");
+  if (hash >= 0 && hash < at) return undefined;
+  // "?dispatch-hook-original&b" leaves "?b"; "?a&dispatch-hook-original" leaves "?a".
+  if (after === "&") return href.slice(0, at) + href.slice(end + 1);
+  return href.slice(0, at - 1) + href.slice(end);
 }

@@ -31,10 +31,20 @@ describe("an original's URL", () => {
     }
   });
 
+  it("is found wherever it is in the query, as another hook may add a parameter after ours", () => {
+    expect(parseOriginal("file:///a/basic.js?dispatch-hook-original&iitm=true")).toBe("file:///a/basic.js?iitm=true");
+    expect(parseOriginal("file:///a/basic.js?copy=2&dispatch-hook-original&iitm=true#x")).toBe("file:///a/basic.js?copy=2&iitm=true#x");
+    // As URLSearchParams writes it back.
+    expect(parseOriginal("file:///a/basic.js?dispatch-hook-original=&iitm=true")).toBe("file:///a/basic.js?iitm=true");
+    expect(parseOriginal("file:///a/basic.js?dispatch-hook-original=")).toBe("file:///a/basic.js");
+  });
+
   it("is not confused with a file or a parameter that merely contains the name", () => {
     expect(parseOriginal("file:///a/dispatch-hook-original/basic.js")).toBeUndefined();
     expect(parseOriginal("file:///a/basic.js?dispatch-hook-originals")).toBeUndefined();
     expect(parseOriginal("file:///a/basic.js?x=dispatch-hook-original")).toBeUndefined();
+    expect(parseOriginal("file:///a/basic.js?dispatch-hook-original=1")).toBeUndefined();
     expect(parseOriginal("file:///a/basic.js")).toBeUndefined();
+    expect(parseOriginal("file:///a/basic.js#dispatch-hook-original")).toBeUndefined();
   });
 });
