@@ -55,6 +55,10 @@ export function isJavaScript(format: string | null | undefined): boolean {
   );
 }
 
+export function isEsm(format: string | null | undefined): boolean {
+  return format === "module" || format === "module-typescript";
+}
+
 export function isCommonJs(format: string | null | undefined): boolean {
   return format === "commonjs" || format === "commonjs-typescript";
 }

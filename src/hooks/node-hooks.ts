@@ -27,6 +27,7 @@ import { Matcher, type ModulePlan } from "./matcher.js";
 import {
   type Context,
   hasKeys,
+  isEsm,
   isJavaScript,
   type LoadResult,
   type Maybe,
@@ -44,8 +45,6 @@ export type { HookOptions, HookReport, WatchList } from "./hook-options.js";
 export type { LoadResult, ResolveResult } from "./module-facts.js";
 
 import { originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
-
-const isEsm = (format: string | null | undefined) => format === "module" || format === "module-typescript";
 
 /** The hook pair of one installation. */
 export function createHooks(options: HookOptions) {
@@ -92,10 +91,10 @@ export function createHooks(options: HookOptions) {
     report({ type: "config", config });
   };
 
-  const info = (href: string, plan: ModulePlan, format: ModuleInfo["format"]): ModuleInfo => ({
-    url: href,
-    backend: plan.backend,
-    exportName: plan.exportName,
+  const info = (url: string, { backend, exportName }: ModulePlan, format: ModuleInfo["format"]): ModuleInfo => ({
+    url,
+    backend,
+    exportName,
     format,
   });
 
@@ -227,17 +226,11 @@ export function createHooks(options: HookOptions) {
   }
 
   /**
-   * Builds what `href` serves, counted as generating. What the next hook throws reaches Node as it
-   * would without us; a failure of our own is reported, and `fallback` (the module as the next hook
-   * gave it, or an empty marker) is served instead.
+   * Builds what `href` serves from what `loaded` gives, counted as generating. What the next hook
+   * throws reaches Node as it would without us; a failure of our own is reported, and `loaded`
+   * itself (the module as the next hook gave it, or an empty marker) is served instead.
    */
-  const build = <T>(
-    href: string,
-    backend: string,
-    loaded: Maybe<T>,
-    make: (loaded: T) => LoadResult,
-    fallback: (loaded: T) => LoadResult,
-  ) => {
+  const build = (href: string, backend: string, loaded: Maybe<LoadResult>, make: (loaded: LoadResult) => LoadResult) => {
     loading(href);
     generating++;
     try {
@@ -247,47 +240,26 @@ export function createHooks(options: HookOptions) {
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           report({ type: "failed", url: parseVirtual(href)?.original ?? parseOriginal(href) ?? href, backend, message });
-          return fallback(value);
+          return value;
         }
       });
     } finally {
       generating--;
     }
   };
+  const empty: LoadResult = { format: "module", shortCircuit: true, source: "" };
 
   function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
     if (href.includes(TAG)) {
       const v = parseVirtual(href);
-      // A marker that cannot be built stands in as an empty module.
-      if (v !== undefined)
-        return build(
-          href,
-          "?",
-          undefined,
-          () => marker(v),
-          () => ({ format: "module", shortCircuit: true, source: "" }),
-        );
+      if (v !== undefined) return build(href, "?", empty, () => marker(v));
       const real = parseOriginal(href);
-      if (real !== undefined)
-        return build(
-          href,
-          "?",
-          nextLoad(href, context),
-          (result) => original(real, result),
-          (result) => result,
-        );
+      if (real !== undefined) return build(href, "?", nextLoad(href, context), (result) => original(real, result));
     }
     if (!enabled() || !matcher.watches(href) || hasKeys(context.importAttributes)) return nextLoad(href, context);
     const plan = matcher.match(href);
     if (plan === undefined) return nextLoad(href, context);
-    // A module the hooks cannot instrument loads as it would without them.
-    return build(
-      href,
-      plan.backend,
-      nextLoad(href, context),
-      (result) => serve(href, plan, context, result),
-      (result) => result,
-    );
+    return build(href, plan.backend, nextLoad(href, context), (result) => serve(href, plan, context, result));
   }
 
   return {
