@@ -1,14 +1,20 @@
 /**
  * Whether an ES module has a default export: the one thing a facade must know about the module
  * it stands for (`export *` re-exports every other name by itself, so nothing else is enumerated
- * and the module's export shape cannot drift). es-module-lexer answers it; it is loaded only when
- * the first facade is built, so a process that loads no dispatch module never pays for it.
+ * and the module's export shape cannot drift); and where an original names `import.meta`
+ * (original-source.ts). es-module-lexer answers both; it is loaded only when the first facade is
+ * built, so a process that loads no dispatch module never pays for it.
  */
 import { nodeModule } from "../builtins.js";
 
 interface Lexer {
   initSync(): void;
-  parse(source: string): readonly [unknown, ReadonlyArray<{ readonly n: string | undefined }>];
+  parse(
+    source: string,
+  ): readonly [
+    ReadonlyArray<{ readonly d: number; readonly s: number; readonly e: number }>,
+    ReadonlyArray<{ readonly n: string | undefined }>,
+  ];
 }
 
 let lexer: Lexer | undefined;
@@ -20,6 +26,13 @@ function load(): Lexer {
     lexer = loaded;
   }
   return lexer;
+}
+
+/** The [start, end) offsets of every `import.meta` in an ES module's code (never in its strings or comments); throws if it cannot be lexed. */
+export function importMetaSpans(source: string): Array<readonly [number, number]> {
+  const [imports] = load().parse(source);
+  // d === -2 marks import.meta.
+  return imports.filter((i) => i.d === -2).map((i) => [i.s, i.e] as const);
 }
 
 /** `true`/`false` from the lexer; when the source cannot be lexed, a conservative textual guess and `exact: false`. */

@@ -18,13 +18,15 @@
  * A module's static imports evaluate in order, so each registration module runs after the
  * original's body and before any importer continues, as the Python import hook's did, and it may
  * import the table from the dispatch module (it reads the facade's bindings, which are the
- * original's). The original itself is not changed at all. A facade with no plugin announces the
+ * original's). The original's code is not changed (under Node's hooks only its `import.meta`
+ * expressions are, to the same length: original-source.ts). A facade with no plugin announces the
  * table from its own body: one generated module, and one more per plugin.
  *
- * require() of a CommonJS original (where the hooks see require(): registerHooks) gets a CommonJS
- * facade instead, which requires the original, announces its exports and then runs the
- * registration modules, each in its window with a throw contained. The original has finished loading
- * by then, so a registration module that imports it back finds it complete.
+ * A host whose modules are files (Jest) gives require() of a CommonJS original a CommonJS facade
+ * instead, which requires the original, announces its exports and then runs the registration
+ * modules, each in its window with a throw contained. The original has finished loading by then,
+ * so a registration module that imports it back finds it complete. (Node's hooks append an
+ * epilogue to the original itself instead: instrument.ts.)
  *
  * A CommonJS original is first loaded with require() by a "require" marker: on Node 20 an ES module
  * that imports a CommonJS module which throws turns the error into an uncaught exception, even
@@ -48,7 +50,7 @@ export interface FacadeRegistration {
 }
 
 /** The markers a facade imports: a "require" marker for a CommonJS original, and one step per plugin. */
-export type MarkerKind = Extract<VirtualKind, "require" | "step" | "done">;
+export type MarkerKind = VirtualKind;
 
 export interface FacadeInput {
   readonly module: ModuleInfo;
@@ -60,7 +62,10 @@ export interface FacadeInput {
   readonly registrations: readonly FacadeRegistration[];
   /** How generated code imports a marker (a host-specific virtual module). */
   readonly marker: (kind: MarkerKind, index?: number) => string;
-  /** For a CommonJS original under Node's hooks: its file path, required before it is imported. */
+  /**
+   * For a CommonJS original under Node's hooks: what the "require" marker passes to require()
+   * before the facade imports it (its path, or its original URL where the hooks see require()).
+   */
   readonly requirePath?: string;
 }
 
@@ -106,22 +111,16 @@ export function cjsFacadeSource(input: FacadeInput): string {
     ...(r.missing === undefined ? {} : { missing: r.missing }),
   }));
   // Until the original has loaded, module.exports is the original's, read when asked: a require()
-  // cycle through the original can reach this facade while the original is still loading (Node
-  // caches a relative require's resolution per directory, past the hooks), and must get the
-  // original's own exports object, the one its body is still filling, as without the facade. The
-  // assignment stays a literal `module.exports = require("…")`, which Node's CommonJS lexer reads as
-  // a re-export, so importers keep the original's named exports. `requiring` tells the hooks that
-  // the original is loading through this facade, so that a require() cycle back to it gets the
-  // original itself (require.cache alone cannot tell: an ES import of a CommonJS module that
-  // re-exports this one leaves a not-yet-loaded entry there before anything runs, Node 22 and later).
+  // cycle through the original can reach this facade while the original is still loading, and must
+  // get the original's own exports object, the one its body is still filling, as without the
+  // facade. The assignment stays a literal `module.exports = require("…")`, which Node's CommonJS
+  // lexer reads as a re-export, so importers keep the original's named exports.
   const original = s(input.requirePath ?? "");
   return [
     `const runtime = require(${s(input.runtime)});`,
     "let loaded;",
     `Object.defineProperty(module, "exports", { configurable: true, enumerable: true, get: () => loaded ?? require.cache?.[${original}]?.exports, set: (value) => { loaded = value; } });`,
-    `runtime.requiring(${s(input.module.url)}, true);`,
     `module.exports = require(${original});`,
-    `runtime.requiring(${s(input.module.url)}, false);`,
     `runtime.signalEvaluated(${s(input.module)}, module.exports);`,
     `runtime.requireRegistrations(${s(input.module)}, module.exports, require, ${s(registrations)});`,
     "",

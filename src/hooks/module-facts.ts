@@ -1,10 +1,9 @@
 /**
  * What the hooks ask of a module and of Node: the shapes Node's hook API passes, and small facts
- * about a module (its format, its source as text, whether require() is loading it). Pure but for
+ * about a module (its format, its source as text, what require() has cached). Pure but for
  * reading require.cache and the file system.
  */
 import { fs, nodeModule, url } from "../builtins.js";
-import { loadingOriginals } from "../runtime/requiring.js";
 
 export interface LoadResult {
   format?: string | null | undefined;
@@ -56,6 +55,10 @@ export function isJavaScript(format: string | null | undefined): boolean {
   );
 }
 
+export function isEsm(format: string | null | undefined): boolean {
+  return format === "module" || format === "module-typescript";
+}
+
 export function isCommonJs(format: string | null | undefined): boolean {
   return format === "commonjs" || format === "commonjs-typescript";
 }
@@ -67,11 +70,6 @@ export function requireCacheEntry(href: string): { readonly loaded: boolean } | 
   } catch {
     return undefined;
   }
-}
-
-/** Whether the module's CommonJS facade is in the middle of requiring it (a require cycle passes through it). */
-export function isLoading(href: string): boolean {
-  return loadingOriginals().has(href) && requireCacheEntry(href)?.loaded === false;
 }
 
 export function missing(href: string): string | undefined {

@@ -18,9 +18,15 @@ describe("dispatch-hook/vite", () => {
     const result = call(plugin, "transform", code, table) as { code: string; map: unknown };
     expect(result.code).toContain(`export * from ${JSON.stringify(`${table}?dispatch-hook-original`)}`);
     expect(result.map).toEqual({ mappings: "" });
-    // A query on the id (Vite adds some) still names the file.
+    // Vite's cache busting leaves an import plain; a query that gives the import a meaning does not.
     expect(call(plugin, "transform", code, `${table}?v=123`)).not.toBeNull();
-    expect(call(plugin, "transform", code, `${table}?dispatch-hook-original`)).toBeNull();
+    expect(call(plugin, "transform", code, `${table}?t=1&v=2`)).not.toBeNull();
+    for (const query of ["raw", "url", "worker", "inline", "worker_file&type=module", "copy=2", "v=1&raw"])
+      expect(call(plugin, "transform", code, `${table}?${query}`)).toBeNull();
+    // The original keeps its code, with a map that names its file.
+    const original = call(plugin, "transform", code, `${table}?dispatch-hook-original`) as { code: string; map: { sources: string[] } };
+    expect(original.code).toBe(code);
+    expect(original.map.sources).toEqual([table]);
     expect(call(plugin, "transform", code, `${root}/node_modules/tensorkit/other.js`)).toBeNull();
     expect(call(plugin, "transform", code, "\0virtual:thing")).toBeNull();
   });
