@@ -12,7 +12,7 @@ interface Lexer {
   parse(
     source: string,
   ): readonly [
-    ReadonlyArray<{ readonly d: number; readonly s: number; readonly e: number }>,
+    ReadonlyArray<{ readonly d: number; readonly s: number; readonly e: number; readonly n?: string | undefined }>,
     ReadonlyArray<{ readonly n: string | undefined }>,
   ];
 }
@@ -45,5 +45,25 @@ export function hasDefaultExport(source: string): { hasDefault: boolean; exact: 
     return { hasDefault: exports.some((e) => e.n === "default"), exact: true };
   } catch {
     return { hasDefault: /\bexport\s+default\b|\bas\s+default\b/.test(source), exact: false };
+  }
+}
+
+/**
+ * Whether an ES module at a URL with a query imports its own file under another URL: another
+ * loader's wrapper of that file (import-in-the-middle's `basic.js?iitm=true` imports `basic.js`).
+ * A module the lexer cannot read is not one.
+ */
+export function wrapsOwnFile(source: string, href: string): boolean {
+  const file = href.replace(/[?#].*$/, "");
+  if (!source.includes(file.slice(file.lastIndexOf("/") + 1))) return false;
+  try {
+    const [imports] = load().parse(source);
+    return imports.some((i) => {
+      if (i.n === undefined) return false;
+      const target = new URL(i.n, href).href;
+      return target !== href && target.replace(/[?#].*$/, "") === file;
+    });
+  } catch {
+    return false;
   }
 }

@@ -14,6 +14,8 @@
  * Step 0 announces the table (waiting registrations land) and opens plugin 0's window; step i opens
  * window i; done i imports registration module i, so it marks the moment that module has finished
  * (after its top-level awaits, if any); step n ends the synchronous pass (see runtime/window.ts).
+ * Under Node 20's off-thread hooks a CommonJS registration module is not imported: done i
+ * requires it instead.
  *
  * A module's static imports evaluate in order, so each registration module runs after the
  * original's body and before any importer continues, as the Python import hook's did, and it may
@@ -47,6 +49,11 @@ export interface FacadeRegistration {
   readonly specifier: string;
   /** Set when it cannot be loaded (it does not exist): the facade records that instead of importing it. */
   readonly missing?: string;
+  /**
+   * For a CommonJS registration module under Node 20's off-thread hooks: its file path. Its done
+   * marker require()s it, and the facade does not import it (see "done" in markerSource).
+   */
+  readonly requirePath?: string;
 }
 
 /** The markers a facade imports: a "require" marker for a CommonJS original, and one step per plugin. */
@@ -96,7 +103,9 @@ export function facadeSource(input: FacadeInput): string {
   }
   input.registrations.forEach((registration, i) => {
     lines.push(`import ${s(input.marker("step", i))};`);
-    if (registration.missing === undefined) lines.push(`import ${s(registration.specifier)};`, `import ${s(input.marker("done", i))};`);
+    if (registration.missing !== undefined) return;
+    if (registration.requirePath === undefined) lines.push(`import ${s(registration.specifier)};`);
+    lines.push(`import ${s(input.marker("done", i))};`);
   });
   // The last step ends the synchronous pass: what the app runs next is in no window.
   lines.push(`import ${s(input.marker("step", count))};`);
@@ -146,7 +155,16 @@ export function markerSource(kind: MarkerKind, index: number, input: FacadeInput
     // Imports its registration module, so it runs once that module has finished, awaits included.
     if (registration === undefined || registration.missing !== undefined) return "";
     const info = windows(input)[index];
-    return `import ${s(registration.specifier)};\nimport { finish } from ${s(input.runtime)};\nfinish(${s([info])});\n`;
+    const finish = `import { finish } from ${s(input.runtime)};\n`;
+    // A CommonJS one is required, in the window its step opened: imported, it would be run by
+    // Node 20's ES module translator, whose require() breaks when a loader (tsx) gave the module's
+    // source (require() of an ES module, or of a module require() loaded first, throws "reading
+    // 'exports'"), and whose throw Node 20 turns into an uncaught exception.
+    if (registration.requirePath !== undefined) {
+      const load = `createRequire(${s(registration.url)})(${s(registration.requirePath)});\n`;
+      return `import { createRequire } from "node:module";\n${finish}${load}finish(${s([info])});\n`;
+    }
+    return `import ${s(registration.specifier)};\n${finish}finish(${s([info])});\n`;
   }
   const missing = registration?.missing;
   const args = [s(input.module), namespace(input, "ns"), s(windows(input)), String(index), ...(missing === undefined ? [] : [s(missing)])];

@@ -4,6 +4,7 @@
  * reading require.cache and the file system.
  */
 import { fs, nodeModule, url } from "../builtins.js";
+import type { FacadeRegistration } from "./facade.js";
 
 export interface LoadResult {
   format?: string | null | undefined;
@@ -77,4 +78,21 @@ export function missing(href: string): string | undefined {
     if (fs.existsSync(url.fileURLToPath(href))) return undefined;
   } catch {}
   return `Cannot find the registration module ${href}`;
+}
+
+/**
+ * A facade's registration modules: each imported by its URL, one that does not exist recorded as
+ * missing, and one that `required` says so required by its path (facade.ts: on Node 20's
+ * off-thread hooks, Node's ES module translator breaks a CommonJS one whose source another loader
+ * gave, and turns its throw into an uncaught exception).
+ */
+export function facadeRegistrations(
+  registrations: ReadonlyArray<{ readonly plugin: string; readonly url: string }>,
+  required: (href: string) => boolean,
+): FacadeRegistration[] {
+  return registrations.map(({ plugin, url: href }) => {
+    const gone = missing(href);
+    if (gone !== undefined) return { plugin, url: href, specifier: href, missing: gone };
+    return { plugin, url: href, specifier: href, ...(required(href) ? { requirePath: url.fileURLToPath(href) } : {}) };
+  });
 }

@@ -19,19 +19,20 @@
 import { fs, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import type { HookConfig } from "./discovery.js";
-import { hasDefaultExport } from "./export-names.js";
+import { hasDefaultExport, wrapsOwnFile } from "./export-names.js";
 import { type FacadeInput, facadeSource, markerSource } from "./facade.js";
 import type { HookOptions } from "./hook-options.js";
 import { esmEpilogue, instrument } from "./instrument.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
 import {
   type Context,
+  facadeRegistrations,
   hasKeys,
+  isCommonJs,
   isEsm,
   isJavaScript,
   type LoadResult,
   type Maybe,
-  missing,
   type NextLoad,
   type NextResolve,
   type ResolveResult,
@@ -45,6 +46,8 @@ export type { HookOptions, HookReport, WatchList } from "./hook-options.js";
 export type { LoadResult, ResolveResult } from "./module-facts.js";
 
 import { originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
+
+const typeScript = /\.[cm]?ts(?:[?#]|$)/;
 
 /** The hook pair of one installation. */
 export function createHooks(options: HookOptions) {
@@ -91,10 +94,10 @@ export function createHooks(options: HookOptions) {
     report({ type: "config", config });
   };
 
-  const info = (url: string, { backend, exportName }: ModulePlan, format: ModuleInfo["format"]): ModuleInfo => ({
+  const info = (url: string, p: ModulePlan, format: ModuleInfo["format"]): ModuleInfo => ({
     url,
-    backend,
-    exportName,
+    backend: p.backend,
+    exportName: p.exportName,
     format,
   });
 
@@ -108,10 +111,8 @@ export function createHooks(options: HookOptions) {
       original,
       runtime: runtime.esm,
       hasDefault,
-      registrations: plan.registrations.map((r) => {
-        const gone = missing(r.url);
-        return { plugin: r.plugin, url: r.url, specifier: r.url, ...(gone === undefined ? {} : { missing: gone }) };
-      }),
+      // Off-thread (Node 20), a CommonJS registration module is required by its done marker.
+      registrations: facadeRegistrations(plan.registrations, (href) => async && isCommonJs(discovery.formatOf?.(href))),
       marker: (kind, index) => awaitLoad(virtualUrl(module.url, kind, index, commonjs), {}),
       // Where the hooks see require(), the "require" marker requires the original's URL, which
       // they serve as the module itself; elsewhere Node requires the file.
@@ -132,6 +133,9 @@ export function createHooks(options: HookOptions) {
     if (isEsm(format)) {
       if (result.source == null) return result;
       const source = text(result.source);
+      // Another loader's wrapper of the module (import-in-the-middle's ?iitm=true): served as it
+      // is, so that it runs; the import of the module it wraps gets the facade or the signal.
+      if (href.includes("?") && wrapsOwnFile(source, href)) return result;
       // No registration module: the module itself, the signal appended.
       if (plan.registrations.length === 0) {
         report({ type: "facade", url: href, backend: plan.backend });
@@ -172,6 +176,18 @@ export function createHooks(options: HookOptions) {
     return { ...result, source: originalSource(text(result.source), real) };
   };
 
+  /**
+   * The format the rest of the resolve chain gave a watched module: its original's URL resolves
+   * with it, so the next loader's load gets it (tsx's passes it on; without one Node 20 throws
+   * ERR_UNKNOWN_FILE_EXTENSION for .ts). null stays null (Node 22+ reads a typeless .js file's
+   * syntax); TypeScript that nothing after ours gave one (tsx resolved it first) gets its extension's.
+   */
+  const resolvedFormats = new Map<string, string | null | undefined>();
+  const originalFormat = (real: string): string | null | undefined => {
+    const format = resolvedFormats.get(real);
+    return format ?? (typeScript.test(real) ? discovery.formatOf?.(real) : format);
+  };
+
   /** The last importer whose scope was learned: consecutive imports usually share one. */
   let lastParent: string | undefined;
 
@@ -195,8 +211,10 @@ export function createHooks(options: HookOptions) {
         if (discovery.version !== version) sync();
       }
       // JavaScript only: JSON, wasm and anything imported with attributes pass untouched.
-      if (matcher.watches(href) && isJavaScript(result.format) && !hasKeys(context.importAttributes) && matcher.match(href) !== undefined)
+      if (matcher.watches(href) && isJavaScript(result.format) && !hasKeys(context.importAttributes) && matcher.match(href) !== undefined) {
+        resolvedFormats.set(href, result.format);
         awaitLoad(href, context);
+      }
       return result;
     } catch {
       return result;
@@ -212,7 +230,8 @@ export function createHooks(options: HookOptions) {
     // still loading must not find it gone.
     if (specifier.includes(TAG)) {
       if (parseVirtual(specifier) !== undefined) return { url: awaitLoad(specifier, context), format: "module", shortCircuit: true };
-      if (parseOriginal(specifier) !== undefined) return { url: awaitLoad(specifier, context), shortCircuit: true };
+      const real = parseOriginal(specifier);
+      if (real !== undefined) return { url: awaitLoad(specifier, context), format: originalFormat(real), shortCircuit: true };
     }
     // What generated code imports by exact URL: the runtime, and a module's own URL from the line
     // appended to it. Both are known; resolving them again costs every module instance a file
@@ -254,6 +273,13 @@ export function createHooks(options: HookOptions) {
       const v = parseVirtual(href);
       if (v !== undefined) return build(href, "?", empty, () => marker(v));
       const real = parseOriginal(href);
+      // Off-thread, a CommonJS original was required by its facade's "require" marker: with no
+      // source, Node hands out that module. A source from another loader (tsx's, for .cts) would
+      // run it again, a second instance with tables of its own; so the chain is not asked.
+      if (real !== undefined && async && isCommonJs(context.format)) {
+        loading(href);
+        return { format: "commonjs", source: null, shortCircuit: true };
+      }
       if (real !== undefined) return build(href, "?", nextLoad(href, context), (result) => original(real, result));
     }
     if (!enabled() || !matcher.watches(href) || hasKeys(context.importAttributes)) return nextLoad(href, context);

@@ -164,7 +164,7 @@ export class Registry {
     return this.#registrations.filter((r) => r.state === "pending" && (backend === undefined || r.backend === backend));
   }
 
-  /** The audit report: every registration with its state, and the problems (a frozen snapshot). Then as a table for people, and as one ERR_DISPATCH_INCOMPLETE error listing every problem. */
+  /** The audit report: every registration with its state, and the problems (a frozen snapshot). Then as a table for people, and as one error listing every problem (ERR_DISPATCH_NO_LOADER or ERR_DISPATCH_INCOMPLETE). */
   verify(options: VerifyOptions = {}): AuditReport {
     return this.#report(options);
   }
@@ -172,7 +172,7 @@ export class Registry {
     return formatReport(this.#report(options));
   }
   assertComplete(options: VerifyOptions = {}): void {
-    throwIfIncomplete(this.#report(options), options);
+    throwIfIncomplete(this.#report, options);
   }
 
   /** Records which registrations are live and which backends are sealed. */

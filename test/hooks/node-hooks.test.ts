@@ -159,6 +159,37 @@ describe("the resolve hook", () => {
     expect(hooks.resolve(originalUrl(numba), {}, () => ({ url: "never" }))).toEqual({ url: originalUrl(numba), shortCircuit: true });
   });
 
+  it("resolves an original's URL with the format the rest of the resolve chain gave its module; a TypeScript one with none, by its extension", () => {
+    const { hooks, url, resolved } = setup("registerHooks", {
+      "node_modules/tensorlab/link/tpu.ts": "export const tpuFuncify = new Map();\n",
+      "node_modules/tensorlab/link/npu.mts": "export const npuFuncify = new Map();\n",
+      "node_modules/tensorlab/package.json": JSON.stringify({
+        name: "tensorlab",
+        dispatchHook: {
+          backends: {
+            numba: { module: "./link/numba.js", export: "numbaFuncify" },
+            tpu: { module: "./link/tpu.ts", export: "tpuFuncify" },
+            npu: { module: "./link/npu.mts", export: "npuFuncify" },
+          },
+        },
+      }),
+      "node_modules/ml-ops/package.json": JSON.stringify({
+        name: "ml-ops",
+        dispatchHook: { registrations: { numba: "./numba.js", tpu: "./numba.js", npu: "./numba.js" } },
+      }),
+    });
+    const formatOf = (href: string, format: string | null) => {
+      hooks.resolve(href, { parentURL: url("main.mjs") }, resolved(href, format));
+      return (hooks.resolve(originalUrl(href), {}, () => ({ url: "never" })) as ResolveResult).format;
+    };
+    // What tsx's resolve says of a .ts file (what its load then passes on to Node's).
+    expect(formatOf(url("node_modules/tensorlab/link/tpu.ts"), "module")).toBe("module");
+    // Node 22+ leaves a .js file with no "type" to its syntax: its load must be asked with no format.
+    expect(formatOf(url("node_modules/tensorlab/link/numba.js"), null)).toBeNull();
+    // Nothing after ours said (tsx resolved it before us, on Node 20): the extension decides.
+    expect(formatOf(url("node_modules/tensorlab/link/npu.mts"), null)).toBe("module");
+  });
+
   it("learns a framework's declarations from the first module of its package it resolves", () => {
     const root = makeTree({
       "package.json": appJson(),
@@ -246,6 +277,53 @@ describe("the load hook", () => {
       const required = String((hooks.load(marker, {}, nextLoad) as LoadResult).source);
       expect(required).toContain(`(${JSON.stringify(mode === "registerHooks" ? originalUrl(cjs) : fileURLToPath(cjs))});`);
     }
+  });
+
+  it("off-thread, serves a CommonJS original with no source without asking the chain: Node hands out the module its require marker required", async () => {
+    const { hooks, url } = setup("register");
+    const cjs = url("node_modules/tensorlab/link/cjs.js");
+    const never = async () => {
+      throw new Error("the chain was asked");
+    };
+    expect(await hooks.load(originalUrl(cjs), { format: "commonjs" }, never)).toEqual({
+      format: "commonjs",
+      source: null,
+      shortCircuit: true,
+    });
+  });
+
+  it("off-thread, has a CommonJS registration module required by its done marker, which the facade imports in its place", () => {
+    const { hooks, url, nextLoad } = setup("register", {
+      "node_modules/ml-ops/package.json": JSON.stringify({ name: "ml-ops", dispatchHook: { registrations: { numba: "./numba.cjs" } } }),
+      "node_modules/ml-ops/numba.cjs": "",
+    });
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    const registration = url("node_modules/ml-ops/numba.cjs");
+    const facade = String((hooks.load(numba, {}, nextLoad) as LoadResult).source);
+    expect(facade).not.toContain(JSON.stringify(registration));
+    expect(facade).toContain(`import ${JSON.stringify(virtualUrl(numba, "done", 0))};`);
+    const done = String((hooks.load(virtualUrl(numba, "done", 0), {}, nextLoad) as LoadResult).source);
+    expect(done).toContain(`createRequire(${JSON.stringify(registration)})(${JSON.stringify(fileURLToPath(registration))});`);
+    expect(done.indexOf("createRequire(")).toBeLessThan(done.indexOf("finish("));
+    expect(done).not.toContain(`import ${JSON.stringify(registration)}`);
+  });
+
+  it("serves another loader's wrapper of a watched module as it is (import-in-the-middle's ?iitm=true), and the module it wraps gets the facade", () => {
+    const { hooks, url, nextLoad, reports } = setup();
+    const numba = url("node_modules/tensorlab/link/numba.js");
+    const wrapper = `${numba}?iitm=true`;
+    const wrapped = {
+      format: "module",
+      source: `import * as namespace from ${JSON.stringify(numba)};\nexport const numbaFuncify = namespace.numbaFuncify;\n`,
+    };
+    expect(hooks.load(wrapper, {}, () => wrapped)).toBe(wrapped);
+    expect(reports.filter((r) => r.type === "facade")).toEqual([]);
+    expect(String((hooks.load(numba, {}, nextLoad) as LoadResult).source)).toContain(
+      `export * from ${JSON.stringify(originalUrl(numba))};`,
+    );
+    // A module instance of its own (a cache-busting query) still gets its facade.
+    const copy = `${numba}?v=2`;
+    expect(String((hooks.load(copy, {}, () => nextLoad(numba)) as LoadResult).source)).toContain(originalUrl(copy));
   });
 
   it("generates each marker from its URL alone", () => {
