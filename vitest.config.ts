@@ -21,9 +21,11 @@ const runBuiltModules: Plugin = {
 
 /**
  * The slow suites: real Vitest, Jest and esbuild projects, the packed tarball, the corpus of real
- * packages, and the Node-version matrix. `npm test` leaves them out; `npm run test:full`
- * (DISPATCH_HOOK_TESTS=slow) runs just them, then the integration suite on other Node versions
- * (DISPATCH_HOOK_TESTS=full, every file).
+ * packages, the Node-version matrix, other loaders (tsx, import-in-the-middle), and the suites that
+ * start the most processes (whole runs, every copy and version pairing, every environment value).
+ * `npm test` leaves them out, to stay fast; `npm run test:full` (DISPATCH_HOOK_TESTS=slow) runs just
+ * them, then the integration suite on other Node versions (DISPATCH_HOOK_TESTS=full, every file).
+ * CI runs both.
  */
 const slow = [
   "test/integration/vitest-host.test.ts",
@@ -34,6 +36,11 @@ const slow = [
   "test/integration/pack.test.ts",
   "test/integration/corpus.test.ts",
   "test/integration/matrix.test.ts",
+  "test/integration/other-loaders.test.ts",
+  "test/integration/run-audit.test.ts",
+  "test/integration/hub-defects.test.ts",
+  "test/integration/environment.test.ts",
+  "test/integration/invisible.test.ts",
 ];
 const which = process.env.DISPATCH_HOOK_TESTS;
 
