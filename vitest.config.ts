@@ -52,6 +52,9 @@ export default defineConfig({
     setupFiles: ["test/setup.ts"],
     // Threads, not forks: a worker thread writes its V8 coverage when it ends, which c8 needs.
     pool: "threads",
+    // One worker per core, not Vitest's default of one fewer: most of a test's time is a child
+    // process's, while its worker waits (on two cores the default is a single worker).
+    maxWorkers: "100%",
     server: { deps: { external: [/\/dist\//] } },
     testTimeout: 30_000,
     reporters: ["default", "./scripts/summary-reporter.mjs"],
