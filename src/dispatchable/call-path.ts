@@ -1,6 +1,8 @@
 /**
  * The call path of a dispatchable function. Decisions are cached per tuple of relevant types and
- * per scope: one or two relevant arguments in maps keyed by prototype, more in a trie. Any change to
+ * per scope: one or two relevant arguments in maps keyed by prototype, more in a trie. A decision
+ * that had to ask a protocol of some value is not reused for another value: it is made again for
+ * every call whose classes lead to it (a protocol is asked of each value). Any change to
  * the set (declaration, registration, disposal) changes its version, and the caches go. In front of
  * the caches, for one or two relevant arguments among one to three parameters, sits a function
  * compiled for this dispatchable (front.ts) that answers repeated calls from the last decisions
@@ -89,7 +91,9 @@ export function createCaller(spec: CallerSpec): Caller {
     const first = decided.candidates[0];
     const impl =
       first === undefined ? (decided.error === undefined ? spec.defaultImpl : undefined) : (realImpl(first.impl) as Implementation);
-    return { plan: decided, fast: impl === undefined || (impl as Implementation).shouldRun !== undefined ? undefined : (impl as Fn) };
+    // A decision that asked a protocol of a value holds for that value only: never answered fast.
+    const fast = decided.perValue || impl === undefined || (impl as Implementation).shouldRun !== undefined ? undefined : (impl as Fn);
+    return { plan: decided, fast };
   };
 
   const entry1 = (scope: Scope | undefined, x: unknown, px: object | null): Entry => {
@@ -98,8 +102,9 @@ export function createCaller(spec: CallerSpec): Caller {
     if (e === undefined) {
       e = make([x], [px], scope);
       cache.one.set(px, e);
+      return e;
     }
-    return e;
+    return e.plan.perValue ? make([x], [px], scope) : e;
   };
 
   const entry2 = (scope: Scope | undefined, x: unknown, px: object | null, y: unknown, py: object | null): Entry => {
@@ -113,8 +118,9 @@ export function createCaller(spec: CallerSpec): Caller {
     if (e === undefined) {
       e = make([x, y], [px, py], scope);
       inner.set(py, e);
+      return e;
     }
-    return e;
+    return e.plan.perValue ? make([x, y], [px, py], scope) : e;
   };
 
   const entry = (values: unknown[], scope: Scope | undefined): Entry => {
@@ -131,8 +137,11 @@ export function createCaller(spec: CallerSpec): Caller {
       }
       at = child;
     }
-    at.entry ??= make(values, protos, scope);
-    return at.entry;
+    if (at.entry === undefined) {
+      at.entry = make(values, protos, scope);
+      return at.entry;
+    }
+    return at.entry.plan.perValue ? make(values, protos, scope) : at.entry;
   };
 
   /** Per-call work: vetoes, the trace, the error, the default. */

@@ -26,6 +26,8 @@ export interface Plan {
   readonly skipped: readonly Skip[];
   readonly types: readonly string[];
   readonly error: DispatchHookError | undefined;
+  /** Whether a protocol was left to ask of some value: then the plan holds for these values only. */
+  readonly perValue: boolean;
 }
 
 /** What shapes the order: the sorted backends, the blocked ones (and by whom), the opted-in ones. */
@@ -44,6 +46,7 @@ export function plan(
   control: Control,
 ): Plan {
   const types = values.map(typeName);
+  const perValue = values.some((v, i) => control.order.some((b) => b.types.perValue(v, protos[i] ?? null)));
   const candidates: Array<{ backend: string; impl: Implementation }> = [];
   const skipped: Skip[] = [];
   const accepts = (b: PlanBackend): string | undefined => {
@@ -77,7 +80,7 @@ export function plan(
   }
   let error: DispatchHookError | undefined;
   if (candidates.length === 0) error = mixed(fn, labels, values, protos, types, control.order, accepts, skipped);
-  return { candidates, skipped, types, error };
+  return { candidates, skipped, types, error, perValue };
 }
 
 /** The error for mixed inputs, or undefined when the default implementation may take them. */

@@ -3,8 +3,9 @@
  * secondary (types it also accepts, such as plain numbers). A type is given as a class, as a protocol
  * (anything with its own `Symbol.hasInstance`, for types that share no base class), or by name
  * (`"specifier#Export"`, never imported). Concrete classes are checked first, along the value's
- * prototype chain, most specific first; protocols after them. The answer is cached per prototype by
- * the callers, so a protocol must answer alike for every instance of a class.
+ * prototype chain, most specific first; protocols after them. What classes and names say is a
+ * function of the value's class, and callers cache it by class; a protocol is asked of each value
+ * (a plain object, a null-prototype object or a proxy is decided on its own).
  *
  * A type named by name is never imported: a class is that type when its name is the export's and
  * either the module is already in require.cache with that very class as the export, or the class's
@@ -147,6 +148,11 @@ export class TypeSet {
 
   /** Whether a value (whose type is `proto`) is one of these types, and how. */
   claim(value: unknown, proto: object | null): Claim | undefined {
+    return this.classClaim(proto) ?? (value === null || value === undefined ? undefined : this.protocolClaim(value));
+  }
+
+  /** What the value's class alone says: its classes and names, most specific first. */
+  classClaim(proto: object | null): Claim | undefined {
     for (let p = proto; p !== null; p = Object.getPrototypeOf(p) as object | null) {
       const found = this.#classes.get(p);
       if (found !== undefined) return found;
@@ -154,7 +160,19 @@ export class TypeSet {
       const ctor = Object.hasOwn(p, "constructor") ? (p as { constructor: unknown }).constructor : undefined;
       if (typeof ctor === "function") for (const { type, claim } of this.#named) if (this.#resolver.is(type, ctor)) return claim;
     }
-    if (value === null || value === undefined) return undefined;
+    return undefined;
+  }
+
+  /**
+   * Whether the answer for a value of this class depends on the value itself: no class or name
+   * claims it and a protocol is left to ask. Such a value is decided on its own, every time.
+   */
+  perValue(value: unknown, proto: object | null): boolean {
+    return this.#protocols.length > 0 && value !== null && value !== undefined && this.classClaim(proto) === undefined;
+  }
+
+  /** What the protocols say of this value, asked in order. */
+  protocolClaim(value: unknown): Claim | undefined {
     for (const { spec, claim } of this.#protocols) {
       try {
         if ((spec as { [Symbol.hasInstance]: (v: unknown) => boolean })[Symbol.hasInstance](value)) return claim;

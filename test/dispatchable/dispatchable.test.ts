@@ -210,3 +210,15 @@ describe("dispatchable", () => {
     );
   });
 });
+
+describe("protocols are asked for each value", () => {
+  it("decides plain objects, null-prototype objects, proxies and marked instances each on its own, on every path", async () => {
+    // @ts-expect-error: a plain ES module fixture, shared with the integration test.
+    const { run } = (await import("../fixtures/protocol-values.mjs")) as {
+      run: (api: unknown) => { calls: number; wrong: string[] };
+    };
+    const result = run({ backendOptions, createBackends, dispatchable });
+    expect(result.calls).toBe(300);
+    expect(result.wrong).toEqual([]);
+  });
+});
