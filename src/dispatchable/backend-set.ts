@@ -19,9 +19,10 @@ import { createRegistry, type RegisterOptions, type RegistrationHandle, type Reg
 import { type EnvControl, noEnvControl, prioritize, readEnvControl, sortBackends } from "./backend-order.js";
 import { type BackendInfo, type FunctionInfo, formatDocs } from "./docs.js";
 import { type Implementation, ImplTable, implLabel, lazyStub, parseLazyImpl } from "./impl-table.js";
-import type { Scope, ScopeKey } from "./options-scope.js";
+import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
 import { NamedTypeResolver, TypeSet, type TypeSpec } from "./type-match.js";
+import { WeakCache } from "./weak-cache.js";
 
 export interface BackendDeclaration {
   readonly name: string;
@@ -83,7 +84,7 @@ export class BackendSet {
   #discovered = false;
   readonly #warned = new Set<string>();
   #control: { version: number; env: EnvControl; order: Backend[] } | undefined;
-  readonly #controls = new WeakMap<ScopeKey, { version: number; control: Control }>();
+  readonly #controls = new WeakCache<{ version: number; control: Control }>();
   #plain: { version: number; control: Control } | undefined;
 
   constructor(options: BackendSetOptions) {

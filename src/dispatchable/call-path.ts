@@ -1,6 +1,7 @@
 /**
  * The call path of a dispatchable function. Decisions are cached per tuple of relevant types and
- * per scope: one or two relevant arguments in maps keyed by prototype, more in a trie. A decision
+ * per scope: one or two relevant arguments in weak maps keyed by prototype, more in a trie of them
+ * under the argument count; no cache keeps a class alive or grows without bound. A decision
  * that had to ask a protocol of some value is not reused for another value: it is made again for
  * every call whose classes lead to it (a protocol is asked of each value). Any change to
  * the set (declaration, registration, disposal) changes its version, and the caches go. In front of
@@ -15,6 +16,7 @@ import { type CallContext, type Implementation, realImpl } from "./impl-table.js
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
 import { type Plan, plan, type Skip } from "./plan.js";
 import { typeOf } from "./type-match.js";
+import { WeakCache } from "./weak-cache.js";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -37,16 +39,18 @@ export interface Entry {
 
 interface Trie {
   entry?: Entry;
-  next?: Map<object | null, Trie>;
+  next?: WeakCache<Trie>;
 }
 
 interface Cache {
-  readonly one: Map<object | null, Entry>;
-  readonly two: Map<object | null, Map<object | null, Entry>>;
-  readonly trie: Trie;
+  readonly one: WeakCache<Entry>;
+  readonly two: WeakCache<WeakCache<Entry>>;
+  /** By argument count, then a trie of prototypes. Counts are bounded: past LENGTHS, it starts over. */
+  readonly many: Map<number, Trie>;
 }
 
-const newCache = (): Cache => ({ one: new Map(), two: new Map(), trie: {} });
+const LENGTHS = 64;
+const newCache = (): Cache => ({ one: new WeakCache(), two: new WeakCache(), many: new Map() });
 const protoOf = (v: unknown): object | null =>
   typeof v === "object" && v !== null ? (Object.getPrototypeOf(v) as object | null) : typeOf(v);
 
@@ -61,7 +65,7 @@ export function createCaller(spec: CallerSpec): Caller {
   const holder = scopeHolder();
   let version = -1;
   let plain = newCache();
-  let scoped = new WeakMap<ScopeKey, Cache>();
+  let scoped = new WeakCache<Cache>();
   let lastScope: ScopeKey | undefined;
   let lastScoped: Cache = plain;
 
@@ -71,7 +75,7 @@ export function createCaller(spec: CallerSpec): Caller {
       set.control(undefined);
       version = set.version;
       plain = newCache();
-      scoped = new WeakMap();
+      scoped = new WeakCache();
       lastScope = undefined;
     }
     if (scope === undefined) return plain;
@@ -111,7 +115,7 @@ export function createCaller(spec: CallerSpec): Caller {
     const cache = cacheFor(scope);
     let inner = cache.two.get(px);
     if (inner === undefined) {
-      inner = new Map();
+      inner = new WeakCache();
       cache.two.set(px, inner);
     }
     let e = inner.get(py);
@@ -127,9 +131,15 @@ export function createCaller(spec: CallerSpec): Caller {
     if (indices !== undefined && values.length === 1) return entry1(scope, values[0], protoOf(values[0]));
     if (indices !== undefined && values.length === 2) return entry2(scope, values[0], protoOf(values[0]), values[1], protoOf(values[1]));
     const protos = values.map(protoOf);
-    let at = cacheFor(scope).trie;
-    for (const key of [lengthKey(values.length), ...protos]) {
-      at.next ??= new Map();
+    const many = cacheFor(scope).many;
+    let at = many.get(values.length);
+    if (at === undefined) {
+      if (many.size >= LENGTHS) many.clear();
+      at = {};
+      many.set(values.length, at);
+    }
+    for (const key of protos) {
+      at.next ??= new WeakCache();
       let child = at.next.get(key);
       if (child === undefined) {
         child = {};
@@ -201,15 +211,4 @@ export function createCaller(spec: CallerSpec): Caller {
         return invoke(this, args);
       },
   };
-}
-
-const lengthKeys = new Map<number, object>();
-/** A key object per argument count, for the trie. */
-function lengthKey(n: number): object {
-  let key = lengthKeys.get(n);
-  if (key === undefined) {
-    key = { length: n };
-    lengthKeys.set(n, key);
-  }
-  return key;
 }
