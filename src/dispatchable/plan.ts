@@ -45,6 +45,24 @@ export function plan(
   protos: readonly (object | null)[],
   control: Control,
 ): Plan {
+  try {
+    return decide(fn, op, labels, values, protos, control);
+  } catch (error) {
+    // An abstract type that cannot be loaded: the error names the backend; the call adds the function.
+    if ((error as { code?: unknown }).code !== "ERR_DISPATCH_TYPE_LOAD") throw error;
+    const e = error as DispatchHookError;
+    throw new DispatchHookError(e.code, `${fn}(): ${e.message}`, { cause: e.cause, details: { ...e.details, function: fn } });
+  }
+}
+
+function decide(
+  fn: string,
+  op: Class,
+  labels: readonly string[],
+  values: readonly unknown[],
+  protos: readonly (object | null)[],
+  control: Control,
+): Plan {
   const types = values.map(typeName);
   const perValue = values.some((v, i) => control.order.some((b) => b.types.perValue(v, protos[i] ?? null)));
   const candidates: Array<{ backend: string; impl: Implementation }> = [];
