@@ -11,6 +11,7 @@
  */
 import type { Class } from "../registry/dispatcher.js";
 import type { BackendSet } from "./backend-set.js";
+import { standIn } from "./explicit-types.js";
 import { compileFront, forget, remember } from "./front.js";
 import { type CallContext, type Implementation, realImpl } from "./impl-table.js";
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
@@ -56,8 +57,10 @@ const protoOf = (v: unknown): object | null =>
 
 export interface Caller {
   readonly call: Fn;
-  /** The decision for these relevant values in this scope (cached). */
-  entry(values: unknown[], scope: Scope | undefined): Entry;
+  /** Calls with explicit types (`like()`) beside the arguments. */
+  callLike(self: unknown, args: unknown[], like: readonly unknown[]): unknown;
+  /** The decision for a call with these arguments in this scope (cached). */
+  entryFor(args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): Entry;
 }
 
 export function createCaller(spec: CallerSpec): Caller {
@@ -90,8 +93,10 @@ export function createCaller(spec: CallerSpec): Caller {
     return cache;
   };
 
-  const make = (values: unknown[], protos: (object | null)[], scope: Scope | undefined): Entry => {
-    const decided = plan(spec.name, spec.op, spec.labelsFor(values.length), values, protos, set.control(scope));
+  const make = (values: unknown[], protos: (object | null)[], scope: Scope | undefined, extras: number): Entry => {
+    const own = values.length - extras;
+    const labels = [...spec.labelsFor(own), ...Array.from({ length: extras }, (_, i) => `explicit type ${i + 1}`)];
+    const decided = plan(spec.name, spec.op, labels, values, protos, set.control(scope));
     const first = decided.candidates[0];
     const impl =
       first === undefined ? (decided.error === undefined ? spec.defaultImpl : undefined) : (realImpl(first.impl) as Implementation);
@@ -100,18 +105,18 @@ export function createCaller(spec: CallerSpec): Caller {
     return { plan: decided, fast };
   };
 
-  const entry1 = (scope: Scope | undefined, x: unknown, px: object | null): Entry => {
+  const entry1 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null): Entry => {
     const cache = cacheFor(scope);
     let e = cache.one.get(px);
     if (e === undefined) {
-      e = make([x], [px], scope);
+      e = make([x], [px], scope, extras);
       cache.one.set(px, e);
       return e;
     }
-    return e.plan.perValue ? make([x], [px], scope) : e;
+    return e.plan.perValue ? make([x], [px], scope, extras) : e;
   };
 
-  const entry2 = (scope: Scope | undefined, x: unknown, px: object | null, y: unknown, py: object | null): Entry => {
+  const entry2 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null, y: unknown, py: object | null): Entry => {
     const cache = cacheFor(scope);
     let inner = cache.two.get(px);
     if (inner === undefined) {
@@ -120,23 +125,26 @@ export function createCaller(spec: CallerSpec): Caller {
     }
     let e = inner.get(py);
     if (e === undefined) {
-      e = make([x, y], [px, py], scope);
+      e = make([x, y], [px, py], scope, extras);
       inner.set(py, e);
       return e;
     }
-    return e.plan.perValue ? make([x, y], [px, py], scope) : e;
+    return e.plan.perValue ? make([x, y], [px, py], scope, extras) : e;
   };
 
-  const entry = (values: unknown[], scope: Scope | undefined): Entry => {
-    if (indices !== undefined && values.length === 1) return entry1(scope, values[0], protoOf(values[0]));
-    if (indices !== undefined && values.length === 2) return entry2(scope, values[0], protoOf(values[0]), values[1], protoOf(values[1]));
+  /** `extras`: how many of the values are explicit types (the last ones); per dispatchable, fixed by the count. */
+  const entry = (values: unknown[], scope: Scope | undefined, extras: number): Entry => {
+    if (indices !== undefined && values.length === 1) return entry1(scope, extras, values[0], protoOf(values[0]));
+    if (indices !== undefined && values.length === 2)
+      return entry2(scope, extras, values[0], protoOf(values[0]), values[1], protoOf(values[1]));
     const protos = values.map(protoOf);
     const many = cacheFor(scope).many;
-    let at = many.get(values.length);
+    const count = values.length + extras * 65536;
+    let at = many.get(count);
     if (at === undefined) {
       if (many.size >= LENGTHS) many.clear();
       at = {};
-      many.set(values.length, at);
+      many.set(count, at);
     }
     for (const key of protos) {
       at.next ??= new WeakCache();
@@ -148,10 +156,10 @@ export function createCaller(spec: CallerSpec): Caller {
       at = child;
     }
     if (at.entry === undefined) {
-      at.entry = make(values, protos, scope);
+      at.entry = make(values, protos, scope, extras);
       return at.entry;
     }
-    return at.entry.plan.perValue ? make(values, protos, scope) : at.entry;
+    return at.entry.plan.perValue ? make(values, protos, scope, extras) : at.entry;
   };
 
   /** Per-call work: vetoes, the trace, the error, the default. */
@@ -175,14 +183,32 @@ export function createCaller(spec: CallerSpec): Caller {
     return spec.defaultImpl.apply(self, args);
   };
 
-  const invoke = (self: unknown, args: unknown[]): unknown => {
+  /** The scope's explicit types that this set declares (a scope is seen by every set), per scope key. */
+  const explicit = new WeakCache<{ version: number; values: unknown[] }>();
+  const scopeTypes = (scope: Scope | undefined): readonly unknown[] => {
+    if (scope === undefined || scope.types.length === 0) return [];
+    const known = explicit.get(scope.key);
+    if (known !== undefined && known.version === set.version) return known.values;
+    const backends = set.control(undefined).order;
+    const values = scope.types.map(standIn).filter((v) => backends.some((b) => b.types.claim(v, protoOf(v)) !== undefined));
+    explicit.set(scope.key, { version: set.version, values });
+    return values;
+  };
+
+  const entryFor = (args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): Entry => {
+    const own = spec.relevant(args);
+    const extra = like === undefined ? scopeTypes(scope) : [...scopeTypes(scope), ...like.map(standIn)];
+    return entry(extra.length === 0 ? own : [...own, ...extra], scope, extra.length);
+  };
+
+  const invoke = (self: unknown, args: unknown[], like?: readonly unknown[]): unknown => {
     const scope = currentScope(holder);
-    const values = spec.relevant(args);
-    const e = entry(values, scope);
+    const e = entryFor(args, scope, like);
     if (e.fast === undefined || scope?.trace !== undefined) return runPlan(self, args, e, scope);
-    if (front !== undefined && args.length === arity) {
+    // The front compares the arguments only; a scope's explicit types are part of its key.
+    if (front !== undefined && like === undefined && args.length === arity) {
       if (front.recent.version !== version) forget(front.recent, version);
-      remember(front.recent, values, scope?.key, e.fast);
+      remember(front.recent, spec.relevant(args), scope?.key, e.fast);
     }
     return e.fast.apply(self, args);
   };
@@ -204,7 +230,8 @@ export function createCaller(spec: CallerSpec): Caller {
         })
       : undefined;
   return {
-    entry,
+    entryFor,
+    callLike: (self, args, like) => invoke(self, args, like),
     call:
       front?.call ??
       function (this: unknown, ...args: unknown[]) {

@@ -7,6 +7,7 @@ import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { BackendSet } from "./backend-set.js";
 import { createCaller } from "./call-path.js";
+import { checkTypes } from "./explicit-types.js";
 import { type CallContext, implLabel, realImpl } from "./impl-table.js";
 import { currentScope, scopeHolder } from "./options-scope.js";
 import type { Skip } from "./plan.js";
@@ -39,6 +40,11 @@ export type Dispatchable<F extends AnyFunction> = F & {
   readonly backends: BackendSet;
   /** Which backend would run for these arguments, without running it. */
   resolve(...args: Parameters<F>): Resolution;
+  /**
+   * The function for calls that say which types they are for (NumPy's `like=`): each class (or
+   * value) counts as one more relevant argument. For calls with no array argument: `arange.like(JaxArray)(10)`.
+   */
+  like(...types: readonly unknown[]): F;
 };
 
 /** The parameter names of a plain function or arrow, for `args` given by name. */
@@ -141,7 +147,7 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
     backends: set,
     resolve(...args: unknown[]): Resolution {
       const scope = currentScope(holder);
-      const p = caller.entry(relevant(args), scope).plan;
+      const p = caller.entryFor(args, scope).plan;
       const skipped = [...p.skipped];
       for (const candidate of p.candidates) {
         const impl = realImpl(candidate.impl);
@@ -154,6 +160,16 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
       }
       if (p.error !== undefined) throw p.error;
       return { backend: "default", implementation: defaultImpl.name || name, skipped };
+    },
+    like(...types: unknown[]) {
+      checkTypes(types, `${name}.like()`);
+      return Object.defineProperty(
+        function (this: unknown, ...args: unknown[]) {
+          return caller.callLike(this, args, types);
+        },
+        "name",
+        { value: name },
+      );
     },
   }) as unknown as Dispatchable<F>;
 }

@@ -253,3 +253,59 @@ describe("exact types and subclasses in calls", () => {
     );
   });
 });
+
+describe("explicit types", () => {
+  function arrays() {
+    class Jax {}
+    class Cupy {}
+    const backends = createBackends({ name: "explicit", discover: false, env: {} });
+    backends.declare({
+      name: "jax",
+      primaryTypes: [Jax],
+      secondaryTypes: [Number],
+      implementations: { arange: (n: number) => `jax ${n}` },
+    });
+    backends.declare({ name: "cupy", primaryTypes: [Cupy], implementations: { arange: (n: number) => `cupy ${n}` } });
+    const arange = dispatchable((n: number) => `default ${n}`, { name: "arange", args: [], backends });
+    const scale = dispatchable((_x: unknown, k: number) => `default scale ${k}`, { name: "scale", args: [0], backends });
+    backends.register("jax", scale, (_x: unknown, k: number) => `jax scale ${k}`);
+    return { Jax, Cupy, arange, scale };
+  }
+
+  it("a call with no array argument says which types it is for, per call with like() and in a scope with types", () => {
+    const { Jax, Cupy, arange } = arrays();
+    expect(arange(3)).toBe("default 3");
+    expect(arange.like(Jax)(3)).toBe("jax 3");
+    expect(arange.like(new Cupy())(4)).toBe("cupy 4");
+    expect(arange.like(Jax).name).toBe("arange");
+    expect(backendOptions({ types: [Cupy] }, () => [arange(5), arange(5)])).toEqual(["cupy 5", "cupy 5"]);
+    // Nested scopes add their types; the call's own like() adds to the scope's.
+    expect(() => backendOptions({ types: [Cupy] }, () => backendOptions({ types: [Jax] }, () => arange(1)))).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_MIXED_INPUTS", message: expect.stringContaining("explicit type 1 is Cupy") }),
+    );
+    expect(() => backendOptions({ types: [Cupy] }, () => arange.like(Jax)(1))).toThrow(/explicit type 2 is Jax \(a type of jax\)/);
+    expect(arange(3)).toBe("default 3");
+  });
+
+  it("selection treats explicit types as arguments, beside the real ones; a set that declares none of a scope's types ignores them", () => {
+    const { Jax, Cupy, scale } = arrays();
+    expect(backendOptions({ types: [Jax] }, () => scale(2, 3))).toBe("jax scale 3");
+    expect(() => backendOptions({ types: [Jax] }, () => scale(new Cupy(), 3))).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_MIXED_INPUTS" }),
+    );
+    class Foreign {}
+    const trace: TraceEntry[] = [];
+    expect(backendOptions({ types: [Foreign], trace }, () => scale(2, 3))).toBe("default scale 3");
+    expect(trace[0]?.types).toEqual(["Number"]);
+    expect(backendOptions({ types: [Jax] }, () => scale.resolve(2, 3))).toMatchObject({ backend: "jax" });
+  });
+
+  it("refuses a type that cannot stand for an argument, with a code", () => {
+    const { arange } = arrays();
+    expect(() => arange.like(null)).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
+    expect(() => backendOptions({ types: [undefined] }, () => 1)).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
+    expect(() => backendOptions({ types: "Jax" as never }, () => 1)).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
+    );
+  });
+});
