@@ -13,9 +13,10 @@ import type { Class } from "../registry/dispatcher.js";
 import type { BackendSet } from "./backend-set.js";
 import { standIn } from "./explicit-types.js";
 import { compileFront, forget, remember } from "./front.js";
-import { type CallContext, type Implementation, realImpl } from "./impl-table.js";
+import { type Implementation, realImpl } from "./impl-table.js";
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
-import { type Plan, plan, type Skip } from "./plan.js";
+import { type Plan, plan } from "./plan.js";
+import { needsCall, runCandidates } from "./run-candidates.js";
 import { typeOf } from "./type-match.js";
 import { WeakCache } from "./weak-cache.js";
 
@@ -101,7 +102,7 @@ export function createCaller(spec: CallerSpec): Caller {
     const impl =
       first === undefined ? (decided.error === undefined ? spec.defaultImpl : undefined) : (realImpl(first.impl) as Implementation);
     // A decision that asked a protocol of a value holds for that value only: never answered fast.
-    const fast = decided.perValue || impl === undefined || (impl as Implementation).shouldRun !== undefined ? undefined : (impl as Fn);
+    const fast = decided.perValue || impl === undefined || needsCall(impl as Implementation) ? undefined : (impl as Fn);
     return { plan: decided, fast };
   };
 
@@ -162,27 +163,6 @@ export function createCaller(spec: CallerSpec): Caller {
     return at.entry.plan.perValue ? make(values, protos, scope, extras) : at.entry;
   };
 
-  /** Per-call work: vetoes, the trace, the error, the default. */
-  const runPlan = (self: unknown, args: unknown[], e: Entry, scope: Scope | undefined): unknown => {
-    const p = e.plan;
-    const skipped: Skip[] = scope?.trace === undefined ? [] : [...p.skipped];
-    for (const candidate of p.candidates) {
-      const impl = realImpl(candidate.impl);
-      if (impl.shouldRun !== undefined) {
-        const context: CallContext = { function: spec.name, backend: candidate.backend, types: p.types };
-        if (!(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
-          skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
-          continue;
-        }
-      }
-      scope?.trace?.push({ function: spec.name, types: p.types, ran: candidate.backend, skipped });
-      return (impl as Fn).apply(self, args);
-    }
-    if (p.error !== undefined) throw p.error;
-    scope?.trace?.push({ function: spec.name, types: p.types, ran: "default", skipped });
-    return spec.defaultImpl.apply(self, args);
-  };
-
   /** The scope's explicit types that this set declares (a scope is seen by every set), per scope key. */
   const explicit = new WeakCache<{ version: number; values: unknown[] }>();
   const scopeTypes = (scope: Scope | undefined): readonly unknown[] => {
@@ -195,16 +175,23 @@ export function createCaller(spec: CallerSpec): Caller {
     return values;
   };
 
-  const entryFor = (args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): Entry => {
+  /** The relevant values of a call: its arguments', then the explicit types. */
+  const valuesOf = (args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): { values: unknown[]; extras: number } => {
     const own = spec.relevant(args);
     const extra = like === undefined ? scopeTypes(scope) : [...scopeTypes(scope), ...like.map(standIn)];
-    return entry(extra.length === 0 ? own : [...own, ...extra], scope, extra.length);
+    return { values: extra.length === 0 ? own : [...own, ...extra], extras: extra.length };
+  };
+
+  const entryFor = (args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): Entry => {
+    const { values, extras } = valuesOf(args, scope, like);
+    return entry(values, scope, extras);
   };
 
   const invoke = (self: unknown, args: unknown[], like?: readonly unknown[]): unknown => {
     const scope = currentScope(holder);
     const e = entryFor(args, scope, like);
-    if (e.fast === undefined || scope?.trace !== undefined) return runPlan(self, args, e, scope);
+    if (e.fast === undefined || scope?.trace !== undefined)
+      return runCandidates(spec, e.plan, self, args, scope, () => valuesOf(args, scope, like).values);
     // The front compares the arguments only; a scope's explicit types are part of its key.
     if (front !== undefined && like === undefined && args.length === arity) {
       if (front.recent.version !== version) forget(front.recent, version);

@@ -11,6 +11,7 @@ import { checkTypes } from "./explicit-types.js";
 import { type CallContext, implLabel, realImpl } from "./impl-table.js";
 import { currentScope, scopeHolder } from "./options-scope.js";
 import type { Skip } from "./plan.js";
+import { contextFor } from "./run-candidates.js";
 
 type AnyFunction = (...args: never[]) => unknown;
 
@@ -140,6 +141,7 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
     labelsFor,
   });
   const call = caller.call;
+  const runSpec = { name, defaultImpl: defaultImpl as unknown as (...a: unknown[]) => unknown };
   Object.defineProperty(call, "name", { value: name });
   return Object.assign(call, {
     reference: defaultImpl,
@@ -149,10 +151,23 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
       const scope = currentScope(holder);
       const p = caller.entryFor(args, scope).plan;
       const skipped = [...p.skipped];
-      for (const candidate of p.candidates) {
+      for (const [i, candidate] of p.candidates.entries()) {
         const impl = realImpl(candidate.impl);
-        const context: CallContext = { function: name, backend: candidate.backend, types: p.types };
-        if (impl.shouldRun !== undefined && !(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
+        if (impl.shouldRun === undefined) return { backend: candidate.backend, implementation: implLabel(candidate.impl), skipped };
+        const context = contextFor(
+          runSpec,
+          p,
+          i,
+          scope,
+          () => relevant(args),
+          () => {
+            throw new DispatchHookError(
+              "ERR_DISPATCH_INVALID_OPTION",
+              `${name}.resolve(): a shouldRun() of backend ${JSON.stringify(candidate.backend)} called context.next(); only an implementation may defer.`,
+            );
+          },
+        );
+        if (!(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
           skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
           continue;
         }

@@ -28,6 +28,8 @@ export interface Plan {
   readonly error: DispatchHookError | undefined;
   /** Whether a protocol was left to ask of some value: then the plan holds for these values only. */
   readonly perValue: boolean;
+  /** The backends prioritized where it was made (by the environment or the scope). */
+  readonly prioritized: ReadonlySet<string>;
 }
 
 /** What shapes the order: the sorted backends, the blocked ones (and by whom), the opted-in ones. */
@@ -98,7 +100,7 @@ function decide(
   }
   let error: DispatchHookError | undefined;
   if (candidates.length === 0) error = mixed(fn, labels, values, protos, types, control.order, accepts, skipped);
-  return { candidates, skipped, types, error, perValue };
+  return { candidates, skipped, types, error, perValue, prioritized: control.optedIn };
 }
 
 /** The error for mixed inputs, or undefined when the default implementation may take them. */
