@@ -23,6 +23,7 @@ import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
 import { NamedTypeResolver, TypeSet, type TypeSpec } from "./type-match.js";
 import { WeakCache } from "./weak-cache.js";
+import { checkWraps, type Wraps, wrappingImplementations } from "./wrapping.js";
 
 export interface BackendDeclaration {
   readonly name: string;
@@ -36,6 +37,8 @@ export interface BackendDeclaration {
   readonly implementations?: Readonly<Record<string, Implementation | string>>;
   /** Where `"specifier#…"` names resolve from (default: the working directory; a package's own directory for package.json). */
   readonly base?: string;
+  /** Runs another backend's implementations on converted arguments (wrapping.ts). */
+  readonly wraps?: Wraps;
 }
 
 export interface BackendSetOptions {
@@ -65,6 +68,7 @@ const declarationKinds = {
   lowerPriorityThan: "array",
   implementations: "object",
   base: "string",
+  wraps: "object",
 } as const;
 
 let sets = 0;
@@ -77,6 +81,8 @@ export class BackendSet {
   version = 0;
   readonly #backends = new Map<string, Backend>();
   readonly #ops = new Map<string, Class>();
+  /** Which backend each wrapping backend wraps. */
+  readonly #wraps = new Map<string, string>();
   readonly #functions = new Map<string, FunctionInfo>();
   readonly #prefix: string;
   readonly #env: Readonly<Record<string, string | undefined>>;
@@ -142,6 +148,15 @@ export class BackendSet {
     const base = declaration.base ?? process.cwd();
     const types = new TypeSet(declaration.primaryTypes ?? [], declaration.secondaryTypes ?? [], new NamedTypeResolver(base), where);
     const table = new ImplTable(() => this.version++);
+    const wraps = declaration.wraps === undefined ? undefined : checkWraps(declaration.wraps, declaration.name, where, base);
+    for (let next = wraps?.backend; next !== undefined; next = this.#wraps.get(next)) {
+      if (next === declaration.name) throw new DispatchHookError("ERR_DISPATCH_BACKEND_DECLARATION", `${where}: wraps closes a cycle.`);
+    }
+    const own = (op: Class) => table.get(op) as Implementation | undefined;
+    const viaWraps =
+      wraps === undefined
+        ? undefined
+        : wrappingImplementations(wraps, declaration.name, (op) => this.#backends.get(wraps.backend)?.implementation(op));
     const backend: Backend = {
       name: declaration.name,
       types,
@@ -150,7 +165,7 @@ export class BackendSet {
       lowerPriorityThan: declaration.lowerPriorityThan ?? [],
       table,
       declaredIn,
-      implementation: (op) => table.get(op) as Implementation | undefined,
+      implementation: viaWraps === undefined ? own : (op) => own(op) ?? viaWraps(op),
     };
     const impls = Object.entries(declaration.implementations ?? {}).map(
       ([fn, impl]) => [fn, this.#implementation(impl, base, declaration.name, fn)] as const,
@@ -158,6 +173,7 @@ export class BackendSet {
     // A declaration whose priorities close a cycle is refused here, not at the first call.
     sortBackends([...this.#backends.values(), backend]);
     this.#backends.set(declaration.name, backend);
+    if (wraps !== undefined) this.#wraps.set(declaration.name, wraps.backend);
     this.version++;
     this.registry.provide(declaration.name, table, { module: declaredIn });
     for (const [fn, impl] of impls) this.registry.register(declaration.name, this.opFor(fn), impl);

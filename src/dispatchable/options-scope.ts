@@ -18,6 +18,8 @@ export interface TraceEntry {
   readonly types: readonly string[];
   /** The backend that ran, or "default". */
   readonly ran: string;
+  /** When the backend that ran wraps another: the one whose implementation ran on converted arguments. */
+  readonly wraps?: string;
   /** Backends tried or passed over before it, and why. */
   readonly skipped: ReadonlyArray<{ readonly backend: string; readonly reason: string }>;
 }

@@ -8,6 +8,7 @@ import { realImpl } from "./impl-table.js";
 import type { Scope, TraceEntry } from "./options-scope.js";
 import type { Plan, Skip } from "./plan.js";
 import { typeOf } from "./type-match.js";
+import { wrappedBackend } from "./wrapping.js";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -73,8 +74,11 @@ export function runCandidates(
   // One trace entry per call: a backend that defers moves to `skipped`, and `ran` names who ran.
   const trace: { -readonly [K in keyof TraceEntry]: TraceEntry[K] } = { function: spec.name, types: p.types, ran: "default", skipped };
   let traced = false;
-  const ran = (backend: string) => {
+  const ran = (backend: string, impl?: Function) => {
     trace.ran = backend;
+    const wraps = impl === undefined ? undefined : wrappedBackend(impl);
+    if (wraps !== undefined) trace.wraps = wraps;
+    else delete trace.wraps;
     if (!traced && scope?.trace !== undefined) scope.trace.push(trace);
     traced = true;
   };
@@ -83,7 +87,7 @@ export function runCandidates(
       const candidate = p.candidates[i] as Plan["candidates"][number];
       const impl = realImpl(candidate.impl);
       if (!needsCall(impl)) {
-        ran(candidate.backend);
+        ran(candidate.backend, impl);
         return (impl as Fn).apply(self, callArgs);
       }
       const context = contextFor(spec, p, i, scope, values, (nextArgs) => {
@@ -94,7 +98,7 @@ export function runCandidates(
         skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
         continue;
       }
-      ran(candidate.backend);
+      ran(candidate.backend, impl);
       return impl.usesContext === true ? (impl as Fn).call(self, context, ...callArgs) : (impl as Fn).apply(self, callArgs);
     }
     if (p.error !== undefined) throw p.error;
