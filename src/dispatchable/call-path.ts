@@ -97,7 +97,7 @@ export function createCaller(spec: CallerSpec): Caller {
   const make = (values: unknown[], protos: (object | null)[], scope: Scope | undefined, extras: number): Entry => {
     const own = values.length - extras;
     const labels = [...spec.labelsFor(own), ...Array.from({ length: extras }, (_, i) => `explicit type ${i + 1}`)];
-    const decided = plan(spec.name, spec.op, labels, values, protos, set.control(scope));
+    const decided = plan(spec.name, spec.op, labels, values, protos, set.control(scope, spec.name));
     const first = decided.candidates[0];
     const impl =
       first === undefined ? (decided.error === undefined ? spec.defaultImpl : undefined) : (realImpl(first.impl) as Implementation);

@@ -37,6 +37,7 @@ export function checkWraps(
   backend: string,
   where: string,
   base: string,
+  eager = false,
 ): { backend: string; convert: Implementation; restore: Implementation } {
   const w = value as Partial<Wraps> | null;
   const fail = (why: string) =>
@@ -54,7 +55,9 @@ export function checkWraps(
     if (typeof f === "function") return f as Implementation;
     const lazy = typeof f === "string" ? parseLazyImpl(f) : undefined;
     if (lazy === undefined) throw fail(`.${key} must be a function or "specifier#export", got ${describe(f)}`);
-    return lazyStub(lazy, base, backend, `wraps.${key}`);
+    const stub = lazyStub(lazy, base, backend, `wraps.${key}`);
+    if (eager) realImpl(stub);
+    return stub;
   };
   return { backend: w.backend, convert: fn("convert"), restore: fn("restore") };
 }
