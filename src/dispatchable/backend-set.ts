@@ -17,16 +17,22 @@ import { checkBackend } from "../registry/names.js";
 import { checkOptions } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
 import { sortBackends } from "./backend-order.js";
+import type { Dispatchable } from "./dispatchable.js";
 import { type BackendInfo, type FunctionInfo, formatDocs } from "./docs.js";
 import { toImplementation, unknownFunctions } from "./impl-checks.js";
-import { type Implementation, ImplTable, implLabel } from "./impl-table.js";
+import { type Implementation, type ImplementationOf, ImplTable, implLabel } from "./impl-table.js";
 import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
 import { realmBackends, SetControl } from "./set-control.js";
 import { NamedTypeResolver, TypeSet, type TypeSpec } from "./type-match.js";
 import { checkWraps, type Wraps, wrappingImplementations } from "./wrapping.js";
 
-export interface BackendDeclaration {
+type AnyFunction = (...args: never[]) => unknown;
+
+/** A set's dispatchable functions by name, for typed declarations: `createBackends<{ add: typeof add }>()`. */
+export type FunctionMap = Record<string, AnyFunction>;
+
+export interface BackendDeclaration<Fns extends FunctionMap = FunctionMap> {
   readonly name: string;
   readonly primaryTypes?: readonly TypeSpec[];
   readonly secondaryTypes?: readonly TypeSpec[];
@@ -34,8 +40,8 @@ export interface BackendDeclaration {
   readonly requiresOptIn?: boolean;
   readonly higherPriorityThan?: readonly string[];
   readonly lowerPriorityThan?: readonly string[];
-  /** Function name → implementation, or `"specifier#export"`, loaded on first use. */
-  readonly implementations?: Readonly<Record<string, Implementation | string>>;
+  /** Function name → implementation (checked against the function's signature in a typed set), or `"specifier#export"`, loaded on first use. */
+  readonly implementations?: { readonly [K in keyof Fns]?: ImplementationOf<Fns[K]> | string };
   /** Where `"specifier#…"` names resolve from (default: the working directory; a package's own directory for package.json). */
   readonly base?: string;
   /** Runs another backend's implementations on converted arguments (wrapping.ts). */
@@ -76,7 +82,7 @@ const declarationKinds = {
 
 let sets = 0;
 
-export class BackendSet {
+export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   readonly name: string;
   /** Where every implementation is registered: its audit lists them, per backend. */
   readonly registry: Registry;
@@ -141,7 +147,7 @@ export class BackendSet {
   }
 
   /** Declares a backend; its implementations are registered at once. */
-  declare(declaration: BackendDeclaration, declaredIn = "code"): void {
+  declare(declaration: BackendDeclaration<Fns>, declaredIn = "code"): void {
     checkOptions(declaration, declarationKinds, `declare(${JSON.stringify(declaration?.name)})`);
     const where = `Backend ${JSON.stringify(declaration.name)} of ${this.name}`;
     checkBackend(declaration.name, where);
@@ -187,11 +193,26 @@ export class BackendSet {
     for (const [fn, impl] of impls) this.registry.register(declaration.name, this.opFor(fn), impl);
   }
 
-  /** Adds an implementation of `fn` to a backend (declared now or later). The handle undoes it. */
+  /**
+   * Adds an implementation of `fn` to a backend (declared now or later). The handle undoes it. Given
+   * the dispatchable itself (or a name in a typed set), the implementation is checked against its signature.
+   */
+  register<F extends AnyFunction>(
+    backend: string,
+    fn: Dispatchable<F>,
+    impl: ImplementationOf<F> | string,
+    options?: RegisterOptions,
+  ): RegistrationHandle;
+  register<K extends keyof Fns & string>(
+    backend: string,
+    fn: K,
+    impl: ImplementationOf<Fns[K]> | string,
+    options?: RegisterOptions,
+  ): RegistrationHandle;
   register(
     backend: string,
     fn: string | { readonly name: string },
-    impl: Implementation | string,
+    impl: ImplementationOf<AnyFunction> | string,
     options?: RegisterOptions,
   ): RegistrationHandle {
     const name = typeof fn === "string" ? fn : fn.name;
@@ -230,7 +251,7 @@ export class BackendSet {
     for (const d of discovery.config().dispatchables) {
       if (d.set !== this.name) continue;
       try {
-        this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration, d.declaredIn);
+        this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration<Fns>, d.declaredIn);
       } catch (error) {
         const e = error as DispatchHookError;
         process.emitWarning(`${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`, {
@@ -274,6 +295,6 @@ export class BackendSet {
 }
 
 /** A framework's set of backends for its dispatchable functions. */
-export function createBackends(options: BackendSetOptions): BackendSet {
-  return new BackendSet(options);
+export function createBackends<Fns extends FunctionMap = FunctionMap>(options: BackendSetOptions): BackendSet<Fns> {
+  return new BackendSet<Fns>(options);
 }

@@ -34,6 +34,23 @@ export interface CallContext {
   next(...args: unknown[]): unknown;
 }
 
+type AnyFunction = (...args: never[]) => unknown;
+
+/**
+ * A backend's implementation of a function whose signature is `F`: the same parameters (each may be
+ * narrower, as a backend's own array type is narrower than the public one; checked bivariantly, as
+ * methods are) and a result `F` may return. With `usesContext: true`, the call's context comes first.
+ */
+export type ImplementationOf<F extends AnyFunction> =
+  | ({ bivariant(...args: Parameters<F>): ReturnType<F> }["bivariant"] & {
+      readonly shouldRun?: { bivariant(context: CallContext, ...args: Parameters<F>): boolean }["bivariant"];
+      readonly usesContext?: false;
+    })
+  | ({ bivariant(context: CallContext, ...args: Parameters<F>): ReturnType<F> }["bivariant"] & {
+      readonly shouldRun?: { bivariant(context: CallContext, ...args: Parameters<F>): boolean }["bivariant"];
+      readonly usesContext: true;
+    });
+
 /** An implementation: a function, optionally with a per-call veto, or taking the call's context first. */
 export type Implementation = ((...args: never[]) => unknown) & {
   readonly shouldRun?: (context: CallContext, ...args: never[]) => boolean;

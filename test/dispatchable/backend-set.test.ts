@@ -20,8 +20,8 @@ describe("a set of backends", () => {
     handle.dispose();
     expect(mean(new Arr())).toBe("reference [object Object]");
     // A second implementation of the same function on the same backend is refused unless it overrides.
-    set.register("fast", mean, () => 1);
-    expect(() => set.register("fast", mean, () => 2)).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_CONFLICT" }));
+    set.register("fast", mean, () => "one");
+    expect(() => set.register("fast", mean, () => "two")).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_CONFLICT" }));
   });
 
   it("refuses a backend declared twice, a bad name and a bad implementation, with codes, and keeps what it had", () => {

@@ -47,7 +47,7 @@ function numlike(env: Record<string, string> = {}) {
     },
     { args: ["x", "y"], backends },
   );
-  const concatenate = dispatchable((arrays: unknown[]) => arrays.flatMap(values), {
+  const concatenate = dispatchable((arrays: unknown[]): unknown => arrays.flatMap(values), {
     name: "concatenate",
     args: (arrays: unknown[]) => arrays,
     backends,
