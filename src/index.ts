@@ -3,17 +3,18 @@
  * proves they did. This entry only re-exports: the exports map is the public API.
  */
 export { register, registry } from "./default-registry.js";
-export type { BackendDeclaration, BackendSet, BackendSetOptions } from "./dispatchable/backend-set.js";
+export type { BackendDeclaration, BackendSet, BackendSetOptions, FunctionMap } from "./dispatchable/backend-set.js";
 export { createBackends } from "./dispatchable/backend-set.js";
 export type { Dispatchable, DispatchableOptions, RelevantArgs, Resolution } from "./dispatchable/dispatchable.js";
 export { dispatchable } from "./dispatchable/dispatchable.js";
 export type { BackendInfo } from "./dispatchable/docs.js";
-export type { CallContext, Implementation } from "./dispatchable/impl-table.js";
+export type { CallContext, Implementation, ImplementationOf } from "./dispatchable/impl-table.js";
 export type { BackendOptions, TraceEntry } from "./dispatchable/options-scope.js";
 export { backendOptions } from "./dispatchable/options-scope.js";
 export type { Disagreement, ReferenceCheckOptions, ReferenceReport } from "./dispatchable/reference-check.js";
 export { referenceCheck } from "./dispatchable/reference-check.js";
 export type { TypeSpec } from "./dispatchable/type-match.js";
+export type { Wraps } from "./dispatchable/wrapping.js";
 export { provide } from "./provide.js";
 export type {
   AuditEvent,

@@ -16,14 +16,23 @@ import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkBackend } from "../registry/names.js";
 import { checkOptions } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
-import { type EnvControl, noEnvControl, prioritize, readEnvControl, sortBackends } from "./backend-order.js";
+import { sortBackends } from "./backend-order.js";
+import type { Dispatchable } from "./dispatchable.js";
 import { type BackendInfo, type FunctionInfo, formatDocs } from "./docs.js";
-import { type Implementation, ImplTable, implLabel, lazyStub, parseLazyImpl } from "./impl-table.js";
-import type { Scope, ScopeKey } from "./options-scope.js";
+import { toImplementation, unknownFunctions } from "./impl-checks.js";
+import { type Implementation, type ImplementationOf, ImplTable, implLabel } from "./impl-table.js";
+import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
+import { realmBackends, SetControl } from "./set-control.js";
 import { NamedTypeResolver, TypeSet, type TypeSpec } from "./type-match.js";
+import { checkWraps, type Wraps, wrappingImplementations } from "./wrapping.js";
 
-export interface BackendDeclaration {
+type AnyFunction = (...args: never[]) => unknown;
+
+/** A set's dispatchable functions by name, for typed declarations: `createBackends<{ add: typeof add }>()`. */
+export type FunctionMap = Record<string, AnyFunction>;
+
+export interface BackendDeclaration<Fns extends FunctionMap = FunctionMap> {
   readonly name: string;
   readonly primaryTypes?: readonly TypeSpec[];
   readonly secondaryTypes?: readonly TypeSpec[];
@@ -31,10 +40,12 @@ export interface BackendDeclaration {
   readonly requiresOptIn?: boolean;
   readonly higherPriorityThan?: readonly string[];
   readonly lowerPriorityThan?: readonly string[];
-  /** Function name → implementation, or `"specifier#export"`, loaded on first use. */
-  readonly implementations?: Readonly<Record<string, Implementation | string>>;
+  /** Function name → implementation (checked against the function's signature in a typed set), or `"specifier#export"`, loaded on first use. */
+  readonly implementations?: { readonly [K in keyof Fns]?: ImplementationOf<Fns[K]> | string };
   /** Where `"specifier#…"` names resolve from (default: the working directory; a package's own directory for package.json). */
   readonly base?: string;
+  /** Runs another backend's implementations on converted arguments (wrapping.ts). */
+  readonly wraps?: Wraps;
 }
 
 export interface BackendSetOptions {
@@ -46,6 +57,8 @@ export interface BackendSetOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Read package.json declarations (default true); a string is the app's directory. */
   readonly discover?: boolean | string;
+  /** "eager": load `"specifier#export"` implementations at registration, so a typo fails there (default "lazy"). */
+  readonly checkImplementations?: "eager" | "lazy";
 }
 
 interface Backend extends PlanBackend {
@@ -64,11 +77,12 @@ const declarationKinds = {
   lowerPriorityThan: "array",
   implementations: "object",
   base: "string",
+  wraps: "object",
 } as const;
 
 let sets = 0;
 
-export class BackendSet {
+export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   readonly name: string;
   /** Where every implementation is registered: its audit lists them, per backend. */
   readonly registry: Registry;
@@ -76,18 +90,22 @@ export class BackendSet {
   version = 0;
   readonly #backends = new Map<string, Backend>();
   readonly #ops = new Map<string, Class>();
+  /** Which backend each wrapping backend wraps. */
+  readonly #wraps = new Map<string, string>();
   readonly #functions = new Map<string, FunctionInfo>();
-  readonly #prefix: string;
-  readonly #env: Readonly<Record<string, string | undefined>>;
+  readonly #controller: SetControl;
   readonly #discover: boolean | string;
   #discovered = false;
-  readonly #warned = new Set<string>();
-  #control: { version: number; env: EnvControl; order: Backend[] } | undefined;
-  readonly #controls = new WeakMap<ScopeKey, { version: number; control: Control }>();
-  #plain: { version: number; control: Control } | undefined;
+  readonly #eager: boolean;
+  /** The version at which registrations were last checked against the functions, and what was found. */
+  #checked: { version: number; error: DispatchHookError | undefined } | undefined;
 
   constructor(options: BackendSetOptions) {
-    checkOptions(options, { name: "string", envPrefix: "string", env: "object", discover: "any" }, "createBackends()");
+    checkOptions(
+      options,
+      { name: "string", envPrefix: "string", env: "object", discover: "any", checkImplementations: ["eager", "lazy"] },
+      "createBackends()",
+    );
     if (typeof options.name !== "string" || options.name === "") {
       throw new DispatchHookError(
         "ERR_DISPATCH_INVALID_OPTION",
@@ -95,9 +113,10 @@ export class BackendSet {
       );
     }
     this.name = options.name;
-    this.#prefix = options.envPrefix ?? options.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
-    this.#env = options.env ?? process.env;
+    const prefix = options.envPrefix ?? options.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+    this.#controller = new SetControl(options.name, prefix, options.env ?? process.env);
     this.#discover = options.discover ?? true;
+    this.#eager = options.checkImplementations === "eager";
     // A namespace of its own: its backends' tables never meet a framework's tables of the same name.
     this.registry = createRegistry({
       name: `backends of ${options.name}`,
@@ -128,7 +147,7 @@ export class BackendSet {
   }
 
   /** Declares a backend; its implementations are registered at once. */
-  declare(declaration: BackendDeclaration, declaredIn = "code"): void {
+  declare(declaration: BackendDeclaration<Fns>, declaredIn = "code"): void {
     checkOptions(declaration, declarationKinds, `declare(${JSON.stringify(declaration?.name)})`);
     const where = `Backend ${JSON.stringify(declaration.name)} of ${this.name}`;
     checkBackend(declaration.name, where);
@@ -141,6 +160,15 @@ export class BackendSet {
     const base = declaration.base ?? process.cwd();
     const types = new TypeSet(declaration.primaryTypes ?? [], declaration.secondaryTypes ?? [], new NamedTypeResolver(base), where);
     const table = new ImplTable(() => this.version++);
+    const wraps = declaration.wraps === undefined ? undefined : checkWraps(declaration.wraps, declaration.name, where, base, this.#eager);
+    for (let next = wraps?.backend; next !== undefined; next = this.#wraps.get(next)) {
+      if (next === declaration.name) throw new DispatchHookError("ERR_DISPATCH_BACKEND_DECLARATION", `${where}: wraps closes a cycle.`);
+    }
+    const own = (op: Class) => table.get(op) as Implementation | undefined;
+    const viaWraps =
+      wraps === undefined
+        ? undefined
+        : wrappingImplementations(wraps, declaration.name, (op) => this.#backends.get(wraps.backend)?.implementation(op));
     const backend: Backend = {
       name: declaration.name,
       types,
@@ -149,40 +177,69 @@ export class BackendSet {
       lowerPriorityThan: declaration.lowerPriorityThan ?? [],
       table,
       declaredIn,
-      implementation: (op) => table.get(op) as Implementation | undefined,
+      implementation: viaWraps === undefined ? own : (op) => own(op) ?? viaWraps(op),
     };
     const impls = Object.entries(declaration.implementations ?? {}).map(
-      ([fn, impl]) => [fn, this.#implementation(impl, base, declaration.name, fn)] as const,
+      ([fn, impl]) => [fn, toImplementation(impl, base, declaration.name, fn, this.#eager)] as const,
     );
+    this.#checkNames(impls.map(([fn]) => ({ backend: declaration.name, fn })));
     // A declaration whose priorities close a cycle is refused here, not at the first call.
     sortBackends([...this.#backends.values(), backend]);
     this.#backends.set(declaration.name, backend);
+    realmBackends().add(declaration.name);
+    if (wraps !== undefined) this.#wraps.set(declaration.name, wraps.backend);
     this.version++;
     this.registry.provide(declaration.name, table, { module: declaredIn });
     for (const [fn, impl] of impls) this.registry.register(declaration.name, this.opFor(fn), impl);
   }
 
-  /** Adds an implementation of `fn` to a backend (declared now or later). The handle undoes it. */
+  /**
+   * Adds an implementation of `fn` to a backend (declared now or later). The handle undoes it. Given
+   * the dispatchable itself (or a name in a typed set), the implementation is checked against its signature.
+   */
+  register<F extends AnyFunction>(
+    backend: string,
+    fn: Dispatchable<F>,
+    impl: ImplementationOf<F> | string,
+    options?: RegisterOptions,
+  ): RegistrationHandle;
+  register<K extends keyof Fns & string>(
+    backend: string,
+    fn: K,
+    impl: ImplementationOf<Fns[K]> | string,
+    options?: RegisterOptions,
+  ): RegistrationHandle;
   register(
     backend: string,
     fn: string | { readonly name: string },
-    impl: Implementation | string,
+    impl: ImplementationOf<AnyFunction> | string,
     options?: RegisterOptions,
   ): RegistrationHandle {
     const name = typeof fn === "string" ? fn : fn.name;
-    return this.registry.register(backend, this.opFor(name), this.#implementation(impl, process.cwd(), backend, name), options);
+    const real = toImplementation(impl, process.cwd(), backend, name, this.#eager);
+    this.#checkNames([{ backend, fn: name }]);
+    return this.registry.register(backend, this.opFor(name), real, options);
   }
 
-  #implementation(impl: Implementation | string, base: string, backend: string, fn: string): Implementation {
-    if (typeof impl === "function") return impl;
-    const lazy = typeof impl === "string" ? parseLazyImpl(impl) : undefined;
-    if (lazy === undefined) {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_IMPL",
-        `Backend ${JSON.stringify(backend)}: the implementation of ${fn} must be a function or "specifier#export", got ${describe(impl)}.`,
-      );
+  /** Once the set has decided a call, its functions are known: a name near one of them is a typo. */
+  #checkNames(names: ReadonlyArray<{ backend: string; fn: string }>): void {
+    if (!this.#discovered) return;
+    const error = unknownFunctions(this.name, names, new Set(this.#functions.keys()));
+    if (error !== undefined) throw error;
+  }
+
+  /** Registrations made before the first decision, checked at it (and again after each change while one stands). */
+  #checkRegistered(): void {
+    if (this.#checked?.version === this.version) {
+      if (this.#checked.error !== undefined) throw this.#checked.error;
+      return;
     }
-    return lazyStub(lazy, base, backend, fn);
+    const names = [...this.#backends.values()].flatMap((b) =>
+      [...this.#ops].filter(([, op]) => b.table.get(op) !== undefined).map(([fn]) => ({ backend: b.name, fn })),
+    );
+    const error = unknownFunctions(this.name, names, new Set(this.#functions.keys()));
+    this.#checked = { version: this.version, error };
+    if (error !== undefined) throw error;
   }
 
   /** Reads package.json declarations once, the first time the set decides anything. */
@@ -194,7 +251,7 @@ export class BackendSet {
     for (const d of discovery.config().dispatchables) {
       if (d.set !== this.name) continue;
       try {
-        this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration, d.declaredIn);
+        this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration<Fns>, d.declaredIn);
       } catch (error) {
         const e = error as DispatchHookError;
         process.emitWarning(`${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`, {
@@ -205,34 +262,10 @@ export class BackendSet {
   }
 
   /** @internal The order and the blocks for a scope (undefined: no scope), recomputed after any change. */
-  control(scope: Scope | undefined): Control {
+  control(scope: Scope | undefined, fn?: string): Control {
     this.#readPackages();
-    const cached = scope === undefined ? this.#plain : this.#controls.get(scope.key);
-    if (cached !== undefined && cached.version === this.version) return cached.control;
-    if (this.#control?.version !== this.version) {
-      const backends = [...this.#backends.values()];
-      const known = new Set(backends.map((b) => b.name));
-      const env = known.size === 0 ? noEnvControl : readEnvControl(this.#prefix, this.#env, known, this.#warned);
-      const names = prioritize(sortBackends(backends, env.order, `${this.#prefix}_SET_ORDER`), env.prioritize);
-      this.#control = { version: this.version, env, order: names.map((n) => this.#backends.get(n) as Backend) };
-    }
-    const { env, order } = this.#control;
-    const blocked = new Map<string, string>();
-    for (const name of env.block) blocked.set(name, `blocked by ${this.#prefix}_BLOCK`);
-    for (const name of scope?.disable ?? []) blocked.set(name, "disabled by backendOptions()");
-    const first = scope?.prioritize ?? [];
-    const sorted =
-      first.length === 0
-        ? order
-        : prioritize(
-            order.map((b) => b.name),
-            first,
-          ).map((n) => this.#backends.get(n) as Backend);
-    const control: Control = { order: sorted, blocked, optedIn: new Set([...env.prioritize, ...first]) };
-    const entry = { version: this.version, control };
-    if (scope === undefined) this.#plain = entry;
-    else this.#controls.set(scope.key, entry);
-    return control;
+    this.#checkRegistered();
+    return this.#controller.control(this.#backends, this.version, scope, fn);
   }
 
   /** @internal A backend's implementation of a function, as registered (a lazy one not loaded yet). */
@@ -262,6 +295,6 @@ export class BackendSet {
 }
 
 /** A framework's set of backends for its dispatchable functions. */
-export function createBackends(options: BackendSetOptions): BackendSet {
-  return new BackendSet(options);
+export function createBackends<Fns extends FunctionMap = FunctionMap>(options: BackendSetOptions): BackendSet<Fns> {
+  return new BackendSet<Fns>(options);
 }

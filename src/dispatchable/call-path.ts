@@ -1,6 +1,9 @@
 /**
  * The call path of a dispatchable function. Decisions are cached per tuple of relevant types and
- * per scope: one or two relevant arguments in maps keyed by prototype, more in a trie. Any change to
+ * per scope: one or two relevant arguments in weak maps keyed by prototype, more in a trie of them
+ * under the argument count; no cache keeps a class alive or grows without bound. A decision
+ * that had to ask a protocol of some value is not reused for another value: it is made again for
+ * every call whose classes lead to it (a protocol is asked of each value). Any change to
  * the set (declaration, registration, disposal) changes its version, and the caches go. In front of
  * the caches, for one or two relevant arguments among one to three parameters, sits a function
  * compiled for this dispatchable (front.ts) that answers repeated calls from the last decisions
@@ -8,11 +11,14 @@
  */
 import type { Class } from "../registry/dispatcher.js";
 import type { BackendSet } from "./backend-set.js";
+import { standIn } from "./explicit-types.js";
 import { compileFront, forget, remember } from "./front.js";
-import { type CallContext, type Implementation, realImpl } from "./impl-table.js";
+import { type Implementation, realImpl } from "./impl-table.js";
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
-import { type Plan, plan, type Skip } from "./plan.js";
+import { type Plan, plan } from "./plan.js";
+import { needsCall, runCandidates } from "./run-candidates.js";
 import { typeOf } from "./type-match.js";
+import { WeakCache } from "./weak-cache.js";
 
 type Fn = (...args: unknown[]) => unknown;
 
@@ -35,23 +41,27 @@ export interface Entry {
 
 interface Trie {
   entry?: Entry;
-  next?: Map<object | null, Trie>;
+  next?: WeakCache<Trie>;
 }
 
 interface Cache {
-  readonly one: Map<object | null, Entry>;
-  readonly two: Map<object | null, Map<object | null, Entry>>;
-  readonly trie: Trie;
+  readonly one: WeakCache<Entry>;
+  readonly two: WeakCache<WeakCache<Entry>>;
+  /** By argument count, then a trie of prototypes. Counts are bounded: past LENGTHS, it starts over. */
+  readonly many: Map<number, Trie>;
 }
 
-const newCache = (): Cache => ({ one: new Map(), two: new Map(), trie: {} });
+const LENGTHS = 64;
+const newCache = (): Cache => ({ one: new WeakCache(), two: new WeakCache(), many: new Map() });
 const protoOf = (v: unknown): object | null =>
   typeof v === "object" && v !== null ? (Object.getPrototypeOf(v) as object | null) : typeOf(v);
 
 export interface Caller {
   readonly call: Fn;
-  /** The decision for these relevant values in this scope (cached). */
-  entry(values: unknown[], scope: Scope | undefined): Entry;
+  /** Calls with explicit types (`like()`) beside the arguments. */
+  callLike(self: unknown, args: unknown[], like: readonly unknown[]): unknown;
+  /** The decision for a call with these arguments in this scope (cached). */
+  entryFor(args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): Entry;
 }
 
 export function createCaller(spec: CallerSpec): Caller {
@@ -59,7 +69,7 @@ export function createCaller(spec: CallerSpec): Caller {
   const holder = scopeHolder();
   let version = -1;
   let plain = newCache();
-  let scoped = new WeakMap<ScopeKey, Cache>();
+  let scoped = new WeakCache<Cache>();
   let lastScope: ScopeKey | undefined;
   let lastScoped: Cache = plain;
 
@@ -69,7 +79,7 @@ export function createCaller(spec: CallerSpec): Caller {
       set.control(undefined);
       version = set.version;
       plain = newCache();
-      scoped = new WeakMap();
+      scoped = new WeakCache();
       lastScope = undefined;
     }
     if (scope === undefined) return plain;
@@ -84,46 +94,61 @@ export function createCaller(spec: CallerSpec): Caller {
     return cache;
   };
 
-  const make = (values: unknown[], protos: (object | null)[], scope: Scope | undefined): Entry => {
-    const decided = plan(spec.name, spec.op, spec.labelsFor(values.length), values, protos, set.control(scope));
+  const make = (values: unknown[], protos: (object | null)[], scope: Scope | undefined, extras: number): Entry => {
+    const own = values.length - extras;
+    const labels = [...spec.labelsFor(own), ...Array.from({ length: extras }, (_, i) => `explicit type ${i + 1}`)];
+    const decided = plan(spec.name, spec.op, labels, values, protos, set.control(scope, spec.name));
     const first = decided.candidates[0];
     const impl =
       first === undefined ? (decided.error === undefined ? spec.defaultImpl : undefined) : (realImpl(first.impl) as Implementation);
-    return { plan: decided, fast: impl === undefined || (impl as Implementation).shouldRun !== undefined ? undefined : (impl as Fn) };
+    // A decision that asked a protocol of a value holds for that value only: never answered fast.
+    const fast = decided.perValue || impl === undefined || needsCall(impl as Implementation) ? undefined : (impl as Fn);
+    return { plan: decided, fast };
   };
 
-  const entry1 = (scope: Scope | undefined, x: unknown, px: object | null): Entry => {
+  const entry1 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null): Entry => {
     const cache = cacheFor(scope);
     let e = cache.one.get(px);
     if (e === undefined) {
-      e = make([x], [px], scope);
+      e = make([x], [px], scope, extras);
       cache.one.set(px, e);
+      return e;
     }
-    return e;
+    return e.plan.perValue ? make([x], [px], scope, extras) : e;
   };
 
-  const entry2 = (scope: Scope | undefined, x: unknown, px: object | null, y: unknown, py: object | null): Entry => {
+  const entry2 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null, y: unknown, py: object | null): Entry => {
     const cache = cacheFor(scope);
     let inner = cache.two.get(px);
     if (inner === undefined) {
-      inner = new Map();
+      inner = new WeakCache();
       cache.two.set(px, inner);
     }
     let e = inner.get(py);
     if (e === undefined) {
-      e = make([x, y], [px, py], scope);
+      e = make([x, y], [px, py], scope, extras);
       inner.set(py, e);
+      return e;
     }
-    return e;
+    return e.plan.perValue ? make([x, y], [px, py], scope, extras) : e;
   };
 
-  const entry = (values: unknown[], scope: Scope | undefined): Entry => {
-    if (indices !== undefined && values.length === 1) return entry1(scope, values[0], protoOf(values[0]));
-    if (indices !== undefined && values.length === 2) return entry2(scope, values[0], protoOf(values[0]), values[1], protoOf(values[1]));
+  /** `extras`: how many of the values are explicit types (the last ones); per dispatchable, fixed by the count. */
+  const entry = (values: unknown[], scope: Scope | undefined, extras: number): Entry => {
+    if (indices !== undefined && values.length === 1) return entry1(scope, extras, values[0], protoOf(values[0]));
+    if (indices !== undefined && values.length === 2)
+      return entry2(scope, extras, values[0], protoOf(values[0]), values[1], protoOf(values[1]));
     const protos = values.map(protoOf);
-    let at = cacheFor(scope).trie;
-    for (const key of [lengthKey(values.length), ...protos]) {
-      at.next ??= new Map();
+    const many = cacheFor(scope).many;
+    const count = values.length + extras * 65536;
+    let at = many.get(count);
+    if (at === undefined) {
+      if (many.size >= LENGTHS) many.clear();
+      at = {};
+      many.set(count, at);
+    }
+    for (const key of protos) {
+      at.next ??= new WeakCache();
       let child = at.next.get(key);
       if (child === undefined) {
         child = {};
@@ -131,39 +156,46 @@ export function createCaller(spec: CallerSpec): Caller {
       }
       at = child;
     }
-    at.entry ??= make(values, protos, scope);
-    return at.entry;
-  };
-
-  /** Per-call work: vetoes, the trace, the error, the default. */
-  const runPlan = (self: unknown, args: unknown[], e: Entry, scope: Scope | undefined): unknown => {
-    const p = e.plan;
-    const skipped: Skip[] = scope?.trace === undefined ? [] : [...p.skipped];
-    for (const candidate of p.candidates) {
-      const impl = realImpl(candidate.impl);
-      if (impl.shouldRun !== undefined) {
-        const context: CallContext = { function: spec.name, backend: candidate.backend, types: p.types };
-        if (!(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
-          skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
-          continue;
-        }
-      }
-      scope?.trace?.push({ function: spec.name, types: p.types, ran: candidate.backend, skipped });
-      return (impl as Fn).apply(self, args);
+    if (at.entry === undefined) {
+      at.entry = make(values, protos, scope, extras);
+      return at.entry;
     }
-    if (p.error !== undefined) throw p.error;
-    scope?.trace?.push({ function: spec.name, types: p.types, ran: "default", skipped });
-    return spec.defaultImpl.apply(self, args);
+    return at.entry.plan.perValue ? make(values, protos, scope, extras) : at.entry;
   };
 
-  const invoke = (self: unknown, args: unknown[]): unknown => {
+  /** The scope's explicit types that this set declares (a scope is seen by every set), per scope key. */
+  const explicit = new WeakCache<{ version: number; values: unknown[] }>();
+  const scopeTypes = (scope: Scope | undefined): readonly unknown[] => {
+    if (scope === undefined || scope.types.length === 0) return [];
+    const known = explicit.get(scope.key);
+    if (known !== undefined && known.version === set.version) return known.values;
+    const backends = set.control(undefined).order;
+    const values = scope.types.map(standIn).filter((v) => backends.some((b) => b.types.claim(v, protoOf(v)) !== undefined));
+    explicit.set(scope.key, { version: set.version, values });
+    return values;
+  };
+
+  /** The relevant values of a call: its arguments', then the explicit types. */
+  const valuesOf = (args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): { values: unknown[]; extras: number } => {
+    const own = spec.relevant(args);
+    const extra = like === undefined ? scopeTypes(scope) : [...scopeTypes(scope), ...like.map(standIn)];
+    return { values: extra.length === 0 ? own : [...own, ...extra], extras: extra.length };
+  };
+
+  const entryFor = (args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): Entry => {
+    const { values, extras } = valuesOf(args, scope, like);
+    return entry(values, scope, extras);
+  };
+
+  const invoke = (self: unknown, args: unknown[], like?: readonly unknown[]): unknown => {
     const scope = currentScope(holder);
-    const values = spec.relevant(args);
-    const e = entry(values, scope);
-    if (e.fast === undefined || scope?.trace !== undefined) return runPlan(self, args, e, scope);
-    if (front !== undefined && args.length === arity) {
+    const e = entryFor(args, scope, like);
+    if (e.fast === undefined || scope?.trace !== undefined)
+      return runCandidates(spec, e.plan, self, args, scope, () => valuesOf(args, scope, like).values);
+    // The front compares the arguments only; a scope's explicit types are part of its key.
+    if (front !== undefined && like === undefined && args.length === arity) {
       if (front.recent.version !== version) forget(front.recent, version);
-      remember(front.recent, values, scope?.key, e.fast);
+      remember(front.recent, spec.relevant(args), scope?.key, e.fast);
     }
     return e.fast.apply(self, args);
   };
@@ -185,22 +217,12 @@ export function createCaller(spec: CallerSpec): Caller {
         })
       : undefined;
   return {
-    entry,
+    entryFor,
+    callLike: (self, args, like) => invoke(self, args, like),
     call:
       front?.call ??
       function (this: unknown, ...args: unknown[]) {
         return invoke(this, args);
       },
   };
-}
-
-const lengthKeys = new Map<number, object>();
-/** A key object per argument count, for the trie. */
-function lengthKey(n: number): object {
-  let key = lengthKeys.get(n);
-  if (key === undefined) {
-    key = { length: n };
-    lengthKeys.set(n, key);
-  }
-  return key;
 }

@@ -7,9 +7,11 @@ import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { BackendSet } from "./backend-set.js";
 import { createCaller } from "./call-path.js";
+import { checkTypes } from "./explicit-types.js";
 import { type CallContext, implLabel, realImpl } from "./impl-table.js";
 import { currentScope, scopeHolder } from "./options-scope.js";
 import type { Skip } from "./plan.js";
+import { contextFor } from "./run-candidates.js";
 
 type AnyFunction = (...args: never[]) => unknown;
 
@@ -39,6 +41,11 @@ export type Dispatchable<F extends AnyFunction> = F & {
   readonly backends: BackendSet;
   /** Which backend would run for these arguments, without running it. */
   resolve(...args: Parameters<F>): Resolution;
+  /**
+   * The function for calls that say which types they are for (NumPy's `like=`): each class (or
+   * value) counts as one more relevant argument. For calls with no array argument: `arange.like(JaxArray)(10)`.
+   */
+  like(...types: readonly unknown[]): F;
 };
 
 /** The parameter names of a plain function or arrow, for `args` given by name. */
@@ -134,6 +141,7 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
     labelsFor,
   });
   const call = caller.call;
+  const runSpec = { name, defaultImpl: defaultImpl as unknown as (...a: unknown[]) => unknown };
   Object.defineProperty(call, "name", { value: name });
   return Object.assign(call, {
     reference: defaultImpl,
@@ -141,12 +149,25 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
     backends: set,
     resolve(...args: unknown[]): Resolution {
       const scope = currentScope(holder);
-      const p = caller.entry(relevant(args), scope).plan;
+      const p = caller.entryFor(args, scope).plan;
       const skipped = [...p.skipped];
-      for (const candidate of p.candidates) {
+      for (const [i, candidate] of p.candidates.entries()) {
         const impl = realImpl(candidate.impl);
-        const context: CallContext = { function: name, backend: candidate.backend, types: p.types };
-        if (impl.shouldRun !== undefined && !(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
+        if (impl.shouldRun === undefined) return { backend: candidate.backend, implementation: implLabel(candidate.impl), skipped };
+        const context = contextFor(
+          runSpec,
+          p,
+          i,
+          scope,
+          () => relevant(args),
+          () => {
+            throw new DispatchHookError(
+              "ERR_DISPATCH_INVALID_OPTION",
+              `${name}.resolve(): a shouldRun() of backend ${JSON.stringify(candidate.backend)} called context.next(); only an implementation may defer.`,
+            );
+          },
+        );
+        if (!(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
           skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
           continue;
         }
@@ -154,6 +175,16 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
       }
       if (p.error !== undefined) throw p.error;
       return { backend: "default", implementation: defaultImpl.name || name, skipped };
+    },
+    like(...types: unknown[]) {
+      checkTypes(types, `${name}.like()`);
+      return Object.defineProperty(
+        function (this: unknown, ...args: unknown[]) {
+          return caller.callLike(this, args, types);
+        },
+        "name",
+        { value: name },
+      );
     },
   }) as unknown as Dispatchable<F>;
 }

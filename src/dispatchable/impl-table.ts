@@ -12,17 +12,50 @@ import { nodeModule, path } from "../builtins.js";
 import type { Class, Impl } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 
-/** What a call passes to an implementation's `shouldRun`. */
+/**
+ * What a call passes to an implementation's `shouldRun`, and as the first argument to an
+ * implementation that declares `usesContext: true` (spatch's `uses_context`).
+ */
 export interface CallContext {
   readonly function: string;
+  /** The backend chosen (this implementation's). */
   readonly backend: string;
-  /** The relevant arguments' types. */
+  /** The relevant arguments' type names (explicit types included). */
   readonly types: readonly string[];
+  /** The matched types: the relevant values' classes, each once (to build results of the right type). */
+  readonly classes: readonly Function[];
+  /** The backends still to try after this one, in order, and "default" when the default may take the call. */
+  readonly remaining: readonly string[];
+  /** The scope's options in force (empty outside scopes). */
+  readonly options: { readonly prioritize: readonly string[]; readonly disable: readonly string[]; readonly types: readonly unknown[] };
+  /** Whether this backend is prioritized (by the environment or the scope). */
+  readonly prioritized: boolean;
+  /** Defers: runs the backends still to try, then the default, with these arguments (none: the call's own). */
+  next(...args: unknown[]): unknown;
 }
 
-/** An implementation: a function, optionally with a per-call veto. */
+type AnyFunction = (...args: never[]) => unknown;
+
+/**
+ * A backend's implementation of a function whose signature is `F`: the same parameters (each may be
+ * narrower, as a backend's own array type is narrower than the public one; checked bivariantly, as
+ * methods are) and a result `F` may return. With `usesContext: true`, the call's context comes first.
+ */
+export type ImplementationOf<F extends AnyFunction> =
+  | ({ bivariant(...args: Parameters<F>): ReturnType<F> }["bivariant"] & {
+      readonly shouldRun?: { bivariant(context: CallContext, ...args: Parameters<F>): boolean }["bivariant"];
+      readonly usesContext?: false;
+    })
+  | ({ bivariant(context: CallContext, ...args: Parameters<F>): ReturnType<F> }["bivariant"] & {
+      readonly shouldRun?: { bivariant(context: CallContext, ...args: Parameters<F>): boolean }["bivariant"];
+      readonly usesContext: true;
+    });
+
+/** An implementation: a function, optionally with a per-call veto, or taking the call's context first. */
 export type Implementation = ((...args: never[]) => unknown) & {
   readonly shouldRun?: (context: CallContext, ...args: never[]) => boolean;
+  /** Called as `impl(context, ...args)`. */
+  readonly usesContext?: boolean;
 };
 
 export interface LazyImpl {

@@ -1,13 +1,14 @@
 /**
- * Scoped backend options: `backendOptions({ prioritize, disable, trace }, fn)` runs `fn` with the
- * options on an AsyncLocalStorage, so concurrent requests each see their own. Scopes nest: an inner
- * scope's prioritized backends go before the outer's, disabled backends add up, and the innermost
- * trace wins. Every copy of dispatch-hook in a realm shares one storage, found through a channel,
+ * Scoped backend options: `backendOptions({ prioritize, disable, trace, types }, fn)` runs `fn` with
+ * the options on an AsyncLocalStorage, so concurrent requests each see their own. Scopes nest: an
+ * inner scope's prioritized backends go before the outer's, disabled backends and explicit types add
+ * up, and the innermost trace wins. Every copy of dispatch-hook in a realm shares one storage, found through a channel,
  * and a dispatchable reads it only while some scope object is still alive.
  */
 import { asyncHooks } from "../builtins.js";
 import { hub } from "../hub.js";
 import { checkOptions } from "../registry/options.js";
+import { checkTypes } from "./explicit-types.js";
 
 /** What a dispatchable call records when a scope asks for a trace. */
 export interface TraceEntry {
@@ -17,6 +18,8 @@ export interface TraceEntry {
   readonly types: readonly string[];
   /** The backend that ran, or "default". */
   readonly ran: string;
+  /** When the backend that ran wraps another: the one whose implementation ran on converted arguments. */
+  readonly wraps?: string;
   /** Backends tried or passed over before it, and why. */
   readonly skipped: ReadonlyArray<{ readonly backend: string; readonly reason: string }>;
 }
@@ -28,6 +31,11 @@ export interface BackendOptions {
   readonly disable?: readonly string[];
   /** An array that receives one entry per dispatchable call. */
   readonly trace?: TraceEntry[];
+  /**
+   * Types every call treats as if they were among its arguments (spatch's `type=`): classes, or
+   * values. A dispatchable whose set declares none of them ignores them.
+   */
+  readonly types?: readonly unknown[];
 }
 
 /**
@@ -39,6 +47,7 @@ export interface ScopeKey {
   readonly prioritize: readonly string[];
   readonly disable: ReadonlySet<string>;
   readonly traced: boolean;
+  readonly types: readonly unknown[];
 }
 
 /** The merged options of the current scope. */
@@ -47,17 +56,31 @@ export interface Scope {
   readonly prioritize: readonly string[];
   readonly disable: ReadonlySet<string>;
   readonly trace: TraceEntry[] | undefined;
+  readonly types: readonly unknown[];
 }
 
 /** Interned keys; past the cap, a scope gets a key of its own (correct, only not shared). */
 const keys = new Map<string, ScopeKey>();
 const KEY_CAP = 1024;
 
-function keyFor(prioritize: readonly string[], disable: ReadonlySet<string>, traced: boolean): ScopeKey {
-  const text = JSON.stringify([prioritize, [...disable].sort(), traced]);
+/** A number per explicit type, so that a key's text can name it; held weakly. */
+const typeIds = new WeakMap<object, number>();
+let lastTypeId = 0;
+const idOf = (type: unknown): unknown => {
+  if ((typeof type !== "object" && typeof type !== "function") || type === null) return [typeof type, type];
+  let id = typeIds.get(type);
+  if (id === undefined) {
+    id = ++lastTypeId;
+    typeIds.set(type, id);
+  }
+  return id;
+};
+
+function keyFor(prioritize: readonly string[], disable: ReadonlySet<string>, traced: boolean, types: readonly unknown[]): ScopeKey {
+  const text = JSON.stringify([prioritize, [...disable].sort(), traced, types.map(idOf)]);
   let key = keys.get(text);
   if (key === undefined) {
-    key = Object.freeze({ prioritize, disable, traced });
+    key = Object.freeze({ prioritize, disable, traced, types });
     if (keys.size < KEY_CAP) keys.set(text, key);
   }
   return key;
@@ -141,11 +164,12 @@ export function currentKey(holder: Holder): ScopeKey | undefined {
   return holder.key;
 }
 
-const kinds = { prioritize: "array", disable: "array", trace: "array" } as const;
+const kinds = { prioritize: "array", disable: "array", trace: "array", types: "array" } as const;
 
 /** Runs `fn` with these backend options for everything it calls, synchronously or later. */
 export function backendOptions<T>(options: BackendOptions, fn: () => T): T {
   checkOptions(options, kinds, "backendOptions()");
+  checkTypes(options.types, "backendOptions()");
   const holder = scopeHolder();
   if (holder.storage === undefined) {
     holder.storage = new (asyncHooks().AsyncLocalStorage)() as Storage;
@@ -155,7 +179,8 @@ export function backendOptions<T>(options: BackendOptions, fn: () => T): T {
   const prioritize = [...(options.prioritize ?? []), ...(outer?.prioritize ?? [])];
   const disable = new Set([...(outer?.disable ?? []), ...(options.disable ?? [])]);
   const trace = options.trace ?? outer?.trace;
-  const scope: Scope = Object.freeze({ key: keyFor(prioritize, disable, trace !== undefined), prioritize, disable, trace });
+  const types = [...(outer?.types ?? []), ...(options.types ?? [])];
+  const scope: Scope = Object.freeze({ key: keyFor(prioritize, disable, trace !== undefined, types), prioritize, disable, trace, types });
   holder.live++;
   collected.register(scope, holder);
   const { sync, depth, syncId } = holder;

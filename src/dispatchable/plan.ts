@@ -26,6 +26,10 @@ export interface Plan {
   readonly skipped: readonly Skip[];
   readonly types: readonly string[];
   readonly error: DispatchHookError | undefined;
+  /** Whether a protocol was left to ask of some value: then the plan holds for these values only. */
+  readonly perValue: boolean;
+  /** The backends prioritized where it was made (by the environment or the scope). */
+  readonly prioritized: ReadonlySet<string>;
 }
 
 /** What shapes the order: the sorted backends, the blocked ones (and by whom), the opted-in ones. */
@@ -43,7 +47,26 @@ export function plan(
   protos: readonly (object | null)[],
   control: Control,
 ): Plan {
+  try {
+    return decide(fn, op, labels, values, protos, control);
+  } catch (error) {
+    // An abstract type that cannot be loaded: the error names the backend; the call adds the function.
+    if ((error as { code?: unknown }).code !== "ERR_DISPATCH_TYPE_LOAD") throw error;
+    const e = error as DispatchHookError;
+    throw new DispatchHookError(e.code, `${fn}(): ${e.message}`, { cause: e.cause, details: { ...e.details, function: fn } });
+  }
+}
+
+function decide(
+  fn: string,
+  op: Class,
+  labels: readonly string[],
+  values: readonly unknown[],
+  protos: readonly (object | null)[],
+  control: Control,
+): Plan {
   const types = values.map(typeName);
+  const perValue = values.some((v, i) => control.order.some((b) => b.types.perValue(v, protos[i] ?? null)));
   const candidates: Array<{ backend: string; impl: Implementation }> = [];
   const skipped: Skip[] = [];
   const accepts = (b: PlanBackend): string | undefined => {
@@ -77,7 +100,7 @@ export function plan(
   }
   let error: DispatchHookError | undefined;
   if (candidates.length === 0) error = mixed(fn, labels, values, protos, types, control.order, accepts, skipped);
-  return { candidates, skipped, types, error };
+  return { candidates, skipped, types, error, perValue, prioritized: control.optedIn };
 }
 
 /** The error for mixed inputs, or undefined when the default implementation may take them. */

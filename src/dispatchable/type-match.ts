@@ -1,84 +1,23 @@
 /**
  * Which of a backend's types a value is. A backend claims types as primary (its own arrays) or
- * secondary (types it also accepts, such as plain numbers). A type is given as a class, as a protocol
- * (anything with its own `Symbol.hasInstance`, for types that share no base class), or by name
- * (`"specifier#Export"`, never imported). Concrete classes are checked first, along the value's
- * prototype chain, most specific first; protocols after them. The answer is cached per prototype by
- * the callers, so a protocol must answer alike for every instance of a class.
- *
- * A type named by name is never imported: a class is that type when its name is the export's and
- * either the module is already in require.cache with that very class as the export, or the class's
- * own source text is in the module's file (a class defined there; an ES module imported with
- * `import` is in no cache Node exposes). The specifier must name the module that defines the class,
- * not one that re-exports it. The file is read once, on the first value whose class has the name.
+ * secondary (types it also accepts, such as plain numbers). A type is given as
+ * - a class: that class and its subclasses, as `instanceof` says;
+ * - `{ exactly: Class }`: that class only (a subclass that changes behaviour is not taken);
+ * - a protocol (anything with its own `Symbol.hasInstance`, for types that share no base class);
+ * - a name (named-type.ts): `"specifier#Export"` or `"~specifier#Export"` with subclasses,
+ *   `"=specifier#Export"` exactly, `"@specifier#Export"` an abstract type, asked like a protocol.
+ * Classes and names are checked first, along the value's prototype chain, most specific first;
+ * protocols and abstract types after them. What classes and names say is a function of the value's
+ * class, and callers cache it by class; a protocol is asked of each value (a plain object, a
+ * null-prototype object or a proxy is decided on its own).
  */
-
-import { fs, nodeModule, path } from "../builtins.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
+import { type NamedType, type NamedTypeResolver, parseNamedType } from "./named-type.js";
 
-export interface NamedType {
-  readonly specifier: string;
-  readonly exportName: string;
-  /** The text as declared, for messages and docs. */
-  readonly label: string;
-}
-
-export function parseNamedType(text: string): NamedType | undefined {
-  const hash = text.lastIndexOf("#");
-  if (hash <= 0 || hash === text.length - 1) return undefined;
-  return { specifier: text.slice(0, hash), exportName: text.slice(hash + 1), label: text };
-}
-
-/** Resolves named types against one directory (the declaring package's), remembering what it read. */
-export class NamedTypeResolver {
-  readonly #base: string;
-  readonly #paths = new Map<string, string | null>();
-  readonly #sources = new Map<string, string | null>();
-
-  constructor(base: string) {
-    this.#base = base;
-  }
-
-  /** The file a specifier names, or null when it does not resolve. */
-  file(specifier: string): string | null {
-    let file = this.#paths.get(specifier);
-    if (file === undefined) {
-      try {
-        file = specifier.startsWith(".")
-          ? path.resolve(this.#base, specifier)
-          : nodeModule.createRequire(path.join(this.#base, "noop.js")).resolve(specifier);
-      } catch {
-        file = null;
-      }
-      this.#paths.set(specifier, file);
-    }
-    return file;
-  }
-
-  /** Whether `type` (a class met in a value's prototype chain) is the named type. */
-  is(named: NamedType, type: Function): boolean {
-    if (type.name !== named.exportName) return false;
-    const file = this.file(named.specifier);
-    if (file === null) return false;
-    const cached = nodeModule.createRequire(file).cache?.[file];
-    if (cached !== undefined && (cached.exports as Record<string, unknown> | undefined)?.[named.exportName] === type) return true;
-    let source = this.#sources.get(file);
-    if (source === undefined) {
-      try {
-        source = fs.readFileSync(file, "utf8");
-      } catch {
-        source = null;
-      }
-      this.#sources.set(file, source);
-    }
-    if (source === null) return false;
-    const text = Function.prototype.toString.call(type);
-    return !text.endsWith("{ [native code] }") && source.includes(text);
-  }
-}
+export { type NamedType, NamedTypeResolver, parseNamedType } from "./named-type.js";
 
 /** A type as a backend declares it. */
-export type TypeSpec = Function | { readonly [Symbol.hasInstance]: (value: unknown) => boolean } | string;
+export type TypeSpec = Function | { readonly exactly: Function } | { readonly [Symbol.hasInstance]: (value: unknown) => boolean } | string;
 
 export type Claim = "primary" | "secondary";
 
@@ -99,44 +38,74 @@ export function typeName(value: unknown): string {
 }
 
 function isProtocol(spec: unknown): boolean {
-  return (typeof spec === "object" && spec !== null) || (typeof spec === "function" && Object.hasOwn(spec, Symbol.hasInstance));
+  return (
+    (typeof spec === "object" && spec !== null && typeof (spec as { [Symbol.hasInstance]?: unknown })[Symbol.hasInstance] === "function") ||
+    (typeof spec === "function" && Object.hasOwn(spec, Symbol.hasInstance))
+  );
 }
 
-/** A backend's types, sorted into classes, protocols and names. */
+const isClass = (spec: unknown): spec is Function =>
+  typeof spec === "function" && typeof spec.prototype === "object" && spec.prototype !== null;
+
+const exactly = (spec: object): unknown => (spec as { exactly?: unknown }).exactly;
+
+type Asker = { [Symbol.hasInstance](value: unknown): boolean };
+
+/** A class's claims: for the value's own class, and for a class further up its chain. */
+interface ClassClaims {
+  exact?: Claim;
+  subclasses?: Claim;
+}
+
+/** A backend's types, sorted into classes, names and protocols. */
 export class TypeSet {
   /** Classes by their prototype, so that a class whose prototype's `constructor` is not its own still matches. */
-  readonly #classes = new Map<object, Claim>();
-  readonly #protocols: Array<{ readonly spec: TypeSpec; readonly claim: Claim }> = [];
+  readonly #classes = new Map<object, ClassClaims>();
   readonly #named: Array<{ readonly type: NamedType; readonly claim: Claim }> = [];
+  /** Protocols, and abstract types by name (loaded on first use). */
+  readonly #protocols: Array<{ readonly claim: Claim; ask: Asker | NamedType }> = [];
   readonly #resolver: NamedTypeResolver;
+  readonly #where: string;
   /** For docs and messages. */
   readonly labels: { readonly primary: readonly string[]; readonly secondary: readonly string[] };
 
   constructor(primary: readonly TypeSpec[], secondary: readonly TypeSpec[], resolver: NamedTypeResolver, where: string) {
     this.#resolver = resolver;
+    this.#where = where;
     const labels = { primary: [] as string[], secondary: [] as string[] };
+    const addClass = (type: Function, mode: keyof ClassClaims, claim: Claim) => {
+      const claims = this.#classes.get(type.prototype) ?? {};
+      claims[mode] ??= claim;
+      this.#classes.set(type.prototype, claims);
+    };
     const add = (spec: TypeSpec, claim: Claim) => {
       if (typeof spec === "string") {
         const named = parseNamedType(spec);
         if (named === undefined) {
           throw new DispatchHookError(
             "ERR_DISPATCH_BACKEND_DECLARATION",
-            `${where}: the type ${JSON.stringify(spec)} is not "specifier#Export" (for example "jax-like/array.js#JaxArray").`,
+            `${where}: the type ${JSON.stringify(spec)} is not a type name. Write "specifier#Export" (with subclasses; "~specifier#Export" says the same), "=specifier#Export" (that class only) or "@specifier#Export" (an abstract type), for example "jax-like/array.js#JaxArray".`,
+            { details: { type: spec } },
           );
         }
-        this.#named.push({ type: named, claim });
+        if (named.mode === "abstract") this.#protocols.push({ ask: named, claim });
+        else this.#named.push({ type: named, claim });
         labels[claim].push(spec);
       } else if (isProtocol(spec)) {
-        this.#protocols.push({ spec, claim });
+        this.#protocols.push({ ask: spec as Asker, claim });
         const label = (spec as { name?: unknown }).name;
         labels[claim].push(typeof label === "string" && label !== "" ? `${label} (protocol)` : "(protocol)");
-      } else if (typeof spec === "function" && typeof spec.prototype === "object" && spec.prototype !== null) {
-        if (!this.#classes.has(spec.prototype)) this.#classes.set(spec.prototype, claim);
+      } else if (isClass(spec)) {
+        addClass(spec, "subclasses", claim);
         labels[claim].push(spec.name || "(anonymous class)");
+      } else if (typeof spec === "object" && spec !== null && Object.keys(spec).join() === "exactly" && isClass(exactly(spec))) {
+        const type = exactly(spec) as Function;
+        addClass(type, "exact", claim);
+        labels[claim].push(`exactly ${type.name || "(anonymous class)"}`);
       } else {
         throw new DispatchHookError(
           "ERR_DISPATCH_BACKEND_DECLARATION",
-          `${where}: a type must be a class, a protocol or "specifier#Export", got ${describe(spec)}.`,
+          `${where}: a type must be a class, { exactly: Class }, a protocol or a type name ("specifier#Export"), got ${describe(spec)}.`,
         );
       }
     };
@@ -147,17 +116,39 @@ export class TypeSet {
 
   /** Whether a value (whose type is `proto`) is one of these types, and how. */
   claim(value: unknown, proto: object | null): Claim | undefined {
-    for (let p = proto; p !== null; p = Object.getPrototypeOf(p) as object | null) {
+    return this.classClaim(proto) ?? (value === null || value === undefined ? undefined : this.protocolClaim(value));
+  }
+
+  /** What the value's class alone says: its classes and names, most specific first. */
+  classClaim(proto: object | null): Claim | undefined {
+    let own = true;
+    for (let p = proto; p !== null; p = Object.getPrototypeOf(p) as object | null, own = false) {
       const found = this.#classes.get(p);
-      if (found !== undefined) return found;
+      const claim = found === undefined ? undefined : own ? (found.exact ?? found.subclasses) : found.subclasses;
+      if (claim !== undefined) return claim;
       if (this.#named.length === 0) continue;
       const ctor = Object.hasOwn(p, "constructor") ? (p as { constructor: unknown }).constructor : undefined;
-      if (typeof ctor === "function") for (const { type, claim } of this.#named) if (this.#resolver.is(type, ctor)) return claim;
+      if (typeof ctor !== "function") continue;
+      for (const { type, claim } of this.#named) if ((own || type.mode !== "exact") && this.#resolver.is(type, ctor)) return claim;
     }
-    if (value === null || value === undefined) return undefined;
-    for (const { spec, claim } of this.#protocols) {
+    return undefined;
+  }
+
+  /**
+   * Whether the answer for a value of this class depends on the value itself: no class or name
+   * claims it and a protocol is left to ask. Such a value is decided on its own, every time.
+   */
+  perValue(value: unknown, proto: object | null): boolean {
+    return this.#protocols.length > 0 && value !== null && value !== undefined && this.classClaim(proto) === undefined;
+  }
+
+  /** What the protocols and abstract types say of this value, asked in order. */
+  protocolClaim(value: unknown): Claim | undefined {
+    for (const entry of this.#protocols) {
+      // An abstract type by name is loaded the first time a value needs it; a failure is thrown.
+      if (!(Symbol.hasInstance in entry.ask)) entry.ask = this.#resolver.load(entry.ask as NamedType, this.#where);
       try {
-        if ((spec as { [Symbol.hasInstance]: (v: unknown) => boolean })[Symbol.hasInstance](value)) return claim;
+        if ((entry.ask as Asker)[Symbol.hasInstance](value)) return entry.claim;
       } catch {}
     }
     return undefined;

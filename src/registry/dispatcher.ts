@@ -147,9 +147,9 @@ export class Dispatcher<F extends Impl = Impl> {
     return this.#resolveSlow(valueOrType);
   }
 
-  /** Resolves for `value` and calls the implementation with `(value, ...args)`. */
-  call(value: unknown, ...args: unknown[]): ReturnType<F> {
-    return this.resolve(value)(value, ...args) as ReturnType<F>;
+  /** Resolves for the first argument and calls the implementation with all of them: typed as `F`. */
+  call(...args: Parameters<F>): ReturnType<F> {
+    return this.resolve(args[0])(...args) as ReturnType<F>;
   }
 
   #resolveSlow(valueOrType: unknown): F {

@@ -30,6 +30,10 @@ export const errorCodes = {
   ERR_DISPATCH_MIXED_INPUTS: "the arguments' types belong to different backends and no single backend accepts them all",
   ERR_DISPATCH_PRIORITY_CYCLE: "backends' priority constraints form a cycle",
   ERR_DISPATCH_IMPL_LOAD: "a lazily named implementation could not be loaded",
+  ERR_DISPATCH_UNKNOWN_FUNCTION: "an implementation is keyed by a name near one of the set's dispatchable functions, but not one of them",
+  ERR_DISPATCH_UNKNOWN_BACKEND: "backendOptions() names a backend that no backend set in the realm declares",
+  ERR_DISPATCH_CONVERT: "a wrapping backend's convert failed on an argument, or its restore on what the wrapped implementation returned",
+  ERR_DISPATCH_TYPE_LOAD: 'an abstract type named "@specifier#Export" could not be loaded, or instanceof cannot ask its export',
   ERR_DISPATCH_BACKEND_DECLARATION: "a backend declaration is malformed or names a backend twice",
   ERR_DISPATCH_HOOK_AUDIT_DIR: "the command line cannot create or write the run directory it was given",
 } as const;

@@ -5,7 +5,8 @@
  */
 import { DispatchHookError, describe } from "./errors.js";
 
-function distance(a: string, b: string): number {
+/** Levenshtein distance between two words. */
+export function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let prev = row[0] as number;

@@ -20,8 +20,8 @@ describe("a set of backends", () => {
     handle.dispose();
     expect(mean(new Arr())).toBe("reference [object Object]");
     // A second implementation of the same function on the same backend is refused unless it overrides.
-    set.register("fast", mean, () => 1);
-    expect(() => set.register("fast", mean, () => 2)).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_CONFLICT" }));
+    set.register("fast", mean, () => "one");
+    expect(() => set.register("fast", mean, () => "two")).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_CONFLICT" }));
   });
 
   it("refuses a backend declared twice, a bad name and a bad implementation, with codes, and keeps what it had", () => {
@@ -75,6 +75,76 @@ describe("a set of backends", () => {
     expect((globalThis as { totalLoaded?: boolean }).totalLoaded).toBe(true);
     expect(warn).toHaveBeenCalledWith(expect.stringContaining('Backend "broken" of bs-packages: a type must be a class'), {
       code: "ERR_DISPATCH_BACKEND_DECLARATION",
+    });
+    warn.mockRestore();
+  });
+});
+
+describe("typos found early", () => {
+  it("with eager checking, a lazy implementation whose module does not resolve or whose export is missing fails at registration, and nothing is lost", () => {
+    const dir = makeTree({ "impl.cjs": "exports.add = (a, b) => a + b;\n" });
+    const set = createBackends({ name: "eager", discover: false, checkImplementations: "eager" });
+    set.declare({ name: "ok", primaryTypes: [Arr], implementations: { add: "./impl.cjs#add" }, base: dir });
+    expect(() => set.declare({ name: "bad", primaryTypes: [Arr], implementations: { add: "./nowhere.cjs#add" }, base: dir })).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_IMPL_LOAD",
+        message: expect.stringMatching(/Backend "bad" .*implementation of add, but "\.\/nowhere\.cjs" does not resolve/),
+      }),
+    );
+    expect(() => set.register("ok", "sub", `${join(dir, "impl.cjs")}#sub`)).toThrow(/its export "sub" is undefined, not a function/);
+    expect(set.backends().map((b) => [b.name, b.functions])).toEqual([["ok", { add: "./impl.cjs#add" }]]);
+    // Lazy by default: the same declaration is accepted, and fails on first use.
+    createBackends({ name: "lazy", discover: false }).declare({ name: "bad", implementations: { add: "./nowhere.cjs#add" }, base: dir });
+    expect(() => createBackends({ name: "x", checkImplementations: "soon" as never })).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
+    );
+  });
+
+  it("an implementation keyed by a name near one of the set's functions is an error naming it, at the first decision or at registration", () => {
+    const set = createBackends({ name: "typo", discover: false });
+    // Declared before the functions exist, as a framework does: checked at the first call.
+    set.declare({ name: "fast", primaryTypes: [Arr], implementations: { add: () => "fast add", ad: () => "typo" } });
+    const add = dispatchable((_x: unknown) => "reference add", { name: "add", args: [0], backends: set });
+    const cumsum = dispatchable((_x: unknown) => "reference cumsum", { name: "cumsum", args: [0], backends: set });
+    expect(() => add(new Arr())).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_UNKNOWN_FUNCTION",
+        message: expect.stringContaining('backend "fast" implements "ad" (did you mean "add"?)'),
+      }),
+    );
+    // Fixed by removing it; the others were never lost.
+    const set2 = createBackends({ name: "typo-2", discover: false });
+    set2.declare({
+      name: "fast",
+      primaryTypes: [Arr],
+      implementations: { add: () => "fast add", later: () => "a function defined later" },
+    });
+    const add2 = dispatchable((_x: unknown) => "reference add", { name: "add", args: [0], backends: set2 });
+    expect(add2(new Arr())).toBe("fast add");
+    // After the first decision, at registration; a name near none is left alone.
+    expect(() => set2.register("fast", "ad", () => 1)).toThrow(/did you mean "add"/);
+    expect(() => set2.declare({ name: "other", implementations: { ad: () => 1 } })).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_UNKNOWN_FUNCTION" }),
+    );
+    expect(set2.backends().map((b) => b.name)).toEqual(["fast"]);
+    expect(() => set2.register("fast", "linspace", () => 1)).not.toThrow();
+    expect(cumsum).toBeTypeOf("function");
+  });
+
+  it("a package.json backend with such a typo is left out with a coded warning", () => {
+    const root = makeTree({
+      "package.json": appJson({ dependencies: { typo: "*" } }),
+      "node_modules/typo/package.json": JSON.stringify({
+        name: "typo",
+        dispatchHook: { dispatchables: { "typo-packages": { fast: { primaryTypes: [], implementations: { totl: "./t.cjs#t" } } } } },
+      }),
+    });
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+    const set = createBackends({ name: "typo-packages", discover: root });
+    const total = dispatchable((_x: unknown) => "reference", { name: "total", args: [0], backends: set });
+    expect(total(new Arr())).toBe("reference");
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('implements "totl" (did you mean "total"?)'), {
+      code: "ERR_DISPATCH_UNKNOWN_FUNCTION",
     });
     warn.mockRestore();
   });

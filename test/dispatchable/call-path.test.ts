@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { createCaller } from "../../src/dispatchable/call-path.js";
 import { backendOptions, type TraceEntry } from "../../src/dispatchable/options-scope.js";
+import { WeakCache } from "../../src/dispatchable/weak-cache.js";
 
 class Jax {}
 class Cupy {}
@@ -74,5 +75,19 @@ describe("the call path", () => {
     expect(trace.map((t) => t.ran)).toEqual(["cupy", "cupy"]);
     // Outside the scope again, the last decision outside scopes still holds.
     expect(call(new Jax())).toBe("jax 1");
+  });
+});
+
+describe("WeakCache", () => {
+  it("holds keys weakly, starts over after CAPACITY new keys, and keeps null apart", () => {
+    const cache = new WeakCache<number>();
+    const keys = Array.from({ length: WeakCache.CAPACITY + 1 }, () => ({}));
+    keys.forEach((k, i) => {
+      cache.set(k, i);
+    });
+    cache.set(null, -1);
+    expect(cache.get(keys[0] as object)).toBeUndefined();
+    expect(cache.get(keys[WeakCache.CAPACITY] as object)).toBe(WeakCache.CAPACITY);
+    expect(cache.get(null)).toBe(-1);
   });
 });

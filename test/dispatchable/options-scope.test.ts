@@ -3,6 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
+import { createBackends } from "../../src/dispatchable/backend-set.js";
+import { dispatchable } from "../../src/dispatchable/dispatchable.js";
 import { backendOptions, currentScope, scopeHolder } from "../../src/dispatchable/options-scope.js";
 import { hub } from "../../src/hub.js";
 
@@ -103,5 +105,25 @@ describe("backendOptions", () => {
     expect(() => backendOptions({ prioritise: ["a"] } as never, () => 1)).toThrow(
       expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
     );
+  });
+});
+
+describe("backend names in scopes", () => {
+  it("a name no set in the realm declares fails the call with ERR_DISPATCH_UNKNOWN_BACKEND; another set's name is ignored", () => {
+    class Jax {}
+    const mine = createBackends({ name: "scope-names", discover: false, env: {} });
+    mine.declare({ name: "jax-scoped", primaryTypes: [Jax], implementations: { f: () => "jax" } });
+    createBackends({ name: "scope-names-other", discover: false, env: {} }).declare({ name: "elsewhere" });
+    const f = dispatchable((_x: unknown) => "default", { name: "f", args: [0], backends: mine });
+    expect(backendOptions({ prioritize: ["elsewhere"], disable: ["jax-scoped"] }, () => f(new Jax()))).toBe("default");
+    expect(() => backendOptions({ prioritize: ["jax-scope"] }, () => f(new Jax()))).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_UNKNOWN_BACKEND",
+        message: expect.stringMatching(
+          /^f\(\): backendOptions\(\) names the backend "jax-scope", which no backend set declares \(did you mean "jax-scoped"\?\)/,
+        ),
+      }),
+    );
+    expect(f(new Jax())).toBe("jax");
   });
 });

@@ -38,7 +38,7 @@ describe("TypeSet", () => {
     expect(() => new TypeSet([42 as never], [], resolver, "Backend x")).toThrow(
       expect.objectContaining({ code: "ERR_DISPATCH_BACKEND_DECLARATION" }),
     );
-    expect(() => new TypeSet(["no-hash"], [], resolver, "Backend x")).toThrow(/specifier#Export/);
+    expect(() => new TypeSet(["no-hash"], [], resolver, "Backend x")).toThrow(/"specifier#Export"/);
   });
 
   it("names types of values, primitives by their wrappers", () => {
@@ -78,7 +78,66 @@ describe("types by name", () => {
     expect(
       new TypeSet(["./lib/unrelated.mjs#GpuTensor"], [], new NamedTypeResolver(dir), "t").claim(new GpuTensor(), typeOf(new GpuTensor())),
     ).toBeUndefined();
-    expect(parseNamedType("a#B")).toEqual({ specifier: "a", exportName: "B", label: "a#B" });
+    expect(parseNamedType("a#B")).toEqual({ specifier: "a", exportName: "B", mode: "subclasses", label: "a#B" });
     expect(parseNamedType("#B")).toBeUndefined();
+  });
+});
+
+describe("exact types and subclasses", () => {
+  const resolver = new NamedTypeResolver(process.cwd());
+  it("a class takes its subclasses, { exactly } only itself, and a subclass of an exact type falls to an ancestor's claim", () => {
+    const set = new TypeSet([{ exactly: Child }], [Base], resolver, "test");
+    expect(set.claim(new Child(), typeOf(new Child()))).toBe("primary");
+    class Grandchild extends Child {}
+    expect(set.claim(new Grandchild(), typeOf(new Grandchild()))).toBe("secondary");
+    expect(new TypeSet([{ exactly: Child }], [], resolver, "t").claim(new Grandchild(), typeOf(new Grandchild()))).toBeUndefined();
+    expect(set.labels).toEqual({ primary: ["exactly Child"], secondary: ["Base"] });
+    // The same class both ways: exactly for itself, the other claim for its subclasses.
+    const both = new TypeSet([{ exactly: Base }], [Base], resolver, "t");
+    expect([both.claim(new Base(), typeOf(new Base())), both.claim(new Child(), typeOf(new Child()))]).toEqual(["primary", "secondary"]);
+  });
+
+  it("names: bare and ~ take subclasses, = only the class itself; a subclass defined elsewhere is told apart", () => {
+    const dir = makeTree({ "lib/nd.cjs": "class NdArray {}\nclass Masked extends NdArray {}\nmodule.exports = { NdArray, Masked };\n" });
+    const { NdArray, Masked } = createRequire(join(dir, "x.js"))("./lib/nd.cjs") as { NdArray: new () => object; Masked: new () => object };
+    class Local extends NdArray {}
+    const claims = (spec: string) =>
+      [new NdArray(), new Masked(), new Local()].map((v) => new TypeSet([spec], [], new NamedTypeResolver(dir), "t").claim(v, typeOf(v)));
+    expect(claims("./lib/nd.cjs#NdArray")).toEqual(["primary", "primary", "primary"]);
+    expect(claims("~./lib/nd.cjs#NdArray")).toEqual(["primary", "primary", "primary"]);
+    expect(claims("=./lib/nd.cjs#NdArray")).toEqual(["primary", undefined, undefined]);
+    expect(parseNamedType("=pkg/a.js#A")).toMatchObject({ specifier: "pkg/a.js", exportName: "A", mode: "exact" });
+    expect(parseNamedType("@pkg/a.js#A")).toMatchObject({ mode: "abstract" });
+  });
+
+  it("an abstract type by name (@) is loaded on the first value that needs it and asked of each value", () => {
+    const dir = makeTree({
+      "lib/abc.cjs":
+        "globalThis.abcLoads = (globalThis.abcLoads ?? 0) + 1;\nexports.Arrayish = { [Symbol.hasInstance]: (v) => typeof v?.shape === 'object' };\nexports.notAType = 3;\n",
+    });
+    const set = new TypeSet(["@./lib/abc.cjs#Arrayish"], [], new NamedTypeResolver(dir), 'Backend "nd"');
+    expect((globalThis as { abcLoads?: number }).abcLoads).toBeUndefined();
+    expect(set.claim({ shape: [1] }, typeOf({}))).toBe("primary");
+    expect(set.claim({}, typeOf({}))).toBeUndefined();
+    expect(set.perValue({}, typeOf({}))).toBe(true);
+    expect((globalThis as { abcLoads?: number }).abcLoads).toBe(1);
+    const broken = (spec: string) => () => new TypeSet([spec], [], new NamedTypeResolver(dir), 'Backend "nd"').claim({}, typeOf({}));
+    expect(broken("@./lib/nowhere.cjs#Arrayish")).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_TYPE_LOAD", message: expect.stringMatching(/Backend "nd" .*does not resolve/) }),
+    );
+    expect(broken("@./lib/abc.cjs#notAType")).toThrow(/instanceof cannot ask/);
+  });
+
+  it("refuses a malformed type name with a code, naming the backend", () => {
+    for (const name of ["no-hash", "=#X", "~=x#Y", "x#not-an-identifier", "x#", "@"]) {
+      expect(() => new TypeSet([name], [], resolver, 'Backend "jax"')).toThrow(
+        expect.objectContaining({
+          code: "ERR_DISPATCH_BACKEND_DECLARATION",
+          message: expect.stringContaining(`Backend "jax": the type ${JSON.stringify(name)}`),
+        }),
+      );
+    }
+    expect(() => new TypeSet([{ exactly: () => 1 } as never], [], resolver, "b")).toThrow(/a type must be a class, \{ exactly: Class \}/);
+    expect(() => new TypeSet([{ exactly: Base, also: 1 } as never], [], resolver, "b")).toThrow(/a type must be/);
   });
 });

@@ -1,0 +1,119 @@
+/**
+ * Types named by text, for declarations that must not import what they name (package.json, or a
+ * backend that does not want to load JAX to say it takes JAX arrays):
+ * - `"specifier#Export"` (or `"~specifier#Export"`, spatch's spelling): that class and its subclasses;
+ * - `"=specifier#Export"`: that class only;
+ * - `"@specifier#Export"`: an abstract type, asked of each value (`instanceof`); its module is loaded
+ *   the first time a value needs it, so it must be cheap to load.
+ *
+ * A class or subclass name is never imported: a class is that type when its name is the export's and
+ * either the module is already in require.cache with that very class as the export, or the class's
+ * own source text is in the module's file (a class defined there; an ES module imported with
+ * `import` is in no cache Node exposes). So if the module is not loaded, no value can be its
+ * instance. The specifier must name the module that defines the class, not one that re-exports it.
+ * The file is read once, on the first value whose class has the name.
+ */
+import { fs, nodeModule, path } from "../builtins.js";
+import { DispatchHookError, describe } from "../registry/errors.js";
+
+export type NamedMode = "subclasses" | "exact" | "abstract";
+
+export interface NamedType {
+  readonly specifier: string;
+  readonly exportName: string;
+  readonly mode: NamedMode;
+  /** The text as declared, for messages and docs. */
+  readonly label: string;
+}
+
+const prefixes: Readonly<Record<string, NamedMode>> = { "~": "subclasses", "=": "exact", "@": "abstract" };
+
+/** The named type a text stands for, or undefined when the text is not one. */
+export function parseNamedType(text: string): NamedType | undefined {
+  const mode = prefixes[text[0] ?? ""];
+  const body = mode === undefined ? text : text.slice(1);
+  const hash = body.lastIndexOf("#");
+  const specifier = body.slice(0, hash);
+  const exportName = body.slice(hash + 1);
+  if (hash <= 0 || /^[~=@]/.test(specifier) || !/^[A-Za-z_$][\w$]*$/.test(exportName)) return undefined;
+  return { specifier, exportName, mode: mode ?? "subclasses", label: text };
+}
+
+/** Resolves named types against one directory (the declaring package's), remembering what it read. */
+export class NamedTypeResolver {
+  readonly #base: string;
+  readonly #paths = new Map<string, string | null>();
+  readonly #sources = new Map<string, string | null>();
+
+  constructor(base: string) {
+    this.#base = base;
+  }
+
+  /** The file a specifier names, or null when it does not resolve. */
+  file(specifier: string): string | null {
+    let file = this.#paths.get(specifier);
+    if (file === undefined) {
+      try {
+        file = specifier.startsWith(".")
+          ? path.resolve(this.#base, specifier)
+          : nodeModule.createRequire(path.join(this.#base, "noop.js")).resolve(specifier);
+      } catch {
+        file = null;
+      }
+      this.#paths.set(specifier, file);
+    }
+    return file;
+  }
+
+  /** Whether `type` (a class met in a value's prototype chain) is the named type. */
+  is(named: NamedType, type: Function): boolean {
+    if (type.name !== named.exportName) return false;
+    const file = this.file(named.specifier);
+    if (file === null) return false;
+    const cached = nodeModule.createRequire(file).cache?.[file];
+    if (cached !== undefined && (cached.exports as Record<string, unknown> | undefined)?.[named.exportName] === type) return true;
+    let source = this.#sources.get(file);
+    if (source === undefined) {
+      try {
+        source = fs.readFileSync(file, "utf8");
+      } catch {
+        source = null;
+      }
+      this.#sources.set(file, source);
+    }
+    if (source === null) return false;
+    const text = Function.prototype.toString.call(type);
+    return !text.endsWith("{ [native code] }") && source.includes(text);
+  }
+
+  /**
+   * An abstract type's export, loaded now (require(): CommonJS, or an ES module without top-level
+   * await). It must be something `instanceof` can ask: a class, or an object with Symbol.hasInstance.
+   */
+  load(named: NamedType, where: string): { [Symbol.hasInstance](value: unknown): boolean } {
+    const fail = (why: string, cause?: unknown) =>
+      new DispatchHookError("ERR_DISPATCH_TYPE_LOAD", `${where} names the abstract type ${JSON.stringify(named.label)}, but ${why}.`, {
+        cause,
+        details: { type: named.label },
+      });
+    const file = this.file(named.specifier);
+    if (file === null) throw fail(`${JSON.stringify(named.specifier)} does not resolve from ${this.#base}`);
+    let exported: unknown;
+    try {
+      exported = (nodeModule.createRequire(file)(file) as Record<string, unknown>)[named.exportName];
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw fail(
+        (code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND") && String((error as Error).message).includes(file)
+          ? `${JSON.stringify(named.specifier)} does not resolve from ${this.#base}`
+          : `loading ${JSON.stringify(named.specifier)} failed: ${error instanceof Error ? error.message : String(error)}`,
+        error,
+      );
+    }
+    const ask = (exported as { [Symbol.hasInstance]?: unknown } | null | undefined)?.[Symbol.hasInstance];
+    if ((typeof exported !== "function" && typeof exported !== "object") || exported === null || typeof ask !== "function") {
+      throw fail(`its export ${JSON.stringify(named.exportName)} is ${describe(exported)}, which instanceof cannot ask`);
+    }
+    return exported as { [Symbol.hasInstance](value: unknown): boolean };
+  }
+}
