@@ -6,7 +6,6 @@
  */
 import { assertedBackends } from "./asserted-backends.js";
 import type { AuditEvent, AuditReport, Unsequenced, VerifyOptions } from "./audit-events.js";
-import { formatReport } from "./audit-format.js";
 import { DispatchHookError } from "./errors.js";
 
 export type { AuditEvent, AuditEventKind, AuditReport, VerifyOptions } from "./audit-events.js";
