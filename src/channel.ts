@@ -164,7 +164,7 @@ export interface HubMember {
 /** The hub's API, version 1. Every method is cheap in what the thread holds: it costs what it touches. */
 export interface HubApi {
   readonly versions: readonly number[];
-  /** A table exists: a watched module finished evaluating, or a framework called provide(). */
+  /** A table exists: a watched module finished evaluating, or a framework called announce(). */
   announce(notice: TableNotice): void;
   allTables(): TableNotice[]; // every live table of every namespace
   join(member: HubMember): void;

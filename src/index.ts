@@ -2,6 +2,8 @@
  * dispatch-hook: registrations that land in lazily loaded dispatch tables, and an audit that
  * proves they did. This entry only re-exports: the exports map is the public API.
  */
+
+export { announce } from "./announce.js";
 export { register, registry } from "./default-registry.js";
 export type { BackendDeclaration, BackendSet, BackendSetOptions, FunctionMap } from "./dispatchable/backend-set.js";
 export { createBackends } from "./dispatchable/backend-set.js";
@@ -15,7 +17,6 @@ export type { Disagreement, ReferenceCheckOptions, ReferenceReport } from "./dis
 export { referenceCheck } from "./dispatchable/reference-check.js";
 export type { TypeSpec } from "./dispatchable/type-match.js";
 export type { Wraps } from "./dispatchable/wrapping.js";
-export { provide } from "./provide.js";
 export type {
   AuditEvent,
   AuditEventKind,

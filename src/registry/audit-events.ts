@@ -7,7 +7,7 @@ export type { ErrorSummary } from "../channel.js";
 export type Mechanism =
   /** The registration waited, and a loader hook signalled the dispatch module. */
   | "hook"
-  /** The registration waited, and the framework called provide() itself. */
+  /** The registration waited, and the framework announced its table itself (announce() or registry.provide()). */
   | "native"
   /** The table already existed when the registration was made. */
   | "immediate";

@@ -35,7 +35,7 @@ function noLoader(): string {
   if (globals.jest !== undefined) {
     return 'no dispatch-hook adapter is installed in this Jest run: Jest loads these modules itself. Add "resolver": "dispatch-hook/jest" to the Jest config.';
   }
-  return "the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().";
+  return "the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call announce().";
 }
 
 function whyPending(state: BackendState, table: object): string {

@@ -1,5 +1,5 @@
 /**
- * A table announced in the thread (a loader's signal, or a framework's native provide()), taken in
+ * A table announced in the thread (a loader's signal, or a framework's native announce()), taken in
  * by a registry: provided to it, unless it was withdrawn with its handle. An export that is not a
  * table the registry can use is recorded as rejected, never thrown into the module that announced it.
  */

@@ -16,7 +16,7 @@ export interface RegisterOptions {
 export interface ProvideMeta {
   /** The URL of the module instance the table belongs to. */
   readonly module?: string;
-  /** "hook" when a loader signalled the module; "native" (default) when the framework calls provide(). */
+  /** "hook" when a loader signalled the module; "native" (default) when the framework calls announce() or registry.provide(). */
   readonly via?: "hook" | "native";
   /** How to read and write this table, when it is not a Dispatcher, a Map or register()-shaped. */
   readonly adapter?: TableAdapter;
@@ -34,7 +34,7 @@ export interface RegistryOptions {
   readonly name?: string;
   /**
    * Which tables it takes in from the thread (default "dispatch", the frameworks' tables announced by
-   * a loader or by provide()). A backend set's private registry has a namespace of its own.
+   * a loader or by announce()). A backend set's private registry has a namespace of its own.
    */
   readonly namespace?: string;
 }

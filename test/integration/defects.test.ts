@@ -16,11 +16,11 @@ const table =
 describe("defects", () => {
   it("a withdrawn table is not applied to again when the registry starts listening anew", async () => {
     const dir = program([
-      'import { createRegistry, provide } from "dispatch-hook";',
+      'import { announce, createRegistry } from "dispatch-hook";',
       table,
       "class A {} class B {}",
       "const numba = new Table();",
-      'provide("numba", numba);',
+      'announce("numba", numba);',
       "const registry = createRegistry();",
       'const a = registry.register("numba", A, () => "a");',
       'registry.provide("numba", numba).dispose();',

@@ -304,7 +304,7 @@ describe("7. no loader at all", () => {
       expect(attempt.message).toContain("no dispatch-hook loader");
       expect(attempt.message).toContain("node --import dispatch-hook/loader.mjs");
       expect(attempt.message).toContain("dispatch-hook/vitest");
-      expect(attempt.message).toContain("provide(");
+      expect(attempt.message).toContain("announce(");
     }
     expect(out.ok).toBe(false);
     // The registration it leaves pending is listed too.
@@ -345,9 +345,9 @@ describe("7. no loader at all", () => {
       "node_modules/dispatch-hook": { symlink: "<repo>" },
       "node_modules/nativekit/package.json": JSON.stringify({ name: "nativekit", type: "module", exports: { "./*": "./*" } }),
       "node_modules/nativekit/cpu.js": [
-        'import { Dispatcher, provide } from "dispatch-hook";',
+        'import { announce, Dispatcher } from "dispatch-hook";',
         'export const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });',
-        'provide("cpu", cpuTable, { module: import.meta.url });',
+        'announce("cpu", cpuTable, { module: import.meta.url });',
         "",
       ].join("\n"),
       "package.json": appJson({ type: "module", dependencies: { nativekit: "*", "dispatch-hook": "*" } }),

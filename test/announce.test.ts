@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
+import { announce } from "../src/announce.js";
 import { hub } from "../src/hub.js";
-import { provide } from "../src/provide.js";
 import { Dispatcher } from "../src/registry/dispatcher.js";
 import { createRegistry } from "../src/registry/registry.js";
 import { tablesOf, thrown } from "./helpers.js";
 
 class Op {}
 
-describe("provide (the framework-native route)", () => {
+describe("announce (the framework-native route)", () => {
   it("reaches registries waiting now and registries created later", () => {
     const waiting = createRegistry();
     waiting.register("native-a", Op, () => "now");
     const table = new Dispatcher({ backend: "native-a" });
-    provide("native-a", table, { module: "file:///fw/native.js" });
+    announce("native-a", table, { module: "file:///fw/native.js" });
     expect(table.resolve(new Op())()).toBe("now");
     expect(tablesOf("native-a")).toEqual([
       { via: "native", namespace: "dispatch", backend: "native-a", table, module: "file:///fw/native.js" },
@@ -39,8 +39,8 @@ describe("provide (the framework-native route)", () => {
     own.register("ns-a", Shared, () => "mine");
     const theirs = new Map();
     const mine = new Map();
-    provide("ns-a", theirs);
-    provide("ns-a", mine, { namespace: "mine" });
+    announce("ns-a", theirs);
+    announce("ns-a", mine, { namespace: "mine" });
     expect(theirs.get(Shared)?.()).toBe("framework's");
     expect(mine.get(Shared)?.()).toBe("mine");
     framework.dispose();
@@ -49,10 +49,10 @@ describe("provide (the framework-native route)", () => {
 
   it("refuses bad input with a code and announces nothing", () => {
     const before = hub().allTables().length;
-    expect(thrown(() => provide("", {})).code).toBe("ERR_DISPATCH_INVALID_BACKEND");
-    expect(thrown(() => provide("my backend", {})).code).toBe("ERR_DISPATCH_INVALID_BACKEND");
-    expect(thrown(() => provide("x", null as never)).code).toBe("ERR_DISPATCH_TABLE_SHAPE");
-    expect(thrown(() => provide("x", {}, { modul: "y" } as never)).message).toContain('did you mean "module"');
+    expect(thrown(() => announce("", {})).code).toBe("ERR_DISPATCH_INVALID_BACKEND");
+    expect(thrown(() => announce("my backend", {})).code).toBe("ERR_DISPATCH_INVALID_BACKEND");
+    expect(thrown(() => announce("x", null as never)).code).toBe("ERR_DISPATCH_TABLE_SHAPE");
+    expect(thrown(() => announce("x", {}, { modul: "y" } as never)).message).toContain('did you mean "module"');
     expect(hub().allTables().length).toBe(before);
   });
 });

@@ -11,14 +11,14 @@ import { checkOptions } from "./registry/options.js";
  * `namespace` is for tables that are not a framework's (the default): only registries of the same
  * namespace see them.
  */
-export function provide(backend: string, table: object, meta: { readonly module?: string; readonly namespace?: string } = {}): void {
-  checkBackend(backend, "provide()");
+export function announce(backend: string, table: object, meta: { readonly module?: string; readonly namespace?: string } = {}): void {
+  checkBackend(backend, "announce()");
   if ((typeof table !== "object" && typeof table !== "function") || table === null) {
     throw new DispatchHookError(
       "ERR_DISPATCH_TABLE_SHAPE",
-      `provide(${JSON.stringify(backend)}, …): the table must be an object, got ${describe(table)}.`,
+      `announce(${JSON.stringify(backend)}, …): the table must be an object, got ${describe(table)}.`,
     );
   }
-  checkOptions(meta, { module: "string", namespace: "string" }, `provide(${JSON.stringify(backend)}, …)`);
+  checkOptions(meta, { module: "string", namespace: "string" }, `announce(${JSON.stringify(backend)}, …)`);
   hub().announce({ via: "native", namespace: meta.namespace ?? frameworkNamespace, backend, module: meta.module, table });
 }
