@@ -4,6 +4,7 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import { fs, nodeModule, url as urls, workerThreads } from "../builtins.js";
+import { hub } from "../hub.js";
 import { DispatchHookError } from "../registry/errors.js";
 import { type DiscoverOptions, Discovery } from "./discovery.js";
 import type { HookMode } from "./hook-mode.js";
@@ -69,6 +70,12 @@ export function attachInThread(
   };
 }
 
+/** Whether a registration module's window is done in this thread (the hooks share the thread's hub). */
+const ran = (registrationModule: string): boolean =>
+  hub()
+    .windows()
+    .some((fact) => fact.state === "done" && fact.info.module === registrationModule);
+
 export function attachHooks(
   mode: Exclude<HookMode, "none">,
   /** The installation's discovery, for in-thread hooks; the hooks thread makes its own. */
@@ -86,7 +93,7 @@ export function attachHooks(
       );
     }
     return attachInThread(api.registerHooks.bind(api), (wiring) =>
-      createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, ...wiring }),
+      createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, ran, ...wiring }),
     );
   }
   if (typeof nodeModule.register !== "function") {

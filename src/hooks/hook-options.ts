@@ -37,4 +37,9 @@ export interface HookOptions {
    * keeps it either way.
    */
   readonly idle?: () => void;
+  /**
+   * In-thread only: whether a registration module has finished in this thread, for an earlier
+   * instance of its dispatch module. Once every one has, a new instance (`?v=2`) needs no windows.
+   */
+  readonly ran?: (registrationModule: string) => boolean;
 }

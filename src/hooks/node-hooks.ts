@@ -136,8 +136,9 @@ export function createHooks(options: HookOptions) {
       // Another loader's wrapper of the module (import-in-the-middle's ?iitm=true): served as it
       // is, so that it runs; the import of the module it wraps gets the facade or the signal.
       if (href.includes("?") && wrapsOwnFile(source, href)) return result;
-      // No registration module: the module itself, the signal appended.
-      if (plan.registrations.length === 0) {
+      // No registration module, or every one has finished for an earlier instance (a new one would
+      // not run again, and its windows would hold nothing): the module itself, the signal appended.
+      if (plan.registrations.every((r) => options.ran?.(r.url) === true)) {
         report({ type: "facade", url: href, backend: plan.backend });
         return { ...result, source: esmEpilogue(source, info(href, plan, "module"), runtime.esm) };
       }

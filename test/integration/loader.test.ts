@@ -111,6 +111,50 @@ describe("the loader", () => {
     expect(lastJson(result.stdout)).toEqual({ modules: ["basic.js", "basic.js?copy=2"] });
   });
 
+  it("many instances (?v=N): each gets every registration; in-thread, those after the plugins ran need no windows", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "main.mjs": [
+        'const url = import.meta.resolve("tensorlab/link/numba/dispatch/basic.js");',
+        'const { PoolLayer } = await import("ml-ops");',
+        "const got = [];",
+        "for (let i = 1; i <= 20; i++) got.push((await import(url + '?v=' + i)).numbaFuncify.resolve(new PoolLayer())());",
+        'const { registry } = await import("dispatch-hook");',
+        'const { hookMode } = await import("dispatch-hook/hooks");',
+        "const r = registry.verify();",
+        "console.log(JSON.stringify({ got: [...new Set(got)], tables: r.registrations[0].tables.length, windows: r.plugins.length, mode: hookMode(), ok: r.ok }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"]);
+    expect(result.stderr).toBe("");
+    const out = lastJson(result.stdout) as { got: string[]; tables: number; windows: number; mode: string; ok: boolean };
+    expect(out).toMatchObject({ got: ["pooled"], tables: 20, ok: true });
+    // In-thread, the hooks see the plugin's window done and serve later instances as themselves.
+    expect(out.windows).toBe(out.mode === "registerHooks" ? 1 : 20);
+  });
+
+  it("a registration module that threw is run into again by every later instance, and each importer sees the error", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "node_modules/ml-ops/dispatch/numba.js": 'throw new TypeError("plugin broke");\n',
+      "main.mjs": [
+        'const url = import.meta.resolve("tensorlab/link/numba/dispatch/basic.js");',
+        "const errors = [];",
+        "for (let i = 1; i <= 3; i++) { try { await import(url + '?v=' + i); errors.push('none'); } catch (e) { errors.push(e.message); } }",
+        'const { registry } = await import("dispatch-hook");',
+        "const r = registry.verify();",
+        "console.log(JSON.stringify({ errors, states: r.plugins.map((p) => p.state), ok: r.ok }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"]);
+    const out = lastJson(result.stdout) as { errors: string[]; states: string[]; ok: boolean };
+    expect(out.errors).toEqual(["plugin broke", "plugin broke", "plugin broke"]);
+    expect(out.states).toEqual(["failed", "failed", "failed"]);
+    expect(out.ok).toBe(false);
+  });
+
   it("two copies of dispatch-hook in one process both see the signal", async () => {
     const dir = makeTree({
       ...frameworkEsm,
