@@ -70,6 +70,16 @@ export class FieldReader {
   }
 
   /** Reads one `dispatchHook` field. */
+  /** The DISPATCH_HOOK_CONFIG file holds a field's value; one shaped like a package.json is read too, and named. */
+  fileField(source: FieldSource, value: unknown): void {
+    const wrapped = isRecord(value) && Object.keys(value).length === 1 && isRecord(value.dispatchHook);
+    if (wrapped) {
+      const message = 'the file holds a "dispatchHook" key: move the keys inside "dispatchHook" to the top level';
+      this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", "dispatchHook", `${message} (it was read as the field's value)`, message);
+    }
+    this.field(source, wrapped ? value.dispatchHook : value);
+  }
+
   field(source: FieldSource, field: unknown): void {
     if (!isRecord(field)) {
       this.problem(

@@ -280,14 +280,14 @@ export class Discovery {
       lookup: this.#lookup(this.root),
     };
     const json = readJson(file);
-    if (json.ok) this.#reader.field(source, json.value);
+    if (json.ok) this.#reader.fileField(source, json.value);
     else
       this.#reader.problem(
         source,
         "ERR_DISPATCH_CONFIG_JSON",
         "",
         `the DISPATCH_HOOK_CONFIG file cannot be read as JSON: ${json.error}`,
-        "Point DISPATCH_HOOK_CONFIG at a JSON file holding a dispatchHook field.",
+        'Point DISPATCH_HOOK_CONFIG at a JSON file holding what a dispatchHook field would, such as { "expects": { "cpu": ["Conv"] } }.',
       );
     this.#version++;
   }

@@ -7,6 +7,7 @@
 import { assertedBackends } from "./asserted-backends.js";
 import type { AuditEvent, AuditReport, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { DispatchHookError } from "./errors.js";
+import { checkVerifyOptions } from "./options.js";
 
 export type { AuditEvent, AuditEventKind, AuditReport, VerifyOptions } from "./audit-events.js";
 
@@ -59,6 +60,7 @@ export class AuditLog {
  * too, even when it caught the error. @internal
  */
 export function throwIfIncomplete(read: (options: VerifyOptions) => AuditReport, options: VerifyOptions): void {
+  checkVerifyOptions(options, "assertComplete()");
   for (const backend of options.backends ?? []) if (typeof backend === "string") assertedBackends().add(backend);
   const report = read(options);
   if (report.ok) return;

@@ -96,3 +96,16 @@ export function checkOptions(value: unknown, spec: Readonly<Record<string, Optio
     }
   }
 }
+
+/** The audit's options, `{ backends }`: checked where they enter (verify(), format(), assertComplete(), threadAudit()). */
+export function checkVerifyOptions(options: unknown, where: string): void {
+  checkOptions(options, { backends: "array" }, where);
+  const backends = (options as { backends?: readonly unknown[] } | undefined)?.backends ?? [];
+  const bad = backends.findIndex((backend) => typeof backend !== "string" || backend === "");
+  if (bad >= 0) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `${where}: "backends" must list backend names, got ${describe(backends[bad])}.`,
+    );
+  }
+}

@@ -9,9 +9,11 @@ import type { AuditEvent, AuditReport, VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
 import { frozen } from "./audit-log.js";
 import { buildReport, type NamedFold } from "./audit-report.js";
+import { checkVerifyOptions } from "./options.js";
 import { gatherFacts } from "./thread-facts.js";
 
 export function threadAudit(options: VerifyOptions = {}): AuditReport {
+  checkVerifyOptions(options, "threadAudit()");
   const registries = hub()
     .members()
     .map((m) => ({ name: m.name, copy: m.copy, events: inNamespace(m.events() as readonly AuditEvent[], m.namespace) }))
@@ -47,6 +49,7 @@ export function registryReport(
   own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }>,
   connected: (loaders: readonly InstallationStatus[]) => boolean,
 ): AuditReport {
+  checkVerifyOptions(options, "verify()");
   const facts = gatherFacts(own);
   return buildReport([{ fold: fold(events) }], facts, { connected: connected(facts.loaders), focus: options.backends });
 }

@@ -117,6 +117,7 @@ describe("Discovery", () => {
       "package.json": pkg({ name: "app" }),
       "config/dispatch.json": pkg({ registrations: { numba: "./regs/numba.js" } }),
       "config/broken.json": "nope",
+      "config/wrapped.json": pkg({ dispatchHook: { registrations: { numba: "./regs/numba.js" } } }),
     });
     const config = discover({
       root,
@@ -132,6 +133,12 @@ describe("Discovery", () => {
     ]);
     expect(config.rules.map((r) => r.backend)).toEqual(["jax"]);
     expect(discover({ root, configFile: "config/broken.json" }).problems.map((p) => p.code)).toEqual(["ERR_DISPATCH_CONFIG_JSON"]);
+    // A file shaped like a package.json, the field under a "dispatchHook" key: read, and the shape named.
+    const wrapped = discover({ root, configFile: "config/wrapped.json" });
+    expect(wrapped.plugins.map((p) => Object.keys(p.registrations))).toEqual([["numba"]]);
+    expect(wrapped.problems.map((p) => [p.code, p.message])).toEqual([
+      ["ERR_DISPATCH_CONFIG_INVALID", expect.stringContaining('move the keys inside "dispatchHook" to the top level')],
+    ]);
     const off = new Discovery({ root, packages: false });
     expect(off.config().files).toEqual([]);
     expect(off.learn(pathToFileURL(join(root, "package.json")).href)).toBe(false);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkOptions, didYouMean, suggest } from "../../src/registry/options.js";
+import { createRegistry } from "../../src/registry/registry.js";
+import { threadAudit } from "../../src/registry/thread-audit.js";
 import { thrown } from "../helpers.js";
 
 describe("suggest", () => {
@@ -52,5 +54,30 @@ describe("checkOptions", () => {
     expect(thrown(() => checkOptions({ registry: {} }, spec, "install()")).message).toContain('"registry" must be a registry');
     expect(thrown(() => checkOptions(7, spec, "install()")).message).toContain("options must be an object, got number 7");
     expect(thrown(() => checkOptions({ toString: 1 }, spec, "x()")).message).toContain('unknown option "toString"');
+  });
+});
+
+describe("the audit's options", () => {
+  it("verify(), format(), assertComplete() and threadAudit() refuse a misspelt key or a backends that is not a list, and lose nothing", () => {
+    const registry = createRegistry();
+    class Pool {}
+    registry.register("gpu-typo", Pool, () => 1);
+    const calls: Array<[string, () => unknown]> = [
+      ["verify()", () => registry.verify({ backend: ["gpu-typo"] } as never)],
+      ["verify()", () => registry.format({ backends: "gpu-typo" } as never)],
+      ["assertComplete()", () => registry.assertComplete({ backend: ["gpu-typo"] } as never)],
+      ["assertComplete()", () => registry.assertComplete({ backends: [""] })],
+      ["threadAudit()", () => threadAudit({ backendz: [] } as never)],
+    ];
+    for (const [where, call] of calls) {
+      const error = thrown(call);
+      expect(error.code).toBe("ERR_DISPATCH_INVALID_OPTION");
+      expect(error.message.startsWith(`${where}:`)).toBe(true);
+    }
+    expect(thrown(calls[0]?.[1] as () => unknown).message).toContain('did you mean "backends"');
+    // The registration is still there, and the right spelling still finds it pending.
+    expect(registry.pending("gpu-typo")).toHaveLength(1);
+    expect(thrown(() => registry.assertComplete({ backends: ["gpu-typo"] })).code).toBe("ERR_DISPATCH_NO_LOADER");
+    registry.dispose();
   });
 });
