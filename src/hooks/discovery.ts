@@ -4,11 +4,9 @@
  * - the program's own package: the package scope of the entry point (process.argv[1]), wherever
  *   node was started; its direct dependencies too. The working directory's package when there is no
  *   entry point (`node -e`) or the entry point is a tool's, inside node_modules (vitest, jest, tsx);
- * - package scopes as modules load: the first time the hooks resolve a module of a package, its
- *   package.json is read (Node reads it anyway), and when a package depends on a framework (a
- *   package that declares backends) or on dispatch-hook, its direct dependencies are read too. That
- *   finds a plugin that sits next to the framework anywhere in the tree (app → toolkit →
- *   framework + plugin) before its backend loads, even if nothing has imported the plugin yet;
+ * - package scopes as modules load: a package's package.json when the hooks first resolve one of its
+ *   modules, and its direct dependencies when it depends on a framework or on dispatch-hook. That
+ *   finds a plugin next to its framework anywhere in the tree before its backend loads;
  * - DISPATCH_HOOK_CONFIG and declarations given in code.
  * The cost follows what the program loads, not what is installed.
  */
@@ -101,6 +99,7 @@ export class Discovery {
   readonly #scopes = new Map<string, string | null>();
   /** Package directory -> what was read there. */
   readonly #known = new Map<string, Known>();
+  readonly #declared = new Set<string>(); // real directories of the packages whose field was read
   /** Directory (as a URL prefix) -> the "type" of its nearest package.json. */
   readonly #types = new Map<string, "module" | "commonjs">();
   /** Names of packages that declare backends, and dispatch-hook itself. */
@@ -209,8 +208,7 @@ export class Discovery {
     this.#files.push(file);
     const json = read ?? readJson(file);
     const fallback = isApp ? undefined : dir.split(path.sep).pop();
-    // Built only for a package with something to say: realpath is a system call, and most
-    // packages declare nothing.
+    // Built only for a package with something to say: realpath is a system call.
     const source = (name: string | undefined): FieldSource => ({
       file,
       label: `package.json "dispatchHook" of ${name ?? dir.split(path.sep).pop() ?? dir}`,
@@ -233,7 +231,10 @@ export class Discovery {
     const name = typeof value.name === "string" ? value.name : fallback;
     const known: Known = { dir, name, deps: dependencyNames(value, isApp).filter(isPackageName), depsRead: false };
     this.#known.set(dir, known);
-    if (value.dispatchHook !== undefined) {
+    // A linked package is met at its link and at its real directory: its field is read once.
+    const real = value.dispatchHook === undefined ? undefined : realDir(dir);
+    if (real !== undefined && !this.#declared.has(real)) {
+      this.#declared.add(real);
       const rulesBefore = this.#reader.rules.length;
       this.#reader.field(source(name), value.dispatchHook);
       if (this.#reader.rules.length > rulesBefore && name !== undefined && !this.#frameworks.has(name)) {

@@ -157,6 +157,21 @@ describe("Discovery", () => {
     expect(discover({ root }).rules[0]?.roots).toEqual([`${pathToFileURL(join(root, "packages/tensorlab")).href}/`]);
   });
 
+  it("reads a linked package's field once, met at its link and then at its real directory (npm install ./pkg)", () => {
+    const root = makeTree({
+      "package.json": pkg({ name: "app", dependencies: { "ml-ops": "file:ml-ops" } }),
+      "ml-ops/package.json": pkg({ name: "ml-ops", dispatchHook: { registation: {}, registrations: { numba: "./numba.js" } } }),
+      "ml-ops/numba.js": "",
+    });
+    mkdirSync(join(root, "node_modules"));
+    symlinkSync(join(root, "ml-ops"), join(root, "node_modules/ml-ops"), "dir");
+    const discovery = new Discovery({ root });
+    discovery.learn(pathToFileURL(join(root, "ml-ops/numba.js")).href);
+    const config = discovery.config();
+    expect(config.plugins.map((p) => p.name)).toEqual(["ml-ops"]);
+    expect(config.problems.map((p) => p.key)).toEqual(["registation"]);
+  });
+
   it("skips a nested package.json that only sets the module type, and finds the package above it", () => {
     const root = makeTree({
       "package.json": pkg({ name: "app" }),
