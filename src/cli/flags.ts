@@ -1,3 +1,5 @@
+import { didYouMean } from "../registry/options.js";
+
 /**
  * A subcommand's options: `--flag`, `--name value` and `--name=value`, up to "--" or the first word
  * that is not an option; what follows is the command's (or the subcommand's positional words).
@@ -14,7 +16,7 @@ export function parseFlags(args: readonly string[], kinds: FlagKinds): { flags: 
     const eq = arg.indexOf("=");
     const name = eq === -1 ? arg : arg.slice(0, eq);
     const kind = kinds[name];
-    if (kind === undefined) return { error: `unknown option ${name}` };
+    if (kind === undefined) return { error: `unknown option ${name}${didYouMean(name, Object.keys(kinds))}` };
     if (kind === "boolean") {
       if (eq !== -1) return { error: `${name} takes no value` };
       flags[name] = true;

@@ -1,3 +1,4 @@
+import { didYouMean } from "../registry/options.js";
 import { auditCommand, auditHelp } from "./audit-command.js";
 import { doctorCommand, doctorHelp } from "./doctor.js";
 import type { Io } from "./io.js";
@@ -22,6 +23,6 @@ export async function main(args: readonly string[], io: Io): Promise<number> {
   }
   if (command === "audit") return auditCommand(rest, io);
   if (command === "doctor") return doctorCommand(rest, io);
-  io.err(`dispatch-hook: unknown command ${JSON.stringify(command)}\n\n${help}`);
+  io.err(`dispatch-hook: unknown command ${JSON.stringify(command)}${didYouMean(command, ["audit", "doctor"])}\n\n${help}`);
   return 2;
 }

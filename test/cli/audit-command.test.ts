@@ -71,6 +71,9 @@ describe("dispatch-hook audit", () => {
     const unknown = memoryIo(dir);
     expect(await auditCommand(["--yaml", "--", "x.mjs"], unknown)).toBe(2);
     expect(unknown.stderr()).toContain("unknown option --yaml");
+    const near = memoryIo(dir);
+    expect(await auditCommand(["--jsn", "--", "x.mjs"], near)).toBe(2);
+    expect(near.stderr()).toContain('unknown option --jsn (did you mean "--json"?)');
     expect(unknown.stderr()).toContain("Usage: dispatch-hook audit");
     const valueless = memoryIo(dir);
     expect(await auditCommand(["--dir"], valueless)).toBe(2);

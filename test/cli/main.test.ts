@@ -17,9 +17,12 @@ describe("main", () => {
     expect(doctor.stdout()).toContain("Usage: dispatch-hook doctor");
   });
 
-  it("refuses an unknown command with exit code 2", async () => {
+  it("refuses an unknown command with exit code 2, naming the command meant", async () => {
     const io = memoryIo(process.cwd());
     expect(await main(["doctr"], io)).toBe(2);
-    expect(io.stderr()).toContain('unknown command "doctr"');
+    expect(io.stderr()).toContain('unknown command "doctr" (did you mean "doctor"?)');
+    const far = memoryIo(process.cwd());
+    expect(await main(["zzzz"], far)).toBe(2);
+    expect(far.stderr()).toContain('unknown command "zzzz"\n');
   });
 });
