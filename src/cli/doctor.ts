@@ -159,7 +159,8 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
     configFile: io.env.DISPATCH_HOOK_CONFIG || undefined,
   });
   const { backends, plugins, problems } = diagnose(config);
-  if (config.rules.length === 0) {
+  // A project that only chooses backends per call (createBackends, "dispatchables") needs no loader.
+  if (config.rules.length === 0 && config.dispatchables.length === 0) {
     problems.push({
       message: `no backend declaration was found: ${config.root} and its dependency tree declare nothing, so the loader would watch nothing`,
       fix: 'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or run doctor from the app\'s directory.',
@@ -179,11 +180,11 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
         findings: staticFindings,
       };
   if (flags["--json"]) io.out(`${JSON.stringify(report)}\n`);
-  else io.out(`${formatDoctor(report, plugins, io)}\n`);
+  else io.out(`${formatDoctor(report, plugins, config.dispatchables, io)}\n`);
   return report.ok ? 0 : 1;
 }
 
-function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], io: Io): string {
+function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], sets: HookConfig["dispatchables"], io: Io): string {
   const style = createStyle({ isTTY: io.isTTY }, io.env);
   const rel = (file: string) => {
     const r = relative(io.cwd, file);
@@ -211,6 +212,8 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], io
     for (const r of plugin.registrations) out.push(`    ${r.backend}: registers from ${rel(r.file)}${r.exists ? "" : " (missing)"}`);
     for (const e of plugin.expects) out.push(`    ${e.backend}: expects ${e.ops.join(", ")}`);
   }
+  if (sets.length > 0) out.push("", style.bold("backends of backend sets (chosen per call)"));
+  for (const d of sets) out.push(`  ${d.set}: ${d.backend} (${rel(d.declaredIn)})`);
   out.push("");
   if (report.findings.length === 0) {
     out.push(

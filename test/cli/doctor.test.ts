@@ -97,6 +97,21 @@ describe("dispatch-hook doctor", () => {
     expect(io.stdout()).not.toContain("no problems found");
   });
 
+  it("a project that only chooses backends per call needs no backend declaration, and its sets' backends are listed", async () => {
+    const dir = makeTree({
+      "package.json": JSON.stringify({ name: "app", dependencies: { "wasm-arrays": "1" } }),
+      "node_modules/wasm-arrays/package.json": JSON.stringify({
+        name: "wasm-arrays",
+        dispatchHook: { dispatchables: { "ml-ops": { wasm: { primaryTypes: [], implementations: {} } } } },
+      }),
+    });
+    const io = memoryIo(dir);
+    expect(await doctorCommand([], io)).toBe(0);
+    expect(io.stdout()).not.toContain("no backend declaration was found");
+    expect(io.stdout()).toContain("ml-ops: wasm (node_modules/wasm-arrays/package.json)");
+    expect(io.stdout()).toContain("no problems found");
+  });
+
   it("finds a plugin that is not a direct dependency (app → toolkit → framework + plugin), from another directory", async () => {
     const dir = makeTree({
       ...frameworkEsm,
