@@ -115,6 +115,8 @@ export interface InstallationStatus {
 export interface HubLoader {
   status(): InstallationStatus;
   miss(miss: DispatchMiss): void;
+  /** A registration module has finished in a window: later instances of its dispatch module need none. */
+  ran?(registrationModule: string): void;
 }
 
 /**

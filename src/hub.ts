@@ -235,6 +235,7 @@ class Hub implements HubApi {
     const record = this.#windows.get(fact.info.id);
     if (record === undefined || record.fact !== fact || !record.live) return;
     record.live = false;
+    if (fact.state === "done") for (const loader of this.#loaders) loader.ran?.(fact.info.module);
     // With no window left to attribute to, the storage stops (on Node 20 that turns its async hooks off).
     if (--this.#live === 0) this.#storage?.disable();
   }

@@ -4,7 +4,6 @@
  */
 import type { MessagePort } from "node:worker_threads";
 import { fs, nodeModule, url as urls, workerThreads } from "../builtins.js";
-import { hub } from "../hub.js";
 import { DispatchHookError } from "../registry/errors.js";
 import { type DiscoverOptions, Discovery } from "./discovery.js";
 import type { HookMode } from "./hook-mode.js";
@@ -14,6 +13,8 @@ import { createHooks, type HookReport } from "./node-hooks.js";
 export interface AttachedHooks {
   /** Delivers reports still in flight from the hooks thread (none in-thread). */
   drain(): void;
+  /** Tells the hooks that a registration module has finished (see HookOptions.ran). */
+  ran(registrationModule: string): void;
   detach(): void;
 }
 
@@ -47,8 +48,9 @@ type HookPair = Pick<ReturnType<typeof createHooks>, "resolve" | "load">;
  */
 export function attachInThread(
   registerHooks: RegisterHooks,
-  create: (wiring: { needLoad: () => void; idle: () => void }) => HookPair,
+  create: (wiring: { needLoad: () => void; idle: () => void; ran: (module: string) => boolean }) => HookPair,
 ): AttachedHooks {
+  const finished = new Set<string>();
   let loadHandle: { deregister(): void } | undefined;
   let detached = false;
   const needLoad = () => {
@@ -58,10 +60,11 @@ export function attachInThread(
     loadHandle?.deregister();
     loadHandle = undefined;
   };
-  const hooks = create({ needLoad, idle });
+  const hooks = create({ needLoad, idle, ran: (module) => finished.has(module) });
   const handle = registerHooks({ resolve: hooks.resolve });
   return {
     drain() {},
+    ran: (module) => finished.add(module),
     detach: () => {
       detached = true;
       handle.deregister();
@@ -69,12 +72,6 @@ export function attachInThread(
     },
   };
 }
-
-/** Whether a registration module's window is done in this thread (the hooks share the thread's hub). */
-const ran = (registrationModule: string): boolean =>
-  hub()
-    .windows()
-    .some((fact) => fact.state === "done" && fact.info.module === registrationModule);
 
 export function attachHooks(
   mode: Exclude<HookMode, "none">,
@@ -93,7 +90,7 @@ export function attachHooks(
       );
     }
     return attachInThread(api.registerHooks.bind(api), (wiring) =>
-      createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, ran, ...wiring }),
+      createHooks({ discovery: discovery ?? new Discovery(discoverOptions), mode, runtime, report: onReport, ...wiring }),
     );
   }
   if (typeof nodeModule.register !== "function") {
@@ -139,6 +136,8 @@ export function attachHooks(
       for (let m = threads.receiveMessageOnPort(port1); m !== undefined; m = threads.receiveMessageOnPort(port1))
         receive(m.message as HookReport);
     },
+    // The hooks thread reads these when it next serves a dispatch module with plugins.
+    ran: (module) => port1.postMessage({ ran: module }),
     detach() {
       // module.register cannot be undone; the hooks on the other thread stop changing anything,
       // from the very next module on.

@@ -38,7 +38,7 @@ export interface HookOptions {
    */
   readonly idle?: () => void;
   /**
-   * In-thread only: whether a registration module has finished in this thread, for an earlier
+   * Whether a registration module has finished in the installation's thread, for an earlier
    * instance of its dispatch module. Once every one has, a new instance (`?v=2`) needs no windows.
    */
   readonly ran?: (registrationModule: string) => boolean;

@@ -5,6 +5,7 @@
  * module instance and its own state here.
  */
 import type { MessagePort } from "node:worker_threads";
+import { workerThreads } from "../builtins.js";
 import { type DiscoverOptions, Discovery, emptyConfig } from "./discovery.js";
 import { createHooks, type HookReport, type LoadResult, type ResolveResult } from "./node-hooks.js";
 
@@ -50,12 +51,19 @@ export function initialize(data: HooksData): void {
       }
       // The installation reads the config from here, not on its own thread (see install.ts).
       port.postMessage({ type: "config", config: discovery.config() } satisfies HookReport);
+      // Registration modules the installation saw finish, as it posted them (see AttachedHooks.ran).
+      const finished = new Set<string>();
       hooks = createHooks({
         discovery,
         mode: "register",
         runtime: data.runtime,
         report: (message) => port.postMessage(message),
         enabled: () => Atomics.load(disposed, 0) === 0,
+        ran: (module) => {
+          for (let m = workerThreads().receiveMessageOnPort(port); m !== undefined; m = workerThreads().receiveMessageOnPort(port))
+            finished.add((m.message as { ran: string }).ran);
+          return finished.has(module);
+        },
       });
       return hooks;
     } finally {

@@ -151,7 +151,7 @@ export function install(options: InstallOptions = {}): Installation {
         `${declaring.length === 0 ? `no discovered plugin declares a registration module for ${backend}` : `plugins with a registration module for ${backend}: ${declaring.join(", ")}`}.`,
     );
   };
-  const leave = hub().addLoader({ status, miss });
+  const leave = hub().addLoader({ status, miss, ran: (module) => hooks.ran(module) });
 
   let disposed = false;
   const dispose = () => {
