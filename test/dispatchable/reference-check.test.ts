@@ -43,7 +43,7 @@ describe("referenceCheck", () => {
     const double = dispatchable((x: number) => x * 2, { name: "double", args: [0], backends });
     const options = {
       inputs: [[1.5], [4]],
-      prepare: (_backend: string, [x]: unknown[]) => [String(x)],
+      prepare: (_backend: string, [x]: readonly unknown[]) => [String(x)],
       normalize: (_b: string, r: unknown) => Number(r),
       equal: (a: unknown, e: unknown) => Math.abs((a as number) - (e as number)) < 1e-9,
     };
