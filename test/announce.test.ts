@@ -19,15 +19,16 @@ describe("announce (the framework-native route)", () => {
     ]);
     waiting.dispose();
     const later = createRegistry();
-    const second = new Dispatcher({ backend: "native-a" });
-    later.register("native-a", class Late {}, () => "later");
+    class Late {}
+    later.register("native-a", Late, () => "later");
     expect(later.verify().registrations[0]?.state).toBe("applied");
+    // Applied to the table provided before this registry existed.
+    expect(table.resolve(new Late())()).toBe("later");
     expect(
       hub()
         .allTables()
         .some((n) => n.via === "native" && n.table === table),
     ).toBe(true);
-    void second;
     later.dispose();
   });
 

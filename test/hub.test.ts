@@ -164,7 +164,14 @@ describe("the hub", () => {
   });
 
   it("claims the exit audit once", () => {
-    // The suite's own hub may have been claimed already; after one claim, every other fails.
+    // A fresh process, whose hub nobody has claimed yet (this suite's may have been claimed): the
+    // first claim wins, and every later one fails.
+    const entry = new URL("../dist/hub.js", import.meta.url).href;
+    const script = `const { hub } = await import(${JSON.stringify(entry)}); console.log(JSON.stringify([hub().claimExit(), hub().claimExit(), hub().claimExit()]));`;
+    const env = { ...process.env, NODE_OPTIONS: "", NODE_V8_COVERAGE: "" };
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env });
+    expect(JSON.parse(out)).toEqual([true, false, false]);
+    // In this thread too, once claimed, it stays claimed.
     hub().claimExit();
     expect(hub().claimExit()).toBe(false);
   });

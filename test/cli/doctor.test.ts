@@ -71,10 +71,10 @@ describe("dispatch-hook doctor", () => {
   it("uses colour on a TTY unless NO_COLOR is set, and has --help", async () => {
     const dir = makeTree({ "package.json": "{}" });
     const tty = memoryIo(dir, { isTTY: true });
-    doctorCommand([], tty);
+    await doctorCommand([], tty);
     expect(tty.stdout()).toContain("\x1b[1mdispatch-hook doctor\x1b[22m");
     const noColor = memoryIo(dir, { isTTY: true, env: { NO_COLOR: "1" } });
-    doctorCommand([], noColor);
+    await doctorCommand([], noColor);
     expect(noColor.stdout()).not.toContain("\x1b[");
     expect(noColor.stdout()).toContain("(none declared)");
     const help = memoryIo(dir);
@@ -82,6 +82,8 @@ describe("dispatch-hook doctor", () => {
     expect(help.stdout()).toContain("Usage: dispatch-hook doctor");
     const bad = memoryIo(dir);
     expect(await doctorCommand(["--fix"], bad)).toBe(2);
+    expect(bad.stderr()).toContain("--fix");
+    expect(bad.stderr()).toContain("Usage: dispatch-hook doctor");
   });
 
   it("exits 1 when it finds no configuration at all, and lists the files it read", async () => {

@@ -7,8 +7,10 @@ describe("main", () => {
     const io = memoryIo(process.cwd());
     expect(await main(["--help"], io)).toBe(0);
     expect(io.stdout()).toBe(help);
+    // No command at all is a usage error: the usage, and exit 2.
     const bare = memoryIo(process.cwd());
     expect(await main([], bare)).toBe(2);
+    expect(bare.stdout() + bare.stderr()).toBe(help);
     const audit = memoryIo(process.cwd());
     expect(await main(["help", "audit"], audit)).toBe(0);
     expect(audit.stdout()).toContain("Usage: dispatch-hook audit");

@@ -436,6 +436,8 @@ describe("wrapping backends", () => {
       normalize: (_b, r) => (r instanceof Jax ? new Nd(r.data) : r),
     });
     expect(report.backends).toEqual(["jax", "jax-on-nd"]);
+    // One input, run through each of the two: listed is not enough, each must have been run.
+    expect(report.checked).toBe(2);
     expect(report.disagreements).toEqual([]);
   });
 

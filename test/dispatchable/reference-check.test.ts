@@ -34,15 +34,31 @@ describe("referenceCheck", () => {
 
   it("prepares inputs per backend and compares with the caller's equality", () => {
     const backends = createBackends({ name: "refcheck-2", discover: false });
-    backends.declare({ name: "strings", primaryTypes: [String], implementations: { double: (s: string) => `${Number(s) * 2}` } });
+    // It takes only strings, and its results are off by a rounding error.
+    const strings = (s: string) => {
+      if (typeof s !== "string") throw new TypeError(`wants a string, got ${typeof s}`);
+      return `${Number(s) * 2 + 1e-12}`;
+    };
+    backends.declare({ name: "strings", primaryTypes: [String], implementations: { double: strings } });
     const double = dispatchable((x: number) => x * 2, { name: "double", args: [0], backends });
-    const report = referenceCheck(double, {
+    const options = {
       inputs: [[1.5], [4]],
-      prepare: (_backend, [x]) => [String(x)],
-      normalize: (_b, r) => Number(r),
-      equal: (a, e) => Math.abs((a as number) - (e as number)) < 1e-9,
-    });
-    expect(report).toMatchObject({ checked: 2, disagreements: [] });
+      prepare: (_backend: string, [x]: readonly unknown[]) => [String(x)],
+      normalize: (_b: string, r: unknown) => Number(r),
+      equal: (a: unknown, e: unknown) => Math.abs((a as number) - (e as number)) < 1e-9,
+    };
+    expect(referenceCheck(double, options)).toMatchObject({ checked: 2, disagreements: [] });
+    // Each of the two is needed: unprepared, the backend gets numbers; by default, equality is exact.
+    const { prepare: _prepare, ...unprepared } = options;
+    expect(referenceCheck(double, unprepared).disagreements.map((d) => (d.error as Error).message)).toEqual([
+      "wants a string, got number",
+      "wants a string, got number",
+    ]);
+    const { equal: _equal, ...exact } = options;
+    expect(referenceCheck(double, exact).disagreements.map((d) => [d.expected, d.actual])).toEqual([
+      [3, 3 + 1e-12],
+      [8, 8 + 1e-12],
+    ]);
   });
 });
 

@@ -31,7 +31,12 @@ describe("package scopes", () => {
   it("reads JSON or says why not, and keeps a path it cannot resolve", () => {
     const root = makeTree({ "ok.json": '{"a":1}', "bad.json": "{" });
     expect(readJson(join(root, "ok.json"))).toEqual({ ok: true, value: { a: 1 } });
-    expect(readJson(join(root, "bad.json")).ok).toBe(false);
+    const bad = readJson(join(root, "bad.json"));
+    expect(bad.ok).toBe(false);
+    // Why: the parser's own words, and for a missing file the system's.
+    expect(!bad.ok && bad.error).toMatch(/JSON/);
+    const missing = readJson(join(root, "missing.json"));
+    expect(!missing.ok && missing.error).toContain("ENOENT");
     expect(realDir(join(root, "missing"))).toBe(join(root, "missing"));
   });
 });

@@ -42,7 +42,7 @@ const everyTableAnswers = {
   problems: [],
 };
 
-/** The exit audit's table went to stderr with no problem in it, and nothing else did but Node's own warnings. */
+/** Strict found nothing to print (it prints only a problem) and nothing failed: stderr holds at most Node's own warnings. */
 function cleanStrictAudit(stderr: string): void {
   expect(stderr).not.toContain("problem(s)");
   expect(stderr).not.toMatch(/Error|not landed|pending/);

@@ -158,7 +158,13 @@ describe("AuditLog", () => {
     table.dispose();
     expect(registry.verify().backends).toEqual([{ backend: "numba", tables: 0, loaded: false, sealed: false }]);
     registry.seal("numba");
-    expect(() => registry.register("numba", Col2Im, () => 0)).toThrow();
+    expect(thrown(() => registry.register("numba", Col2Im, () => 0)).code).toBe("ERR_DISPATCH_SEALED");
     expect(registry.verify().backends[0]?.sealed).toBe(true);
+    // The refusal is in the log, after the seal, though no registration was made.
+    expect(registry.audit.events().slice(-2)).toMatchObject([
+      { kind: "sealed", backend: "numba", sealed: true },
+      { kind: "refused", backend: "numba", op: "Col2Im", code: "ERR_DISPATCH_SEALED" },
+    ]);
+    expect(registry.verify().registrations.map((r) => r.op)).toEqual(["PoolLayer", "PoolLayer"]);
   });
 });

@@ -140,6 +140,9 @@ describe("abstract (protocol) keys", () => {
     table.register(Concrete, () => "concrete");
     expect(table.resolve(new Concrete())()).toBe("concrete");
     expect(table.has(Concrete)).toBe(true);
+    // Nominal: a value with a shape is no Concrete, though the protocol Concrete inherits says yes.
+    expect(new Tensor() instanceof Concrete).toBe(true);
+    expect(thrown(() => table.resolve(new Tensor())).code).toBe("ERR_DISPATCH_NO_IMPL");
   });
 });
 

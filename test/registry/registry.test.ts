@@ -462,9 +462,10 @@ describe("custom adapters", () => {
         },
       },
     });
-    const handle = registry.register("pytorch", PoolLayer, impl("pool"));
+    const pool = impl("pool");
+    const handle = registry.register("pytorch", PoolLayer, pool);
     registry.provide("pytorch", store);
-    expect(typeof store.PoolLayer).toBe("function");
+    expect(store.PoolLayer).toBe(pool);
     expect(registry.audit.events().find((e) => e.kind === "provided")).toMatchObject({ tableKind: "record" });
     handle.dispose();
     expect(store.PoolLayer).toBeUndefined();

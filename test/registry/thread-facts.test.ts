@@ -28,8 +28,13 @@ describe("thread facts", () => {
 
   it("asks the installed loaders, fresh each time, until they leave", () => {
     const before = hub().loaders().length;
-    const leave = hub().addLoader({ status: () => ({ mode: "test", backends: [] }), miss: () => {} });
+    // What the loader watches grows as it learns; each gathering asks it anew.
+    const watched: string[] = [];
+    const leave = hub().addLoader({ status: () => ({ mode: "test", backends: [...watched] }), miss: () => {} });
     expect(gatherFacts().loaders).toHaveLength(before + 1);
+    expect(gatherFacts().loaders.at(-1)).toMatchObject({ mode: "test", backends: [] });
+    watched.push("facts-gpu");
+    expect(gatherFacts().loaders.at(-1)).toMatchObject({ mode: "test", backends: ["facts-gpu"] });
     leave();
     expect(gatherFacts().loaders).toHaveLength(before);
   });
