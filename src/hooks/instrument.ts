@@ -86,16 +86,15 @@ function freeIdentifier(source: string): string {
  * working without touching the original text.
  */
 export function trailingDirectives(source: string): string {
-  const lines = source.split(/\r?\n/);
+  // Read from the end, a line at a time: the rest of a large module is never split or copied.
   const kept: string[] = [];
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = (lines[i] as string).trim();
+  for (let end = source.length; end > 0; ) {
+    const start = source.lastIndexOf("\n", end - 1) + 1;
+    const line = source.slice(start, end).trim();
+    end = start - 1;
     if (line === "") continue;
-    if (/^\/\/[#@]\s*source(?:Mapping)?URL=\S*$/.test(line)) {
-      kept.unshift(line);
-      continue;
-    }
-    break;
+    if (!/^\/\/[#@]\s*source(?:Mapping)?URL=\S*$/.test(line)) break;
+    kept.unshift(line);
   }
   return kept.length === 0 ? "" : `${kept.join("\n")}\n`;
 }
