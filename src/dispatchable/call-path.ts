@@ -1,18 +1,21 @@
 /**
- * The call path of a dispatchable function. Decisions are cached per tuple of relevant types and
- * per scope: one or two relevant arguments in weak maps keyed by prototype, more in a trie of them
- * under the argument count; no cache keeps a class alive or grows without bound. A decision
- * that had to ask a protocol of some value is not reused for another value: it is made again for
- * every call whose classes lead to it (a protocol is asked of each value). Any change to
- * the set (declaration, registration, disposal) changes its version, and the caches go. In front of
- * the caches, for one or two relevant arguments among one to three parameters, sits a function
- * compiled for this dispatchable (front.ts) that answers repeated calls from the last decisions
- * without allocating; every call it does not answer comes here.
+ * The call path of a dispatchable function, in three tiers:
+ * - where code may be generated and one or two of the first three arguments decide, a chain
+ *   compiled for this dispatchable alone (front.ts);
+ * - for the same calls, the fast path (fast-call.ts), which indexes the decisions below by each
+ *   argument's class index (classifier.ts);
+ * - the general path, here: decisions cached per tuple of relevant prototypes and per scope (one or
+ *   two arguments in weak caches, more in a trie of them under the argument count; no cache keeps
+ *   a class alive or grows without bound), and the per-call work (run-candidates.ts).
+ * A decision that had to ask a protocol of some value is not reused for another value: it is made
+ * again for every call whose classes lead to it. Any change to the set (declaration, registration,
+ * disposal) changes its version, and every tier's decisions go.
  */
 import type { Class } from "../registry/dispatcher.js";
 import type { BackendSet } from "./backend-set.js";
 import { standIn } from "./explicit-types.js";
-import { compileFront, forget, remember } from "./front.js";
+import { createFast } from "./fast-call.js";
+import { compileFront } from "./front.js";
 import { type Implementation, realImpl } from "./impl-table.js";
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
 import { type Plan, plan } from "./plan.js";
@@ -192,22 +195,16 @@ export function createCaller(spec: CallerSpec): Caller {
     const e = entryFor(args, scope, like);
     if (e.fast === undefined || scope?.trace !== undefined)
       return runCandidates(spec, e.plan, self, args, scope, () => valuesOf(args, scope, like).values);
-    // The front compares the arguments only; a scope's explicit types are part of its key.
-    if (front !== undefined && like === undefined && args.length === arity) {
-      if (front.recent.version !== version) forget(front.recent, version);
-      remember(front.recent, spec.relevant(args), scope?.key, e.fast);
-    }
+    // The fast path keys the arguments' class facts; a scope's explicit types are part of its key.
+    if (fast !== undefined && like === undefined) fast.remember(args, scope?.key, e.fast);
     return e.fast.apply(self, args);
   };
 
-  // A compiled front answers repeated calls when one or two arguments, named among the default
-  // implementation's one to three parameters, decide; every other call takes the general path.
-  const arity = spec.defaultImpl.length;
-  const front =
-    indices !== undefined && (indices.length === 1 || indices.length === 2) && indices.every((i) => i < arity) && arity >= 1 && arity <= 3
-      ? compileFront({
-          name: spec.name,
-          arity,
+  // The fast path answers repeated calls when one or two of the first three arguments decide, and
+  // in front of it, where code may be generated, a chain compiled for this dispatchable alone.
+  const fast =
+    indices !== undefined && (indices.length === 1 || indices.length === 2) && indices.every((i) => i < 3)
+      ? createFast({
           indices,
           set,
           holder,
@@ -216,11 +213,17 @@ export function createCaller(spec: CallerSpec): Caller {
           },
         })
       : undefined;
+  const arity = spec.defaultImpl.length;
+  const front =
+    fast !== undefined && indices !== undefined && arity >= 1 && arity <= 3 && indices.every((i) => i < arity)
+      ? compileFront({ name: spec.name, arity, indices, set, holder, state: fast.state, tableFor: fast.tableFor, next: fast.call })
+      : undefined;
   return {
     entryFor,
     callLike: (self, args, like) => invoke(self, args, like),
     call:
-      front?.call ??
+      front ??
+      fast?.call ??
       function (this: unknown, ...args: unknown[]) {
         return invoke(this, args);
       },

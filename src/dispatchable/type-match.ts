@@ -114,6 +114,19 @@ export class TypeSet {
     this.labels = labels;
   }
 
+  /** The classes (by prototype, and whether declared exactly), and whether names or protocols are declared: for classifier.ts. */
+  get shape(): {
+    readonly classes: ReadonlyArray<{ readonly proto: object; readonly exact: boolean }>;
+    readonly named: boolean;
+    readonly protocols: boolean;
+  } {
+    const classes = [...this.#classes].flatMap(([proto, c]) => [
+      ...(c.exact === undefined ? [] : [{ proto, exact: true }]),
+      ...(c.subclasses === undefined ? [] : [{ proto, exact: false }]),
+    ]);
+    return { classes, named: this.#named.length > 0, protocols: this.#protocols.length > 0 };
+  }
+
   /** Whether a value (whose type is `proto`) is one of these types, and how. */
   claim(value: unknown, proto: object | null): Claim | undefined {
     return this.classClaim(proto) ?? (value === null || value === undefined ? undefined : this.protocolClaim(value));
