@@ -104,12 +104,14 @@ export function readEnvControl(
   env: Readonly<Record<string, string | undefined>>,
   known: ReadonlySet<string>,
   warned: Set<string> = new Set(),
+  fn?: string,
 ): EnvControl {
+  // Said once per setting, naming the function whose call first read it.
   const warn = (name: string, value: string, why: string) => {
     const text = `${name}=${JSON.stringify(value)} is ignored: ${why}. Known backends: ${[...known].join(", ") || "none"}.`;
     if (warned.has(text)) return;
     warned.add(text);
-    process.emitWarning(text, { code: "DISPATCH_HOOK_BACKEND_ENV" });
+    process.emitWarning(fn === undefined ? text : `${text} (read for ${fn}())`, { code: "DISPATCH_HOOK_BACKEND_ENV" });
   };
   const names = (suffix: string): string[] => {
     const name = `${prefix}_${suffix}`;

@@ -79,7 +79,7 @@ export function createCaller(spec: CallerSpec): Caller {
   const cacheFor = (scope: Scope | undefined): Cache => {
     if (version !== set.version) {
       // The first decision reads package.json declarations, which changes the version: read first.
-      set.control(undefined);
+      set.control(undefined, spec.name);
       version = set.version;
       plain = newCache();
       scoped = new WeakCache();

@@ -42,6 +42,8 @@ export interface FastState {
   exact: number;
   /** Indices per argument: the classes, none, null. */
   width: number;
+  /** A number's class index (the commonest primitive; the others ask the classifier). */
+  number: number;
   plain: Table;
   scoped: WeakCache<Table>;
   lastKey: ScopeKey | undefined;
@@ -57,6 +59,7 @@ export function createFast(spec: FastSpec): Fast {
     tests: [],
     exact: 0,
     width: 0,
+    number: 0,
     plain: [],
     scoped: new WeakCache(),
     lastKey: undefined,
@@ -81,6 +84,7 @@ export function createFast(spec: FastSpec): Fast {
    * objects of classes not declared exactly; anything else asks the classifier.
    */
   const indexOf = (x: unknown): number => {
+    if (typeof x === "number") return s.number;
     if (typeof x !== "object" || x === null) return (s.classifier as Classifier).index(x);
     const tests = s.tests;
     let t = 0;
@@ -98,6 +102,7 @@ export function createFast(spec: FastSpec): Fast {
       s.tests = classifier?.tests ?? [];
       s.exact = classifier?.exact ?? 0;
       s.width = s.tests.length + 2;
+      s.number = classifier?.primitive(0) ?? 0;
       s.plain = [];
       s.scoped = new WeakCache();
       s.lastKey = undefined;

@@ -44,7 +44,7 @@ export class SetControl {
     if (this.#sorted?.version !== version) {
       const all = [...backends.values()];
       const known = new Set(all.map((b) => b.name));
-      const env = known.size === 0 ? noEnvControl : readEnvControl(this.#prefix, this.#env, known, this.#warned);
+      const env = known.size === 0 ? noEnvControl : readEnvControl(this.#prefix, this.#env, known, this.#warned, fn);
       const names = prioritize(sortBackends(all, env.order, `${this.#prefix}_SET_ORDER`), env.prioritize);
       this.#sorted = { version, env, order: names.map((n) => backends.get(n) as Backend) };
     }

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable, parameterNames } from "../../src/dispatchable/dispatchable.js";
 import type { CallContext } from "../../src/dispatchable/impl-table.js";
@@ -92,6 +92,18 @@ describe("dispatchable", () => {
         .backends.backends()
         .map((b) => b.name),
     ).toEqual(["cupy", "jax"]);
+  });
+
+  it("an unknown backend in the environment warns with a code, naming the backend and the function whose call read it", () => {
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+    expect(numlike({ NUMLIKE_PRIORITIZE: "cupyy" }).add(new JaxArray([1]), 1)).toEqual(new JaxArray([2]));
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(/NUMLIKE_PRIORITIZE="cupyy" is ignored: "cupyy" is not a backend\..*\(read for add\(\)\)/),
+      {
+        code: "DISPATCH_HOOK_BACKEND_ENV",
+      },
+    );
+    warn.mockRestore();
   });
 
   it("refuses a declaration whose priorities close a cycle, and keeps the backends it had", () => {

@@ -123,7 +123,7 @@ describe("the compiled front", () => {
       slow: () => "slow",
     });
     const state = fast.state;
-    Object.assign(state, { version: 1, tests: [Jax.prototype, Cupy.prototype], exact: 0, width: 4, plain: [] });
+    Object.assign(state, { version: 1, tests: [Jax.prototype, Cupy.prototype], exact: 0, width: 4, number: 2, plain: [] });
     const front = compileFront({
       name: "weird name\n}); throw 1; //",
       arity: 2,
