@@ -26,7 +26,7 @@ export function runRecordsBench() {
       [
         'import { threadAudit } from "dispatch-hook";',
         `import { writeRecord } from ${JSON.stringify(join(root, "dist/registry/run-records.js"))};`,
-        'for (const b of ["numba", "jax", "mlx", "pytorch"]) await import(`tensorlab/link/${b}/dispatch/basic.js`);',
+        'for (const b of ["numba", "jax", "mlx", "pytorch"]) await import("tensorlab/link/" + b + "/dispatch/basic.js");',
         "const times = [];",
         "for (let i = 0; i < 42; i++) {",
         "  const t = process.hrtime.bigint();",

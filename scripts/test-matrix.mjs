@@ -17,7 +17,7 @@ for (const major of majors) {
     ["node_modules/vitest/vitest.mjs", "run", "test/integration", "test/hooks/install.test.ts", "test/no-global-mutation.test.ts"],
     {
       stdio: "inherit",
-      env: { ...process.env, DISPATCH_HOOK_TEST_NODE: binary },
+      env: { ...process.env, DISPATCH_HOOK_TEST_NODE: binary, DISPATCH_HOOK_TESTS: "full" },
     },
   );
   if (result.status !== 0) failed.push(version);

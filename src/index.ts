@@ -33,7 +33,7 @@ export type {
   VerifyOptions,
 } from "./registry/audit-events.js";
 export { formatReport } from "./registry/audit-format.js";
-export { AuditLog } from "./registry/audit-log.js";
+export type { AuditLog } from "./registry/audit-log.js";
 export type { Class, DispatcherOptions, Impl } from "./registry/dispatcher.js";
 export { Dispatcher, isDispatcher } from "./registry/dispatcher.js";
 export type { ErrorCode, WarningCode } from "./registry/errors.js";
@@ -44,10 +44,11 @@ export type {
   ProvideMeta,
   RegisterOptions,
   RegistrationHandle,
+  Registry,
   RegistryOptions,
   RegistrySnapshot,
   TableHandle,
 } from "./registry/registry.js";
-export { createRegistry, Registry } from "./registry/registry.js";
+export { createRegistry } from "./registry/registry.js";
 export type { TableAdapter } from "./registry/table-adapter.js";
 export { threadAudit } from "./registry/thread-audit.js";

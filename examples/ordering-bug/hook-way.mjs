@@ -13,4 +13,4 @@ for (const [i, backend] of backends.entries()) {
   restoreLoaderState();
 }
 registry.assertComplete({ backends });
-console.log(`\n${registry.audit.format()}`);
+console.log(`\n${registry.format()}`);

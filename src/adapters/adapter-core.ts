@@ -38,7 +38,11 @@ export interface HostIds {
 
 export interface AdapterCore {
   readonly config: () => HookConfig;
-  /** The plan for a module file, or undefined if it is not a watched dispatch module. Learns its package first. */
+  /**
+   * The plan for a module file, or undefined if it is not a watched dispatch module. Learns its
+   * package first. Code files only: JSON, an addon or a stylesheet a pattern happens to match is left
+   * to the host, as the loader leaves them to Node.
+   */
   plan(file: string): ModulePlan | undefined;
   /** The facade that stands in for `file` (whose current code is `code`) under the host's ids. */
   facade(file: string, code: string, format: ModuleInfo["format"], ids: HostIds): string;
@@ -51,6 +55,9 @@ export interface AdapterCore {
   /** How a file loads, by its extension and its package's "type" (a host that bundles CommonJS needs it). */
   formatOf(file: string): ModuleInfo["format"];
 }
+
+/** What a host loads as code: JavaScript and TypeScript, in either module system. */
+const code = /\.[cm]?[jt]sx?$/;
 
 const optionKinds = { root: "string", backends: "object", plugins: "array", discover: "boolean" } as const;
 
@@ -125,7 +132,7 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
     runtimePath: runtimeFile,
     formatOf: (file) => discovery.formatOf(url.pathToFileURL(file).href) ?? "module",
     plan(file) {
-      if (!path.isAbsolute(file)) return undefined;
+      if (!path.isAbsolute(file) || !code.test(file)) return undefined;
       const href = url.pathToFileURL(file).href;
       discovery.learn(href);
       const m = current();

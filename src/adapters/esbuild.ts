@@ -4,6 +4,10 @@
  * original loads under the same path with the suffix `?dispatch-hook-original` (esbuild's suffixes
  * keep it a file, so source maps name the real file); markers are virtual modules of their own
  * namespace. Works with code splitting: a backend loaded with import() brings its facade into its chunk.
+ *
+ * Only a plain import of code gets the facade: an import with attributes (`with { type: "text" }`),
+ * a file whose extension the build loads as something other than code (`loader: { ".js": "text" }`),
+ * or a path with a suffix is what it is without the plugin.
  */
 import type { Plugin } from "esbuild";
 import { path } from "../builtins.js";
@@ -14,6 +18,7 @@ export type { AdapterOptions } from "./adapter-core.js";
 
 const suffix = "?dispatch-hook-original";
 const namespace = "dispatch-hook";
+const codeLoaders = new Set(["js", "jsx", "ts", "tsx", "default"]);
 
 export function dispatchHook(options: AdapterOptions = {}): Plugin {
   return {
@@ -36,8 +41,11 @@ export function dispatchHook(options: AdapterOptions = {}): Plugin {
         const contents = core.marker(target, core.formatOf(target), kind as MarkerKind, Number(index), ids(target));
         return { contents, loader: "js", resolveDir: path.dirname(target) };
       });
+      const loaders = build.initialOptions.loader ?? {};
       build.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async (args) => {
-        if (args.namespace !== "file" || args.suffix === suffix || core.plan(args.path) === undefined) return undefined;
+        if (args.namespace !== "file" || args.suffix !== "" || Object.keys(args.with).length > 0) return undefined;
+        const loader = loaders[path.extname(args.path)];
+        if ((loader !== undefined && !codeLoaders.has(loader)) || core.plan(args.path) === undefined) return undefined;
         const { readFile } = await import("node:fs/promises");
         const code = await readFile(args.path, "utf8");
         const contents = core.facade(args.path, code, core.formatOf(args.path), ids(args.path));

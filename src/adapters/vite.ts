@@ -5,12 +5,18 @@
  * module keeps loading under `<file>?dispatch-hook-original`, transformed by the other plugins as
  * usual. A module Vitest externalizes is never transformed: it is left to Node's loader, so no
  * module gets two facades.
+ *
+ * Only a plain import gets the facade: an id with a query of Vite's own (`?raw`, `?url`,
+ * `?worker`, `?inline`, or any other a plugin gives meaning to) is what it is without the plugin.
+ * The original's code comes with a source map that names its file: Vite names an untransformed
+ * module's source after its id, query included, and stack frames would show the query.
  */
 import type { Plugin } from "vite";
 import { url } from "../builtins.js";
 import type { MarkerKind } from "../hooks/facade.js";
 import { isPackageName } from "../hooks/package-path.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
+import { identityMap } from "./identity-map.js";
 
 export type { AdapterOptions } from "./adapter-core.js";
 
@@ -18,6 +24,13 @@ const original = "dispatch-hook-original";
 /** The setup file that writes a Vitest worker's audit record (vitest-record.ts, built beside this file). */
 const recordSetup = url.fileURLToPath(new URL("./vitest-record.js", import.meta.url));
 const virtual = "\0dispatch-hook:";
+/** Query parameters that leave an import plain: Vite's cache busting (`v`, and `t` after a hot update). */
+const plainParams = new Set(["v", "t"]);
+
+function plainQuery(query: string): boolean {
+  for (const param of query.split("&")) if (param !== "" && !plainParams.has(param.split("=")[0] as string)) return false;
+  return true;
+}
 
 export interface VitePluginOptions extends AdapterOptions {
   /** Under Vitest, inline the packages that declare backends or registrations (default true). */
@@ -71,9 +84,12 @@ export function dispatchHook(options: VitePluginOptions = {}): Plugin {
       return { code: use().marker(path, "module", kind as MarkerKind, Number(index), ids(path)), map: { mappings: "" } };
     },
     transform(code, id) {
-      if (id.startsWith("\0") || id.includes(original)) return null;
-      const file = id.split("?")[0] as string;
-      if (use().plan(file) === undefined) return null;
+      if (id.startsWith("\0")) return null;
+      const cut = id.indexOf("?");
+      const file = cut < 0 ? id : id.slice(0, cut);
+      const query = cut < 0 ? "" : id.slice(cut + 1);
+      if (query === original) return use().plan(file) === undefined ? null : { code, map: identityMap(code, file) };
+      if (!plainQuery(query) || use().plan(file) === undefined) return null;
       // The facade is a new module with no lines of the original in it: an empty map, and the
       // original keeps its own code and maps under its other id.
       return { code: use().facade(file, code, "module", ids(file)), map: { mappings: "" } };

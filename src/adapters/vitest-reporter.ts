@@ -9,45 +9,30 @@
  * run when a registration missed or a worker wrote no record.
  */
 import type { Reporter, TestModule, Vitest } from "vitest/node";
-import { fs, os, path } from "../builtins.js";
-import { foldRun, formatRun, type RunAudit } from "../hooks/run-fold.js";
-import { runDirVariable } from "../registry/run-records.js";
+import { RunDirectory } from "../hooks/run-directory.js";
+import type { RunAudit } from "../hooks/run-fold.js";
 
 export default class DispatchHookReporter implements Reporter {
   #vitest: Vitest | undefined;
-  #dir: string | undefined;
-  /** Whether this reporter made the directory (and so clears and removes it). */
-  #own = false;
+  #run: RunDirectory | undefined;
   /** The last run's audit, for a test or a wrapper that reads it. */
   last: RunAudit | undefined;
 
   onInit(vitest: Vitest): void {
     this.#vitest = vitest;
-    const given = process.env[runDirVariable];
-    if (given) {
-      this.#dir = given;
-      return;
-    }
-    this.#dir = fs.mkdtempSync(path.join(os().tmpdir(), "dispatch-hook-run-"));
-    this.#own = true;
-    const dir = this.#dir;
-    process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
-    // Workers start after this, and inherit it.
-    process.env[runDirVariable] = this.#dir;
+    this.#run = new RunDirectory();
   }
 
   onTestRunStart(): void {
-    // In watch mode, each run starts empty.
-    if (this.#own && this.#dir !== undefined) for (const name of fs.readdirSync(this.#dir)) fs.unlinkSync(path.join(this.#dir, name));
+    this.#run?.clear();
   }
 
   onTestRunEnd(_modules: readonly TestModule[]): void {
-    if (this.#dir === undefined) return;
-    const run = foldRun(this.#dir);
-    this.last = run;
-    const log = (text: string) => (this.#vitest === undefined ? process.stdout.write(`${text}\n`) : this.#vitest.logger.log(text));
-    log(`\ndispatch-hook audit\n${formatRun(run, this.#vitest?.config.root)}`);
-    // Fails on what went wrong; a run that registered nothing says so, and passes.
-    if (run.processes.some((p) => !p.ok) || run.unreadable.length > 0) process.exitCode = 1;
+    if (this.#run === undefined) return;
+    const { audit, text, failed } = this.#run.fold(this.#vitest?.config.root);
+    this.last = audit;
+    if (this.#vitest === undefined) process.stdout.write(`${text}\n`);
+    else this.#vitest.logger.log(text);
+    if (failed) process.exitCode = 1;
   }
 }

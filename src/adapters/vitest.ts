@@ -1,6 +1,8 @@
 /**
  * dispatch-hook/vitest: test helpers.
- * - `test`: Vitest's test with a `registry` fixture, an isolated registry per test, disposed after it;
+ * - `test`: Vitest's test with a `registry` fixture: the default registry, the one plugins' registration
+ *   modules (and the loader) register into, put back after each test as it was before it (what the
+ *   test registered is undone; what a plugin's registration module registered stays);
  * - `toHaveLanded`: `expect(registry).toHaveLanded(["PoolLayer"], { backend: "numba" })`, whose
  *   failure message is the audit table;
  * - `failOnPending()`: a test that leaves a registration it made pending fails, with the audit.
@@ -9,15 +11,18 @@
 import { afterEach, test as base, beforeEach, expect } from "vitest";
 // Through the package's main entry (kept external by the build), so that the fixture's registries
 // are the same Registry class the tests import.
-import { type AuditReport, createRegistry, DispatchHookError, formatReport, type Registry, threadAudit } from "../index.js";
+import { type AuditReport, DispatchHookError, formatReport, type Registry, registry, threadAudit } from "../index.js";
 
-/** Vitest's `test`, with an isolated `registry` for each test. */
+/** Vitest's `test`, with the default `registry`, restored after each test. */
 export const test = base.extend<{ registry: Registry }>({
   // biome-ignore lint/correctness/noEmptyPattern: Vitest reads the fixture's dependencies from this pattern.
   registry: async ({}, use) => {
-    const registry = createRegistry({ name: "test fixture" });
-    await use(registry);
-    registry.dispose();
+    const snapshot = registry.snapshot();
+    try {
+      await use(registry);
+    } finally {
+      registry.restore(snapshot);
+    }
   },
 });
 

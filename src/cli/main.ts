@@ -5,8 +5,10 @@ import type { Io } from "./io.js";
 export const help = `Usage: dispatch-hook <command> [options]
 
 Commands:
-  audit [--json] -- <node args…>   run a program under the loader and print its audit
-  doctor                           check the configuration of the project in this directory
+  audit [options] -- <command…>    run a command with the loader in every Node process it starts,
+                                   then print one audit over all of them
+  doctor [--load] [path]           check the configuration of the project (--load: a pre-flight
+                                   that loads each backend under the loader in a child process)
 
 Run "dispatch-hook <command> --help" for a command's options.
 `;

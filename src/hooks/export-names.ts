@@ -1,14 +1,20 @@
 /**
  * Whether an ES module has a default export: the one thing a facade must know about the module
  * it stands for (`export *` re-exports every other name by itself, so nothing else is enumerated
- * and the module's export shape cannot drift). es-module-lexer answers it; it is loaded only when
- * the first facade is built, so a process that loads no dispatch module never pays for it.
+ * and the module's export shape cannot drift); and where an original names `import.meta`
+ * (original-source.ts). es-module-lexer answers both; it is loaded only when the first facade is
+ * built, so a process that loads no dispatch module never pays for it.
  */
 import { nodeModule } from "../builtins.js";
 
 interface Lexer {
   initSync(): void;
-  parse(source: string): readonly [unknown, ReadonlyArray<{ readonly n: string | undefined }>];
+  parse(
+    source: string,
+  ): readonly [
+    ReadonlyArray<{ readonly d: number; readonly s: number; readonly e: number; readonly n?: string | undefined }>,
+    ReadonlyArray<{ readonly n: string | undefined }>,
+  ];
 }
 
 let lexer: Lexer | undefined;
@@ -22,6 +28,13 @@ function load(): Lexer {
   return lexer;
 }
 
+/** The [start, end) offsets of every `import.meta` in an ES module's code (never in its strings or comments); throws if it cannot be lexed. */
+export function importMetaSpans(source: string): Array<readonly [number, number]> {
+  const [imports] = load().parse(source);
+  // d === -2 marks import.meta.
+  return imports.filter((i) => i.d === -2).map((i) => [i.s, i.e] as const);
+}
+
 /** `true`/`false` from the lexer; when the source cannot be lexed, a conservative textual guess and `exact: false`. */
 export function hasDefaultExport(source: string): { hasDefault: boolean; exact: boolean } {
   // Without the word anywhere there is no default export, and no need to load the lexer (it costs
@@ -32,5 +45,25 @@ export function hasDefaultExport(source: string): { hasDefault: boolean; exact: 
     return { hasDefault: exports.some((e) => e.n === "default"), exact: true };
   } catch {
     return { hasDefault: /\bexport\s+default\b|\bas\s+default\b/.test(source), exact: false };
+  }
+}
+
+/**
+ * Whether an ES module at a URL with a query imports its own file under another URL: another
+ * loader's wrapper of that file (import-in-the-middle's `basic.js?iitm=true` imports `basic.js`).
+ * A module the lexer cannot read is not one.
+ */
+export function wrapsOwnFile(source: string, href: string): boolean {
+  const file = href.replace(/[?#].*$/, "");
+  if (!source.includes(file.slice(file.lastIndexOf("/") + 1))) return false;
+  try {
+    const [imports] = load().parse(source);
+    return imports.some((i) => {
+      if (i.n === undefined) return false;
+      const target = new URL(i.n, href).href;
+      return target !== href && target.replace(/[?#].*$/, "") === file;
+    });
+  } catch {
+    return false;
   }
 }

@@ -14,17 +14,21 @@
  * Step 0 announces the table (waiting registrations land) and opens plugin 0's window; step i opens
  * window i; done i imports registration module i, so it marks the moment that module has finished
  * (after its top-level awaits, if any); step n ends the synchronous pass (see runtime/window.ts).
+ * Under Node 20's off-thread hooks a CommonJS registration module is not imported: done i
+ * requires it instead.
  *
  * A module's static imports evaluate in order, so each registration module runs after the
  * original's body and before any importer continues, as the Python import hook's did, and it may
  * import the table from the dispatch module (it reads the facade's bindings, which are the
- * original's). The original itself is not changed at all. A facade with no plugin announces the
+ * original's). The original's code is not changed (under Node's hooks only its `import.meta`
+ * expressions are, to the same length: original-source.ts). A facade with no plugin announces the
  * table from its own body: one generated module, and one more per plugin.
  *
- * require() of a CommonJS original (where the hooks see require(): registerHooks) gets a CommonJS
- * facade instead, which requires the original, announces its exports and then runs the
- * registration modules, each in its window with a throw contained. The original has finished loading
- * by then, so a registration module that imports it back finds it complete.
+ * A host whose modules are files (Jest) gives require() of a CommonJS original a CommonJS facade
+ * instead, which requires the original, announces its exports and then runs the registration
+ * modules, each in its window with a throw contained. The original has finished loading by then,
+ * so a registration module that imports it back finds it complete. (Node's hooks append an
+ * epilogue to the original itself instead: instrument.ts.)
  *
  * A CommonJS original is first loaded with require() by a "require" marker: on Node 20 an ES module
  * that imports a CommonJS module which throws turns the error into an uncaught exception, even
@@ -45,10 +49,15 @@ export interface FacadeRegistration {
   readonly specifier: string;
   /** Set when it cannot be loaded (it does not exist): the facade records that instead of importing it. */
   readonly missing?: string;
+  /**
+   * For a CommonJS registration module under Node 20's off-thread hooks: its file path. Its done
+   * marker require()s it, and the facade does not import it (see "done" in markerSource).
+   */
+  readonly requirePath?: string;
 }
 
 /** The markers a facade imports: a "require" marker for a CommonJS original, and one step per plugin. */
-export type MarkerKind = Extract<VirtualKind, "require" | "step" | "done">;
+export type MarkerKind = VirtualKind;
 
 export interface FacadeInput {
   readonly module: ModuleInfo;
@@ -60,7 +69,10 @@ export interface FacadeInput {
   readonly registrations: readonly FacadeRegistration[];
   /** How generated code imports a marker (a host-specific virtual module). */
   readonly marker: (kind: MarkerKind, index?: number) => string;
-  /** For a CommonJS original under Node's hooks: its file path, required before it is imported. */
+  /**
+   * For a CommonJS original under Node's hooks: what the "require" marker passes to require()
+   * before the facade imports it (its path, or its original URL where the hooks see require()).
+   */
   readonly requirePath?: string;
 }
 
@@ -91,7 +103,9 @@ export function facadeSource(input: FacadeInput): string {
   }
   input.registrations.forEach((registration, i) => {
     lines.push(`import ${s(input.marker("step", i))};`);
-    if (registration.missing === undefined) lines.push(`import ${s(registration.specifier)};`, `import ${s(input.marker("done", i))};`);
+    if (registration.missing !== undefined) return;
+    if (registration.requirePath === undefined) lines.push(`import ${s(registration.specifier)};`);
+    lines.push(`import ${s(input.marker("done", i))};`);
   });
   // The last step ends the synchronous pass: what the app runs next is in no window.
   lines.push(`import ${s(input.marker("step", count))};`);
@@ -106,22 +120,16 @@ export function cjsFacadeSource(input: FacadeInput): string {
     ...(r.missing === undefined ? {} : { missing: r.missing }),
   }));
   // Until the original has loaded, module.exports is the original's, read when asked: a require()
-  // cycle through the original can reach this facade while the original is still loading (Node
-  // caches a relative require's resolution per directory, past the hooks), and must get the
-  // original's own exports object, the one its body is still filling, as without the facade. The
-  // assignment stays a literal `module.exports = require("…")`, which Node's CommonJS lexer reads as
-  // a re-export, so importers keep the original's named exports. `requiring` tells the hooks that
-  // the original is loading through this facade, so that a require() cycle back to it gets the
-  // original itself (require.cache alone cannot tell: an ES import of a CommonJS module that
-  // re-exports this one leaves a not-yet-loaded entry there before anything runs, Node 22 and later).
+  // cycle through the original can reach this facade while the original is still loading, and must
+  // get the original's own exports object, the one its body is still filling, as without the
+  // facade. The assignment stays a literal `module.exports = require("…")`, which Node's CommonJS
+  // lexer reads as a re-export, so importers keep the original's named exports.
   const original = s(input.requirePath ?? "");
   return [
     `const runtime = require(${s(input.runtime)});`,
     "let loaded;",
     `Object.defineProperty(module, "exports", { configurable: true, enumerable: true, get: () => loaded ?? require.cache?.[${original}]?.exports, set: (value) => { loaded = value; } });`,
-    `runtime.requiring(${s(input.module.url)}, true);`,
     `module.exports = require(${original});`,
-    `runtime.requiring(${s(input.module.url)}, false);`,
     `runtime.signalEvaluated(${s(input.module)}, module.exports);`,
     `runtime.requireRegistrations(${s(input.module)}, module.exports, require, ${s(registrations)});`,
     "",
@@ -147,7 +155,16 @@ export function markerSource(kind: MarkerKind, index: number, input: FacadeInput
     // Imports its registration module, so it runs once that module has finished, awaits included.
     if (registration === undefined || registration.missing !== undefined) return "";
     const info = windows(input)[index];
-    return `import ${s(registration.specifier)};\nimport { finish } from ${s(input.runtime)};\nfinish(${s([info])});\n`;
+    const finish = `import { finish } from ${s(input.runtime)};\n`;
+    // A CommonJS one is required, in the window its step opened: imported, it would be run by
+    // Node 20's ES module translator, whose require() breaks when a loader (tsx) gave the module's
+    // source (require() of an ES module, or of a module require() loaded first, throws "reading
+    // 'exports'"), and whose throw Node 20 turns into an uncaught exception.
+    if (registration.requirePath !== undefined) {
+      const load = `createRequire(${s(registration.url)})(${s(registration.requirePath)});\n`;
+      return `import { createRequire } from "node:module";\n${finish}${load}finish(${s([info])});\n`;
+    }
+    return `import ${s(registration.specifier)};\n${finish}finish(${s([info])});\n`;
   }
   const missing = registration?.missing;
   const args = [s(input.module), namespace(input, "ns"), s(windows(input)), String(index), ...(missing === undefined ? [] : [s(missing)])];

@@ -1,18 +1,20 @@
 /**
- * The epilogue appended to a watched CommonJS dispatch module, for hosts that can only transform
- * source and cannot redirect a require() to a facade (Jest). Node's hooks never use it: they give
- * require() a CommonJS facade (facade.ts), because under Node an ES registration module that imports
- * a module still loading fails with ERR_REQUIRE_CYCLE_MODULE. A host's own module registry (Jest's)
- * hands out the exports of a module still loading, and at the end of its body they are complete.
- * A pure function of its arguments: no I/O and no globals.
+ * The epilogue appended to a watched CommonJS dispatch module that require() loads under Node's
+ * in-thread hooks. The module keeps its own file name, so require.resolve(), __filename,
+ * require.cache and stack traces name the real file. A pure function of its arguments: no I/O and
+ * no globals.
  *
  * - Nothing is prepended or changed: `source` is an exact prefix of the result, so every line and
  *   column stays where it was. A trailing `//# sourceMappingURL` (or `sourceURL`) comment is
  *   repeated after the epilogue so that it stays last.
  * - The epilogue is one line. Every value in it is interpolated through JSON.stringify, and the
  *   identifier it declares occurs nowhere in `source`.
- * - At the end of the body it announces `module.exports`, then requires the registration modules,
- *   each in its window, a throw recorded rather than rethrown.
+ * - At the end of the body it announces `module.exports`. The registration modules are required
+ *   once the module has finished loading (`module.loaded`), when its loader first reads
+ *   `module.exports` to hand it to the requirer (Node's Module#load and Module._load, Jest's
+ *   requireModule): an ES registration module that imports the dispatch module back would fail
+ *   with ERR_REQUIRE_CYCLE_MODULE while it is still loading (Node 22, 24, 26). Each runs in its
+ *   window, a throw recorded rather than rethrown (runtime/require-registrations.ts).
  */
 import { url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
@@ -36,7 +38,7 @@ export function instrument(source: string, input: EpilogueInput): string {
   const registrations = JSON.stringify(input.registrations.map((r) => ({ window: windowInfo(input.module, r), path: pathOf(r.url) })));
   const epilogue =
     `;{const ${id}=require(${JSON.stringify(input.runtime)});${id}.signalEvaluated(${info},module.exports);` +
-    `${id}.requireRegistrations(${info},module.exports,require,${registrations});}`;
+    `${id}.requireWhenLoaded(module,${info},require,${registrations});}`;
   const trailer = trailingDirectives(source);
   const separator = source.length === 0 || source.endsWith("\n") ? "" : "\n";
   return `${source}${separator}${epilogue}\n${trailer}`;
@@ -83,7 +85,7 @@ function freeIdentifier(source: string): string {
  * the epilogue. Engines use the last such comment, so repeating them keeps source maps and names
  * working without touching the original text.
  */
-function trailingDirectives(source: string): string {
+export function trailingDirectives(source: string): string {
   const lines = source.split(/\r?\n/);
   const kept: string[] = [];
   for (let i = lines.length - 1; i >= 0; i--) {

@@ -49,7 +49,7 @@ export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
       problem: "unsignalled",
       message:
         `${href} was loaded with require(), which the ${record.mode} hooks of Node ${process.versions.node} cannot see, so its ${plan.backend} table never signalled. ` +
-        "Load it through import, or run Node >=22.22.3 or >=24.11.1, where dispatch-hook uses module.registerHooks and sees require().",
+        "Import it before anything require()s it (a module require() loaded first stays without its facade), or run Node >=22.22.3 or >=24.11.1, where dispatch-hook uses module.registerHooks and sees require().",
     });
   }
   return out;

@@ -1,10 +1,10 @@
 /**
  * What the hooks ask of a module and of Node: the shapes Node's hook API passes, and small facts
- * about a module (its format, its source as text, whether require() is loading it). Pure but for
+ * about a module (its format, its source as text, what require() has cached). Pure but for
  * reading require.cache and the file system.
  */
 import { fs, nodeModule, url } from "../builtins.js";
-import { loadingOriginals } from "../runtime/requiring.js";
+import type { FacadeRegistration } from "./facade.js";
 
 export interface LoadResult {
   format?: string | null | undefined;
@@ -56,6 +56,10 @@ export function isJavaScript(format: string | null | undefined): boolean {
   );
 }
 
+export function isEsm(format: string | null | undefined): boolean {
+  return format === "module" || format === "module-typescript";
+}
+
 export function isCommonJs(format: string | null | undefined): boolean {
   return format === "commonjs" || format === "commonjs-typescript";
 }
@@ -69,14 +73,26 @@ export function requireCacheEntry(href: string): { readonly loaded: boolean } | 
   }
 }
 
-/** Whether the module's CommonJS facade is in the middle of requiring it (a require cycle passes through it). */
-export function isLoading(href: string): boolean {
-  return loadingOriginals().has(href) && requireCacheEntry(href)?.loaded === false;
-}
-
 export function missing(href: string): string | undefined {
   try {
     if (fs.existsSync(url.fileURLToPath(href))) return undefined;
   } catch {}
   return `Cannot find the registration module ${href}`;
+}
+
+/**
+ * A facade's registration modules: each imported by its URL, one that does not exist recorded as
+ * missing, and one that `required` says so required by its path (facade.ts: on Node 20's
+ * off-thread hooks, Node's ES module translator breaks a CommonJS one whose source another loader
+ * gave, and turns its throw into an uncaught exception).
+ */
+export function facadeRegistrations(
+  registrations: ReadonlyArray<{ readonly plugin: string; readonly url: string }>,
+  required: (href: string) => boolean,
+): FacadeRegistration[] {
+  return registrations.map(({ plugin, url: href }) => {
+    const gone = missing(href);
+    if (gone !== undefined) return { plugin, url: href, specifier: href, missing: gone };
+    return { plugin, url: href, specifier: href, ...(required(href) ? { requirePath: url.fileURLToPath(href) } : {}) };
+  });
 }

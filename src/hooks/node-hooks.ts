@@ -3,32 +3,36 @@
  * implementation serves both of Node's hook APIs: `module.registerHooks` (in-thread, synchronous)
  * and `module.register` (off-thread, asynchronous; see hooks-thread.ts).
  *
- * - resolve: learns the package scope of every resolved module (discovery), and sends importers of
- *   a watched dispatch module that plugins have registration modules for to its facade (facade.ts).
- *   Never the module itself, nor the facade and its markers, which import the original.
- * - load: generates the facades and their markers, and appends the signal (instrument.ts) to a
- *   watched ES module that no plugin has a registration module for. Every other module is returned
- *   exactly as the next hook gave it.
+ * - resolve: learns the package scope of every resolved module (discovery), and leaves every URL
+ *   as Node resolved it: importers of a watched dispatch module, `import.meta.resolve()` and
+ *   `require.resolve()` all get the module's own URL. It short-circuits the URLs that generated
+ *   code imports (virtual-modules.ts).
+ * - load: serves a watched dispatch module's URL. An ES module that plugins have registration
+ *   modules for, and a CommonJS one that `import` reaches, get their facade there (facade.ts), which
+ *   imports the original at its second URL, served with its own `import.meta` (original-source.ts).
+ *   A CommonJS module that require() loads (registerHooks) is itself, with an epilogue appended
+ *   (instrument.ts), and an ES module with no registration module gets the signal appended. The
+ *   markers are generated. Every other module is returned exactly as the next hook gave it.
  * A hook never throws because of dispatch-hook: a failure is reported, and the module loads as it
  * would without the loader.
  */
 import { fs, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import type { HookConfig } from "./discovery.js";
-import { hasDefaultExport } from "./export-names.js";
-import { cjsFacadeSource, type FacadeInput, facadeSource, markerSource } from "./facade.js";
+import { hasDefaultExport, wrapsOwnFile } from "./export-names.js";
+import { type FacadeInput, facadeSource, markerSource } from "./facade.js";
 import type { HookOptions } from "./hook-options.js";
-import { esmEpilogue } from "./instrument.js";
+import { esmEpilogue, instrument } from "./instrument.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
 import {
   type Context,
+  facadeRegistrations,
   hasKeys,
   isCommonJs,
+  isEsm,
   isJavaScript,
-  isLoading,
   type LoadResult,
   type Maybe,
-  missing,
   type NextLoad,
   type NextResolve,
   type ResolveResult,
@@ -36,11 +40,14 @@ import {
   text,
   then,
 } from "./module-facts.js";
+import { originalSource } from "./original-source.js";
 
 export type { HookOptions, HookReport, WatchList } from "./hook-options.js";
 export type { LoadResult, ResolveResult } from "./module-facts.js";
 
-import { parseVirtual, VIRTUAL_TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
+import { originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
+
+const typeScript = /\.[cm]?ts(?:[?#]|$)/;
 
 /** The hook pair of one installation. */
 export function createHooks(options: HookOptions) {
@@ -48,8 +55,6 @@ export function createHooks(options: HookOptions) {
   const watchList = options.watchList ?? ((config: HookConfig) => new Matcher(config.rules, config.plugins));
   let matcher = watchList(discovery.config());
   let version = discovery.version;
-  /** Originals whose facade was generated: an ES original loaded without one was reached some other way. */
-  const facaded = new Set<string>();
   let on = true;
   const stillWanted = options.enabled;
   const enabled = stillWanted === undefined ? () => on : () => on && stillWanted();
@@ -58,14 +63,14 @@ export function createHooks(options: HookOptions) {
   const async = mode === "register";
   const needLoad = options.needLoad ?? (() => {});
   const idle = options.idle ?? (() => {});
-  // The generated modules load() has served, and those handed out (or named in a generated module's
-  // source) that it has not served yet. Once served, an import finds the module in Node's module
-  // map for good, and a require() while require.cache holds it: neither calls load() again, so
-  // handing the URL out again does not need load() attached.
+  // The URLs load() has served (a watched module's, an original's, a marker's), and those handed
+  // out (or named in a generated module's source) that it has not served yet. Once served, an
+  // import finds the module in Node's module map for good, and a require() while require.cache
+  // holds it: neither calls load() again, so handing the URL out again does not need load() attached.
   const served = new Set<string>();
   const awaited = new Set<string>();
   let settled = false;
-  /** Generated modules being built: a resolve() meanwhile (es-module-lexer's require, say) must not detach load(). */
+  /** Modules being built: a resolve() meanwhile (es-module-lexer's require, say) must not detach load(). */
   let generating = 0;
   const awaitLoad = (href: string, context: Context): string => {
     const required = context.conditions?.includes("require") === true;
@@ -75,6 +80,12 @@ export function createHooks(options: HookOptions) {
     }
     return href;
   };
+  const loading = (href: string) => {
+    served.add(href);
+    awaited.delete(href);
+    // Detached by a later resolve(), not here, nor while this builds the module.
+    if (awaited.size === 0) settled = true;
+  };
   const sync = () => {
     if (discovery.version === version) return;
     version = discovery.version;
@@ -83,73 +94,105 @@ export function createHooks(options: HookOptions) {
     report({ type: "config", config });
   };
 
-  const input = (module: ModuleInfo, plan: ModulePlan, hasDefault: boolean): FacadeInput => ({
-    module,
-    original: module.url,
-    runtime: runtime.esm,
-    hasDefault,
-    registrations: plan.registrations.map((r) => {
-      const gone = missing(r.url);
-      return { plugin: r.plugin, url: r.url, specifier: r.url, ...(gone === undefined ? {} : { missing: gone }) };
-    }),
-    // The facade imports its markers as soon as it has loaded: awaited from now, so that load()
-    // stays attached in between.
-    marker: (kind, index) => awaitLoad(virtualUrl(module.url, kind, index, module.format === "commonjs"), {}),
-    ...(module.format === "commonjs" ? { requirePath: url.fileURLToPath(module.url) } : {}),
+  const info = (url: string, p: ModulePlan, format: ModuleInfo["format"]): ModuleInfo => ({
+    url,
+    backend: p.backend,
+    exportName: p.exportName,
+    format,
   });
 
-  const generate = (v: VirtualModule, context: Context, nextLoad: NextLoad): Maybe<LoadResult> => {
-    const plan = matcher.match(v.original) ?? { backend: "?", exportName: "?", registrations: [] };
-    const module: ModuleInfo = {
-      url: v.original,
-      backend: plan.backend,
-      exportName: plan.exportName,
-      format: v.commonjs ? "commonjs" : "module",
+  const input = (module: ModuleInfo, plan: ModulePlan, hasDefault: boolean): FacadeInput => {
+    const commonjs = module.format === "commonjs";
+    // The facade imports its original and its markers as soon as it has loaded: awaited from now,
+    // so that load() stays attached in between.
+    const original = awaitLoad(originalUrl(module.url), {});
+    return {
+      module,
+      original,
+      runtime: runtime.esm,
+      hasDefault,
+      // Off-thread (Node 20), a CommonJS registration module is required by its done marker.
+      registrations: facadeRegistrations(plan.registrations, (href) => async && isCommonJs(discovery.formatOf?.(href))),
+      marker: (kind, index) => awaitLoad(virtualUrl(module.url, kind, index, commonjs), {}),
+      // Where the hooks see require(), the "require" marker requires the original's URL, which
+      // they serve as the module itself; elsewhere Node requires the file.
+      ...(commonjs ? { requirePath: mode === "registerHooks" ? original : url.fileURLToPath(module.url) } : {}),
     };
-    if (v.kind === "cjs-facade") {
-      facaded.add(v.original);
-      report({ type: "facade", url: v.original, backend: plan.backend });
-      const cjs = { ...input({ ...module, format: "commonjs" }, plan, true), runtime: runtime.cjs };
+  };
+
+  const marker = (v: VirtualModule): LoadResult => {
+    const plan = matcher.match(v.original) ?? { backend: "?", exportName: "?", registrations: [] };
+    const module = info(v.original, plan, v.commonjs ? "commonjs" : "module");
+    return { format: "module", shortCircuit: true, source: markerSource(v.kind, v.index, input(module, plan, false)) };
+  };
+
+  /** What a watched module's own URL serves, given what the next hook loaded there. */
+  const serve = (href: string, plan: ModulePlan, context: Context, result: LoadResult): LoadResult => {
+    const format = result.format ?? discovery.formatOf?.(href);
+    if (!isJavaScript(format)) return result;
+    if (isEsm(format)) {
+      if (result.source == null) return result;
+      const source = text(result.source);
+      // Another loader's wrapper of the module (import-in-the-middle's ?iitm=true): served as it
+      // is, so that it runs; the import of the module it wraps gets the facade or the signal.
+      if (href.includes("?") && wrapsOwnFile(source, href)) return result;
+      // No registration module: the module itself, the signal appended.
+      if (plan.registrations.length === 0) {
+        report({ type: "facade", url: href, backend: plan.backend });
+        return { ...result, source: esmEpilogue(source, info(href, plan, "module"), runtime.esm) };
+      }
+      const lexed = hasDefaultExport(source);
+      if (!lexed.exact) {
+        const message = "its export names could not be read exactly; the facade guessed whether it has a default export";
+        report({ type: "failed", url: href, backend: plan.backend, message });
+      }
+      report({ type: "facade", url: href, backend: plan.backend });
+      return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "module"), plan, lexed.hasDefault)) };
+    }
+    if (context.conditions?.includes("require") === true) {
+      // The hooks of module.register see a require() only where another hook returned a CommonJS
+      // module's source (Node 20): Node loads it as it would without us.
+      if (mode !== "registerHooks") return result;
+      // require(): the module itself, its registration modules required once it has loaded.
+      const source = text(result.source ?? fs.readFileSync(url.fileURLToPath(href)));
+      const registrations = plan.registrations.map((r) => ({ plugin: r.plugin, url: r.url }));
+      report({ type: "facade", url: href, backend: plan.backend });
       return {
-        format: "commonjs",
-        shortCircuit: true,
-        source: cjsFacadeSource({ ...cjs, registrations: cjs.registrations.map((r) => ({ ...r, specifier: url.fileURLToPath(r.url) })) }),
+        ...result,
+        format,
+        source: instrument(source, { module: info(href, plan, "commonjs"), registrations, runtime: runtime.cjs }),
       };
     }
-    if (v.kind !== "facade") {
-      return { format: "module", shortCircuit: true, source: markerSource(v.kind, v.index, input(module, plan, false)) };
-    }
-    // Node merges the context given to nextLoad into the current load's, so the facade's own format
-    // ("module") must be cleared explicitly, or the original would be loaded as an ES module.
-    const passthrough: Context = { format: undefined, conditions: context.conditions ?? [], importAttributes: {} };
-    return then(nextLoad(v.original, passthrough), (original) => {
-      // Node 22+ leaves the format out for a CommonJS module that require() has already loaded:
-      // then the extension and the package's "type" decide.
-      const commonjs = isCommonJs(original.format ?? discovery.formatOf?.(v.original));
-      let hasDefault = true;
-      if (!commonjs) {
-        const lexed = hasDefaultExport(text(original.source ?? fs.readFileSync(url.fileURLToPath(v.original))));
-        hasDefault = lexed.hasDefault;
-        if (!lexed.exact)
-          report({
-            type: "failed",
-            url: v.original,
-            backend: plan.backend,
-            message: "its export names could not be read exactly; the facade guessed whether it has a default export",
-          });
-      }
-      const source = facadeSource(input({ ...module, format: commonjs ? "commonjs" : "module" }, plan, hasDefault));
-      facaded.add(v.original);
-      report({ type: "facade", url: v.original, backend: plan.backend });
-      return { format: "module", shortCircuit: true, source };
-    });
+    // import() of a module that require() has loaded already: its epilogue ran the registration
+    // modules, and Node hands out its exports.
+    if (mode === "registerHooks" && requireCacheEntry(href)?.loaded === true) return result;
+    report({ type: "facade", url: href, backend: plan.backend });
+    return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "commonjs"), plan, true)) };
+  };
+
+  /** The original at its second URL: an ES module sees its own URL; a CommonJS one is Node's, file name and all. */
+  const original = (real: string, result: LoadResult): LoadResult => {
+    if (!isEsm(result.format) || result.source == null) return result;
+    return { ...result, source: originalSource(text(result.source), real) };
+  };
+
+  /**
+   * The format the rest of the resolve chain gave a watched module: its original's URL resolves
+   * with it, so the next loader's load gets it (tsx's passes it on; without one Node 20 throws
+   * ERR_UNKNOWN_FILE_EXTENSION for .ts). null stays null (Node 22+ reads a typeless .js file's
+   * syntax); TypeScript that nothing after ours gave one (tsx resolved it first) gets its extension's.
+   */
+  const resolvedFormats = new Map<string, string | null | undefined>();
+  const originalFormat = (real: string): string | null | undefined => {
+    const format = resolvedFormats.get(real);
+    return format ?? (typeScript.test(real) ? discovery.formatOf?.(real) : format);
   };
 
   /** The last importer whose scope was learned: consecutive imports usually share one. */
   let lastParent: string | undefined;
 
   /** What resolve() does with Node's answer. Runs for every module, so it allocates nothing on the common path. */
-  const redirect = (specifier: string, result: ResolveResult, context: Context): ResolveResult => {
+  const learn = (specifier: string, result: ResolveResult, context: Context): ResolveResult => {
     try {
       const href = result.url;
       if (!href.startsWith("file:")) return result;
@@ -168,29 +211,11 @@ export function createHooks(options: HookOptions) {
         if (discovery.version !== version) sync();
       }
       // JavaScript only: JSON, wasm and anything imported with attributes pass untouched.
-      if (!matcher.watches(href) || !isJavaScript(result.format) || hasKeys(context.importAttributes)) return result;
-      // The original itself, for its facades, their markers and its own self-import.
-      const parent = context.parentURL;
-      if (parent !== undefined && (parent === href || parseVirtual(parent)?.original === href)) return result;
-      const plan = matcher.match(href);
-      if (plan === undefined) return result;
-      // require() of a CommonJS module keeps its CommonJS semantics: it gets a CommonJS facade, and
-      // while the module is still loading (a require cycle through it) the module itself, with
-      // the partial exports a cycle gives. An ES facade would turn the cycle into
-      // ERR_REQUIRE_CYCLE_MODULE (Node 22, 24, 26).
-      const format = result.format ?? discovery.formatOf?.(href);
-      const esm = format === "module" || format === "module-typescript";
-      if (context.conditions?.includes("require") && !esm) {
-        if (mode !== "registerHooks" || isLoading(href)) return result;
-        return { ...result, url: awaitLoad(virtualUrl(href, "cjs-facade"), context), format: "commonjs" };
-      }
-      // An ES module no plugin has a registration module for keeps its own URL: load() appends the
-      // signal to it (instrument.ts). A facade is what runs registration modules after its body.
-      if (esm && plan.registrations.length === 0 && !facaded.has(href)) {
+      if (matcher.watches(href) && isJavaScript(result.format) && !hasKeys(context.importAttributes) && matcher.match(href) !== undefined) {
+        resolvedFormats.set(href, result.format);
         awaitLoad(href, context);
-        return result;
       }
-      return { ...result, url: awaitLoad(virtualUrl(href, "facade"), context), format: "module" };
+      return result;
     } catch {
       return result;
     }
@@ -201,10 +226,13 @@ export function createHooks(options: HookOptions) {
       settled = false;
       if (awaited.size === 0) idle();
     }
-    // A virtual URL once handed out is always served, even after disable(): a module graph that
-    // is still loading must not find it gone.
-    if (specifier.includes(VIRTUAL_TAG) && parseVirtual(specifier) !== undefined)
-      return { url: awaitLoad(specifier, context), format: "module", shortCircuit: true };
+    // A URL of ours once handed out is always served, even after disable(): a module graph that is
+    // still loading must not find it gone.
+    if (specifier.includes(TAG)) {
+      if (parseVirtual(specifier) !== undefined) return { url: awaitLoad(specifier, context), format: "module", shortCircuit: true };
+      const real = parseOriginal(specifier);
+      if (real !== undefined) return { url: awaitLoad(specifier, context), format: originalFormat(real), shortCircuit: true };
+    }
     // What generated code imports by exact URL: the runtime, and a module's own URL from the line
     // appended to it. Both are known; resolving them again costs every module instance a file
     // lookup and a package.json scope lookup.
@@ -212,72 +240,52 @@ export function createHooks(options: HookOptions) {
     if (specifier === context.parentURL && specifier.startsWith("file:")) return { url: specifier, shortCircuit: true };
     if (!enabled()) return nextResolve(specifier, context);
     const result = nextResolve(specifier, context);
-    if (async) return (result as Promise<ResolveResult>).then((r) => redirect(specifier, r, context));
-    return redirect(specifier, result as ResolveResult, context);
+    if (async) return (result as Promise<ResolveResult>).then((r) => learn(specifier, r, context));
+    return learn(specifier, result as ResolveResult, context);
   }
 
-  function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
-    const v = href.includes(VIRTUAL_TAG) ? parseVirtual(href) : undefined;
-    if (v !== undefined) {
-      served.add(href);
-      awaited.delete(href);
-      // Detached by a later resolve(), not here, nor while this builds the module.
-      if (awaited.size === 0) settled = true;
-      generating++;
-      try {
-        return generate(v, context, nextLoad);
-      } catch (error) {
-        report({ type: "failed", url: v.original, backend: "?", message: error instanceof Error ? error.message : String(error) });
-        // The facade cannot be built: stand in for the original unchanged.
-        return {
-          format: "module",
-          shortCircuit: true,
-          source: v.kind === "facade" ? `export * from ${JSON.stringify(v.original)};\n` : "",
-        };
-      } finally {
-        generating--;
-      }
+  /**
+   * Builds what `href` serves from what `loaded` gives, counted as generating. What the next hook
+   * throws reaches Node as it would without us; a failure of our own is reported, and `loaded`
+   * itself (the module as the next hook gave it, or an empty marker) is served instead.
+   */
+  const build = (href: string, backend: string, loaded: Maybe<LoadResult>, make: (loaded: LoadResult) => LoadResult) => {
+    loading(href);
+    generating++;
+    try {
+      return then(loaded, (value) => {
+        try {
+          return make(value);
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          report({ type: "failed", url: parseVirtual(href)?.original ?? parseOriginal(href) ?? href, backend, message });
+          return value;
+        }
+      });
+    } finally {
+      generating--;
     }
-    if (!enabled() || !matcher.watches(href)) return nextLoad(href, context);
+  };
+  const empty: LoadResult = { format: "module", shortCircuit: true, source: "" };
+
+  function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
+    if (href.includes(TAG)) {
+      const v = parseVirtual(href);
+      if (v !== undefined) return build(href, "?", empty, () => marker(v));
+      const real = parseOriginal(href);
+      // Off-thread, a CommonJS original was required by its facade's "require" marker: with no
+      // source, Node hands out that module. A source from another loader (tsx's, for .cts) would
+      // run it again, a second instance with tables of its own; so the chain is not asked.
+      if (real !== undefined && async && isCommonJs(context.format)) {
+        loading(href);
+        return { format: "commonjs", source: null, shortCircuit: true };
+      }
+      if (real !== undefined) return build(href, "?", nextLoad(href, context), (result) => original(real, result));
+    }
+    if (!enabled() || !matcher.watches(href) || hasKeys(context.importAttributes)) return nextLoad(href, context);
     const plan = matcher.match(href);
     if (plan === undefined) return nextLoad(href, context);
-    if (awaited.delete(href)) {
-      served.add(href);
-      if (awaited.size === 0) settled = true;
-    }
-    return then(nextLoad(href, context), (result) => {
-      const esm = result.format === "module" || result.format === "module-typescript";
-      // Loaded without a facade (a facade is generated before its original loads): resolve chose this
-      // route, and what discovery learned since cannot change it, so the module signals either way.
-      if (esm && !facaded.has(href) && result.source != null && !hasKeys(context.importAttributes)) {
-        try {
-          const module: ModuleInfo = { url: href, backend: plan.backend, exportName: plan.exportName, format: "module" };
-          const source = esmEpilogue(text(result.source), module, runtime.esm);
-          report({ type: "facade", url: href, backend: plan.backend });
-          if (plan.registrations.length > 0) {
-            const message =
-              "it was reached without its facade, by a resolution the hooks could not redirect: its table signals, but its plugins' registration modules did not run for it";
-            report({ type: "failed", url: href, backend: plan.backend, message });
-          }
-          return { ...result, source };
-        } catch (error) {
-          report({ type: "failed", url: href, backend: plan.backend, message: error instanceof Error ? error.message : String(error) });
-          return result;
-        }
-      }
-      // Reached without a facade: by a require() the hooks do not see (module.register), which
-      // loader-findings.ts reports from require.cache, or by some other route, reported here.
-      const unseenRequire = mode !== "registerHooks" && isCommonJs(result.format);
-      if (isJavaScript(result.format) && !facaded.has(href) && !unseenRequire) {
-        report({
-          type: "failed",
-          url: href,
-          backend: plan.backend,
-          message: "it was reached without its facade, by a resolution the hooks could not redirect, so its table will not signal",
-        });
-      }
-      return result;
-    });
+    return build(href, plan.backend, nextLoad(href, context), (result) => serve(href, plan, context, result));
   }
 
   return {

@@ -1,17 +1,23 @@
 /**
- * The URLs of the modules the Node hooks generate: a dispatch module's facade and its markers live
- * at virtual siblings of the module's own file (`basic.js.dispatch-hook-facade.mjs`, with the
- * module's query and hash kept), so that every module instance has its own, the original keeps its
- * URL, and require() (which keys modules by file name) never mistakes one for the other. The URL
- * names everything needed to generate the module again: the hooks keep no table of them.
+ * The URLs the Node hooks hand out besides a module's own. A dispatch module's facade is served at
+ * the module's own URL, which is what its importers resolve, so that resolution names the real
+ * file. The facade imports the original at the same URL with one more query parameter
+ * (`basic.js?dispatch-hook-original`): the same file, so import.meta.filename, require()'s cache
+ * key, __filename and relative resolution stay the file's own. The facade's markers live at virtual
+ * siblings of the module's file (`basic.js.dispatch-hook-step0.mjs`, with the module's query and
+ * hash kept), so that every module instance has its own. Each URL names everything needed to
+ * generate the module again: the hooks keep no table of them.
  */
-/** "cjs-facade" is what require() of a CommonJS dispatch module gets (a .cjs sibling); the rest are ES modules. */
-export type VirtualKind = "facade" | "cjs-facade" | "require" | "step" | "done";
+/** The markers a facade imports (facade.ts). */
+export type VirtualKind = "require" | "step" | "done";
 
-/** What every virtual URL contains: a cheap first test before parsing. */
+/** What every URL of ours contains, virtual or original: a cheap first test before parsing. */
+export const TAG = "dispatch-hook-";
+/** What every virtual URL contains. */
 export const VIRTUAL_TAG = ".dispatch-hook-";
+const ORIGINAL = "dispatch-hook-original";
 // "-cjs" marks a CommonJS original: its exports are its namespace's default export.
-const pattern = /\.dispatch-hook-(facade|cjs-facade|require|step|done)(\d*)(-cjs)?\.[mc]js$/;
+const pattern = /\.dispatch-hook-(require|step|done)(\d*)(-cjs)?\.[mc]js$/;
 
 function split(href: string): [string, string] {
   const cut = href.search(/[?#]/);
@@ -27,7 +33,7 @@ export interface VirtualModule {
 
 export function virtualUrl(original: string, kind: VirtualKind, index?: number, commonjs = false): string {
   const [base, rest] = split(original);
-  return `${base}${VIRTUAL_TAG}${kind}${index ?? ""}${commonjs ? "-cjs" : ""}.${kind === "cjs-facade" ? "cjs" : "mjs"}${rest}`;
+  return `${base}${VIRTUAL_TAG}${kind}${index ?? ""}${commonjs ? "-cjs" : ""}.mjs${rest}`;
 }
 
 export function parseVirtual(href: string): VirtualModule | undefined {
@@ -41,4 +47,32 @@ export function parseVirtual(href: string): VirtualModule | undefined {
     index: Number(found[2] || 0),
     commonjs: found[3] !== undefined,
   };
+}
+
+/** The URL a facade imports its original by: the module's URL, its query extended by our parameter. */
+export function originalUrl(href: string): string {
+  const [base, rest] = split(href);
+  const hash = rest.indexOf("#");
+  const query = hash < 0 ? rest : rest.slice(0, hash);
+  return `${base}${query === "" ? "?" : `${query}&`}${ORIGINAL}${hash < 0 ? "" : rest.slice(hash)}`;
+}
+
+/**
+ * The module's own URL, if `href` is the URL of an original (see originalUrl()): our parameter
+ * wherever it is in the query, with or without an empty value, since another hook may rewrite the
+ * query (import-in-the-middle adds its own after ours, through URLSearchParams).
+ */
+export function parseOriginal(href: string): string | undefined {
+  const at = href.lastIndexOf(ORIGINAL);
+  if (at < 1) return undefined;
+  const before = href[at - 1];
+  let end = at + ORIGINAL.length;
+  if (href[end] === "=") end++;
+  const after = href[end];
+  if ((before !== "?" && before !== "&") || (after !== undefined && after !== "&" && after !== "#")) return undefined;
+  const hash = href.indexOf("#");
+  if (hash >= 0 && hash < at) return undefined;
+  // "?dispatch-hook-original&b" leaves "?b"; "?a&dispatch-hook-original" leaves "?a".
+  if (after === "&") return href.slice(0, at) + href.slice(end + 1);
+  return href.slice(0, at - 1) + href.slice(end);
 }

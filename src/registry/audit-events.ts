@@ -110,7 +110,7 @@ export interface PluginModuleRecord {
   readonly error: ErrorSummary | undefined;
 }
 
-export type ProblemKind = "pending" | "failed" | "conflict" | "missing" | "table" | "loader" | "identity" | "stuck";
+export type ProblemKind = "pending" | "failed" | "conflict" | "missing" | "table" | "loader" | "no-loader" | "identity" | "stuck";
 
 export interface Problem {
   readonly kind: ProblemKind;

@@ -20,14 +20,23 @@ export function shortModule(href: string, cwd: string = process.cwd()): string {
   }
 }
 
-/** The last line of a report: its verdict. */
+/**
+ * The last line of a report: its verdict. "ok" only when something was checked, and never "every
+ * registration landed" over a registration still waiting for a backend that never loaded (no
+ * problem: a plugin registers for backends the app may never use, but nothing landed there).
+ */
 export function verdict(report: AuditReport): string {
   if (!report.ok) return `${report.problems.length} problem(s):`;
+  const waiting = report.registrations.filter((r) => r.state === "pending");
   if (report.checked === 0) {
     const what = report.notes.find((n) => n.startsWith("no registrations")) ?? "no registrations were made";
     return `nothing was checked: ${what}`;
   }
-  return "ok: every registration landed";
+  if (waiting.length === 0) return "ok: every registration landed";
+  const backends = [...new Set(waiting.map((r) => r.backend))].sort().join(", ");
+  const wait = `${waiting.length} ${waiting.length === 1 ? "waits" : "wait"} for ${backends}, which never loaded`;
+  if (report.checked === waiting.length) return `nothing was checked: no registration landed; ${wait}`;
+  return `ok: every registration on a backend that loaded landed; ${wait}`;
 }
 
 /** `verdict` replaces the verdict line (the command line does when the program itself failed). */

@@ -7,6 +7,7 @@ import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, Problem, RegistrationRecord } from "./audit-events.js";
 import { type Fold, getOrCreate, type MutableRecord } from "./audit-fold.js";
 import { windowRecords } from "./window-records.js";
+import { withoutLoader } from "./without-loader.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
 export interface TableFact {
@@ -23,6 +24,8 @@ export interface ThreadFacts {
   readonly windows: readonly WindowFact[];
   /** Copies of the package whose hub handshake was refused: what they registered is out of sight. */
   readonly refusals?: readonly string[];
+  /** Backends the program named to assertComplete() in this thread. */
+  readonly asserted?: ReadonlySet<string>;
 }
 
 export interface ReportScope {
@@ -105,6 +108,8 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
     }
     problems.push(...f.problems);
   }
+
+  problems.push(...withoutLoader(folds, facts, loaded, scope));
 
   // Loader findings: everything a loader could not see is a problem for the thread, and for a
   // registry with registrations on that backend.

@@ -1,5 +1,6 @@
 /** A captured caller whose text is formatted only when someone reads it. */
 import { path, url } from "../builtins.js";
+import { parseAuditMode } from "./audit-env.js";
 
 export interface CallSite {
   readonly stack?: string;
@@ -11,8 +12,7 @@ export interface CallSite {
  * several times the rest of a registration (bench/RESULTS.md).
  */
 export function auditRunning(): boolean {
-  const mode = process.env.DISPATCH_HOOK_AUDIT;
-  return (mode !== undefined && mode !== "" && mode !== "off" && mode !== "0") || Boolean(process.env.DISPATCH_HOOK_AUDIT_DIR);
+  return parseAuditMode(process.env.DISPATCH_HOOK_AUDIT, false) !== "off" || Boolean(process.env.DISPATCH_HOOK_AUDIT_DIR);
 }
 
 /**

@@ -8,6 +8,8 @@ export const errorCodes = {
   ERR_DISPATCH_NO_IMPL: "no implementation found for a dispatched type",
   ERR_DISPATCH_AMBIGUOUS: "two abstract types match and neither is more specific",
   ERR_DISPATCH_INCOMPLETE: "the audit found registrations that did not land",
+  ERR_DISPATCH_NO_LOADER:
+    "a backend the program needs has no table, and no loader or host adapter is installed in the thread that could make one signal",
   ERR_DISPATCH_INVALID_BACKEND: "a backend name is not a non-empty plain string",
   ERR_DISPATCH_RESERVED_NAME: "a name would collide with Object.prototype",
   ERR_DISPATCH_INVALID_OP_TYPE: "an op type is not a class",
@@ -40,7 +42,7 @@ export const errorCodes = {
 export const warningCodes = {
   DISPATCH_HOOK_INSTRUMENT_FAILED: "a watched module could not be instrumented; it loaded unchanged",
   DISPATCH_HOOK_CONFIG_LATE: "module.register's hooks thread did not report its config in time; answers leave it out until it does",
-  DISPATCH_HOOK_AUDIT_MODE: "DISPATCH_HOOK_AUDIT holds an unknown mode",
+  DISPATCH_HOOK_AUDIT_MODE: "DISPATCH_HOOK_AUDIT holds a value it does not accept; the audit stays off",
   DISPATCH_HOOK_AUDIT_RECORD: "a process cannot write its audit record into the run directory (DISPATCH_HOOK_AUDIT_DIR); it is not audited",
   DISPATCH_HOOK_HUB_VERSION:
     "another copy of dispatch-hook speaks no hub version this one knows; it runs on a hub of its own (install one version)",
@@ -52,14 +54,27 @@ export type ErrorCode = keyof typeof errorCodes;
 export type ConfigErrorCode = Extract<ErrorCode, `ERR_DISPATCH_CONFIG_${string}`>;
 export type WarningCode = keyof typeof warningCodes;
 
+/**
+ * The brand every copy of dispatch-hook puts on its errors: one symbol for the whole isolate, so
+ * that `instanceof DispatchHookError` holds across the ES and CommonJS entries, the bundles of the
+ * subpath entries, two installed copies, and vm realms.
+ */
+const brand: unique symbol = Symbol.for("dispatch-hook.error") as never;
+
 export class DispatchHookError extends Error {
   readonly code: ErrorCode;
+
+  /** True for an error of any copy of dispatch-hook (see `brand`). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as { [brand]?: unknown })[brand] === true;
+  }
   /** Structured facts behind the message, for programs (for example the missed type). */
   declare readonly details: Readonly<Record<string, unknown>>;
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    Object.defineProperty(this, brand, { value: true });
     // Not enumerable: printed errors show the message and code, not a dump of classes.
     Object.defineProperty(this, "details", { value: Object.freeze({ ...options?.details }), enumerable: false });
   }

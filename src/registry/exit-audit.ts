@@ -4,22 +4,13 @@
  */
 import { fs } from "../builtins.js";
 import { hub } from "../hub.js";
+import { type AuditMode, parseAuditMode } from "./audit-env.js";
 import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
 import { startRecord, writeRecord } from "./run-records.js";
 import { threadAudit } from "./thread-audit.js";
 
-/** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, unset is silent. */
-export type AuditMode = "strict" | "report" | "off";
-
-export function parseAuditMode(value: string | undefined): AuditMode {
-  if (value === undefined || value === "" || value === "off" || value === "0") return "off";
-  if (value === "strict" || value === "report") return value;
-  process.emitWarning(`DISPATCH_HOOK_AUDIT=${JSON.stringify(value)} is not a mode; use "strict" or "report". Reporting instead.`, {
-    code: "DISPATCH_HOOK_AUDIT_MODE",
-  });
-  return "report";
-}
+export { type AuditMode, parseAuditMode } from "./audit-env.js";
 
 /**
  * What the audit says at exit: the table (to stderr) in report mode, or when strict mode finds a
@@ -55,7 +46,7 @@ export function auditAtExit(options: AuditAtExitOptions): void {
     const report = threadAudit();
     if (dir !== undefined) {
       try {
-        writeRecord(dir, report, code);
+        writeRecord(dir, report, code, testFiles());
       } catch (error) {
         fs.writeSync(
           2,
@@ -81,6 +72,12 @@ export function auditFromEnvironment(): void {
   if (mode || dir) auditAtExit({ mode: parseAuditMode(mode), dir });
 }
 
+/** The test files this realm ran, when a test runner's worker wrote its record after them: the record's `entry`. */
+function testFiles(): string | undefined {
+  const files = hub().shared("test-files", () => new Set<string>());
+  return files.size === 0 ? undefined : [...files].join(", ");
+}
+
 /**
  * For test runners, whose workers are stopped without running exit handlers: writes this realm's
  * record now, naming the test file, when the environment names a run directory. Returns whether it
@@ -91,10 +88,11 @@ export function recordTestFile(testFile: string | undefined): boolean {
   if (!dir) return false;
   auditFromEnvironment();
   try {
-    // Several test files may run in one realm, one after another: the record names them all.
-    const files = hub().shared("test-files", () => new Set<string>());
-    if (testFile !== undefined) files.add(testFile);
-    writeRecord(dir, threadAudit(), null, files.size === 0 ? undefined : [...files].join(", "));
+    if (testFile !== undefined)
+      hub()
+        .shared("test-files", () => new Set<string>())
+        .add(testFile);
+    writeRecord(dir, threadAudit(), null, testFiles());
     return true;
   } catch (error) {
     process.emitWarning(

@@ -25,6 +25,19 @@ function siteOf(registration: Registration): string {
   return site === undefined || site === "unknown" ? "" : `, from ${site}`;
 }
 
+/** What to add where no loader and no adapter is installed: the host's own line, where the host can be told. */
+function noLoader(): string {
+  // What Vitest and Jest put in their test files' globals: not variables, which child processes inherit.
+  const globals = globalThis as { __vitest_worker__?: unknown; jest?: unknown };
+  if (globals.__vitest_worker__ !== undefined) {
+    return 'no dispatch-hook adapter is installed in this Vitest run: Vitest loads these modules itself, where Node\'s loader never sees them. Add plugins: [dispatchHook()] (import { dispatchHook } from "dispatch-hook/vite") to vitest.config.';
+  }
+  if (globals.jest !== undefined) {
+    return 'no dispatch-hook adapter is installed in this Jest run: Jest loads these modules itself. Add "resolver": "dispatch-hook/jest" to the Jest config.';
+  }
+  return "the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().";
+}
+
 function whyPending(state: BackendState, table: object): string {
   if (state.tables.length > 0) {
     return state.tables.some((t) => t.table === table)
@@ -34,9 +47,7 @@ function whyPending(state: BackendState, table: object): string {
   const installations = hub().loaders();
   const finding = installations.flatMap((i) => i.findings ?? []).find((f) => f.backend === state.name);
   if (finding !== undefined) return finding.message;
-  if (installations.length === 0) {
-    return `no ${state.name} table was ever provided, and the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().`;
-  }
+  if (installations.length === 0) return `no ${state.name} table was ever provided, and ${noLoader()}`;
   return `no ${state.name} table was ever provided: the loader is installed, but no module declared for ${state.name} signalled that it finished loading. Check the backend's declaration (npx dispatch-hook doctor).`;
 }
 

@@ -2,7 +2,8 @@ import { frameworkNamespace, type HubMember, type TableNotice } from "../channel
 import { hub } from "../hub.js";
 import { admit, type Request } from "./admission.js";
 import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
-import { type AuditLog, createAuditLog } from "./audit-log.js";
+import { formatReport } from "./audit-format.js";
+import { type AuditLog, createAuditLog, throwIfIncomplete } from "./audit-log.js";
 import { BackendState } from "./backend-state.js";
 import { auditRunning, captureCallSite, formatCallSite } from "./call-site.js";
 import type { Class, Impl } from "./dispatcher.js";
@@ -28,21 +29,19 @@ const stickyKinds: ReadonlySet<string> = new Set(["refused", "identity", "unseen
 /** Registration states that have not landed: a registry holding any is kept alive. */
 const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
 export class Registry {
-  readonly audit: AuditLog;
+  /** The registry's audit log: read-only, and not replaceable. verify() and the thread's audit read it through #report. */
+  declare readonly audit: AuditLog;
+  readonly #report: (options: VerifyOptions) => AuditReport;
   readonly #record: (event: Unsequenced<AuditEvent>) => void;
   readonly #backends = new Map<string, BackendState>();
-  /** Every registration ever accepted, indexed by id (ids are sequential). */
-  readonly #registrations: Registration[] = [];
+  readonly #registrations: Registration[] = []; // every registration accepted, indexed by id
   readonly #callSites: boolean;
-  /** How the hub knows this registry (held weakly there, so the registry can be collected). */
-  readonly #member: HubMember;
+  readonly #member: HubMember; // how the hub knows it (weakly, so it can be collected)
   #joined = false; // whether the hub knows it
   #held = false; // whether the hub holds it strongly now
-  /** Backends whose tables it takes in now: those with live registrations. */
-  readonly #listening = new Set<string>();
+  readonly #listening = new Set<string>(); // backends whose tables it takes in now (live registrations)
   readonly #misses = new MissExplainer();
-  /** Tables withdrawn with their handle: announcements of them are not accepted again. */
-  readonly #withdrawn = new WeakSet<object>();
+  readonly #withdrawn = new WeakSet<object>(); // tables withdrawn with their handle: never accepted again
   readonly #writer: TableWriter = new TableWriter({
     record: (event) => this.#record(event),
     setState: (registration, next) => this.#setState(registration, next),
@@ -65,8 +64,9 @@ export class Registry {
   constructor(options: RegistryOptions = {}) {
     checkOptions(options, { callSites: "boolean", name: "string", namespace: "string" }, "createRegistry()");
     this.#callSites = options.callSites ?? auditRunning();
-    const { log, record } = createAuditLog((events, verifyOptions) => this.#report(events, verifyOptions));
-    this.audit = log;
+    const { log, record, events, report } = createAuditLog((all, verifyOptions) => this.#reportOf(all, verifyOptions));
+    Object.defineProperty(this, "audit", { value: log, enumerable: true, writable: false, configurable: false });
+    this.#report = report;
     this.#record = (event) => {
       record(event);
       if (!stickyKinds.has(event.kind)) return;
@@ -81,7 +81,7 @@ export class Registry {
       miss: (miss) =>
         this.#misses.explain(miss, { registrations: this.#registrations, backend: (b) => this.#backend(b), record: this.#record }),
       wrote: (table, key, impl) => this.#writer.wrote(table, key, impl),
-      events: () => this.audit.events(),
+      events,
     };
   }
 
@@ -164,14 +164,15 @@ export class Registry {
     return this.#registrations.filter((r) => r.state === "pending" && (backend === undefined || r.backend === backend));
   }
 
-  /** The audit report (registry.audit.verify()): every registration with its state, and the problems. */
-  verify(options?: VerifyOptions): AuditReport {
-    return this.audit.verify(options);
+  /** The audit report: every registration with its state, and the problems (a frozen snapshot). Then as a table for people, and as one error listing every problem (ERR_DISPATCH_NO_LOADER or ERR_DISPATCH_INCOMPLETE). */
+  verify(options: VerifyOptions = {}): AuditReport {
+    return this.#report(options);
   }
-
-  /** Throws ERR_DISPATCH_INCOMPLETE listing every problem, if there is one. */
-  assertComplete(options?: VerifyOptions): void {
-    this.audit.assertComplete(options);
+  format(options: VerifyOptions = {}): string {
+    return formatReport(this.#report(options));
+  }
+  assertComplete(options: VerifyOptions = {}): void {
+    throwIfIncomplete(this.#report, options);
   }
 
   /** Records which registrations are live and which backends are sealed. */
@@ -181,8 +182,8 @@ export class Registry {
   }
 
   /**
-   * Returns to a snapshot: registrations made since are disposed, those disposed since come back
-   * (into every table, including tables provided since), and seals are as they were. Tables stay.
+   * Returns to a snapshot: registrations made since are disposed (but a plugin's registration module's,
+   * whose module instance stays), those disposed since come back, and seals are as they were.
    */
   restore(snapshot: RegistrySnapshot): void {
     this.#checkOpen("restore()");
@@ -213,7 +214,7 @@ export class Registry {
     }
   }
 
-  #report(events: readonly AuditEvent[], options: VerifyOptions): AuditReport {
+  #reportOf(events: readonly AuditEvent[], options: VerifyOptions): AuditReport {
     const own = [...this.#backends.values()].flatMap((b) => b.tables);
     const connected = (loaders: readonly { registry?: object }[]) =>
       loaders.some((l) => l.registry === this) || (loaders.length === 0 && isDefault(this));

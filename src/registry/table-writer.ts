@@ -197,6 +197,9 @@ export class TableWriter {
    */
   restore(snapshot: RegistrySnapshot, registrations: readonly Registration[]): void {
     for (const registration of registrations.slice().reverse()) {
+      // A plugin's registration module ran once, for a dispatch module instance that stays loaded:
+      // what it registered stays, or that instance would miss from then on.
+      if (registration.origin !== undefined) continue;
       if (!snapshot.live.has(registration.id) && registration.state !== "disposed") this.dispose(registration, "restore");
     }
     for (const registration of registrations) {

@@ -7,6 +7,7 @@ import { frameworkNamespace, type InstallationStatus } from "../channel.js";
 import { hub } from "../hub.js";
 import type { AuditEvent, AuditReport, VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
+import { frozen } from "./audit-log.js";
 import { buildReport, type NamedFold } from "./audit-report.js";
 import { gatherFacts } from "./thread-facts.js";
 
@@ -20,7 +21,7 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
     fold: fold(r.events),
     name: copies.size > 1 ? `${r.name} (${r.copy})` : r.name,
   }));
-  return buildReport(folds, gatherFacts(), { connected: true, focus: options.backends });
+  return frozen(buildReport(folds, gatherFacts(), { connected: true, focus: options.backends }));
 }
 
 /**

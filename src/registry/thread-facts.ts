@@ -6,6 +6,7 @@
 import type { HostFacts } from "../channel.js";
 import { hub } from "../hub.js";
 import { keyName, listEntries, noticeTable } from "../table-entries.js";
+import { assertedBackends } from "./asserted-backends.js";
 import type { TableFact, ThreadFacts } from "./audit-report.js";
 
 function names(table: unknown): ReadonlySet<string> | undefined {
@@ -34,5 +35,5 @@ export function gatherFacts(
   for (const notice of h.allTables())
     add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
   for (const t of own) add(t.backend, t.module, t.table);
-  return { tables, loaders: h.loaders(), windows: h.windows(), refusals: h.refusals() };
+  return { tables, loaders: h.loaders(), windows: h.windows(), refusals: h.refusals(), asserted: assertedBackends() };
 }

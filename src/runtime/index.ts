@@ -4,6 +4,5 @@
  * copies) changes nothing.
  */
 export { signalEvaluated } from "./evaluated.js";
-export { requireRegistrations } from "./require-registrations.js";
-export { requiring } from "./requiring.js";
+export { requireRegistrations, requireWhenLoaded } from "./require-registrations.js";
 export { finish, missingRegistration, runRegistration, step } from "./window.js";

@@ -22,6 +22,24 @@ describe("the adapters' shared core", () => {
     expect(core.plan("relative/path.js")).toBeUndefined();
   });
 
+  it("plans code files only: a JSON file a pattern matches is left to the host", () => {
+    const { root } = frameworkTree({
+      "package.json": JSON.stringify({
+        name: "app",
+        dispatchHook: {
+          backends: {
+            cpu: { module: "./data/cpu.mjs", export: "default" },
+            gpu: { module: "./data/gpu.json", export: "default" },
+            tpu: { module: "./data/tpu.node", export: "default" },
+          },
+        },
+      }),
+    });
+    const core = createAdapterCore({ root }, "test host");
+    expect(core.plan(join(root, "data/cpu.mjs"))?.backend).toBe("cpu");
+    for (const file of ["data/gpu.json", "data/tpu.node"]) expect(core.plan(join(root, file))).toBeUndefined();
+  });
+
   it("writes a facade that re-exports the original under the host's id, imports each step, and carries the host's facts", () => {
     const { root, table } = frameworkTree();
     const core = createAdapterCore({ root }, "test host");

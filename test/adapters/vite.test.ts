@@ -18,9 +18,15 @@ describe("dispatch-hook/vite", () => {
     const result = call(plugin, "transform", code, table) as { code: string; map: unknown };
     expect(result.code).toContain(`export * from ${JSON.stringify(`${table}?dispatch-hook-original`)}`);
     expect(result.map).toEqual({ mappings: "" });
-    // A query on the id (Vite adds some) still names the file.
+    // Vite's cache busting leaves an import plain; a query that gives the import a meaning does not.
     expect(call(plugin, "transform", code, `${table}?v=123`)).not.toBeNull();
-    expect(call(plugin, "transform", code, `${table}?dispatch-hook-original`)).toBeNull();
+    expect(call(plugin, "transform", code, `${table}?t=1&v=2`)).not.toBeNull();
+    for (const query of ["raw", "url", "worker", "inline", "worker_file&type=module", "copy=2", "v=1&raw"])
+      expect(call(plugin, "transform", code, `${table}?${query}`)).toBeNull();
+    // The original keeps its code, with a map that names its file.
+    const original = call(plugin, "transform", code, `${table}?dispatch-hook-original`) as { code: string; map: { sources: string[] } };
+    expect(original.code).toBe(code);
+    expect(original.map.sources).toEqual([table]);
     expect(call(plugin, "transform", code, `${root}/node_modules/tensorkit/other.js`)).toBeNull();
     expect(call(plugin, "transform", code, "\0virtual:thing")).toBeNull();
   });
@@ -55,13 +61,20 @@ describe("dispatch-hook/vite", () => {
     expect(result.code).not.toContain("step:0");
   });
 
-  it("under Vitest, inlines the packages that declare backends or registrations, unless told not to", () => {
+  it("under Vitest, inlines the packages that declare backends or registrations, unless told not to, and adds the record setup file", () => {
     const { root } = frameworkTree();
+    const setupFiles = [expect.stringMatching(/vitest-record\.js$/)];
     expect(call(dispatchHook(), "config", { root, test: {} })).toEqual({
-      test: { server: { deps: { inline: ["tensorkit", "kit-ops"] } } },
+      test: { setupFiles, server: { deps: { inline: ["tensorkit", "kit-ops"] } } },
     });
-    // A plain Vite config (no test), and { inline: false }, change nothing.
-    expect(call(dispatchHook(), "config", { root })).toBeNull();
-    expect(call(dispatchHook({ inline: false }), "config", { root, test: {} })).toBeNull();
+    expect(call(dispatchHook({ inline: false }), "config", { root, test: {} })).toEqual({ test: { setupFiles } });
+    // A plain Vite config (no test key, and not under Vitest) changes nothing.
+    const vitest = process.env.VITEST;
+    delete process.env.VITEST;
+    try {
+      expect(call(dispatchHook(), "config", { root })).toBeNull();
+    } finally {
+      process.env.VITEST = vitest;
+    }
   });
 });

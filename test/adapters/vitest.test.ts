@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { matchers, test as withRegistry } from "../../src/adapters/vitest.js";
+import { registry as defaultRegistry } from "../../src/default-registry.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry, type Registry } from "../../src/registry/registry.js";
 
@@ -35,17 +36,17 @@ describe("toHaveLanded", () => {
 
 let previous: Registry | undefined;
 describe("the registry fixture", () => {
-  withRegistry("gives each test a registry of its own", ({ registry }) => {
+  withRegistry("is the default registry, which plugins register into", ({ registry }) => {
+    expect(registry).toBe(defaultRegistry);
     registry.register("fixture-cpu", Conv, () => 1);
     expect(registry.pending("fixture-cpu")).toHaveLength(1);
     previous = registry;
   });
 
-  withRegistry("and disposes of it after the test", ({ registry }) => {
-    expect(registry).not.toBe(previous);
-    expect(registry.pending()).toEqual([]);
-    expect(() => previous?.register("fixture-cpu", PoolLayer, () => 2)).toThrow(
-      expect.objectContaining({ code: "ERR_DISPATCH_REGISTRY_DISPOSED" }),
-    );
+  withRegistry("put back after each test: what the previous test registered is undone", ({ registry }) => {
+    expect(registry).toBe(previous);
+    expect(registry.pending("fixture-cpu")).toEqual([]);
+    const last = registry.verify().registrations.filter((r) => r.backend === "fixture-cpu");
+    expect(last.map((r) => r.state)).toEqual(["disposed"]);
   });
 });

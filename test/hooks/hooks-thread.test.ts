@@ -4,7 +4,7 @@ import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { runtimeLocation } from "../../src/hooks/hook-api.js";
 import { initialize, load, resolve } from "../../src/hooks/hooks-thread.js";
-import { virtualUrl } from "../../src/hooks/virtual-modules.js";
+import { originalUrl } from "../../src/hooks/virtual-modules.js";
 import { makeTree } from "../integration/fixture.js";
 
 describe("the hooks-thread entry (module.register)", () => {
@@ -39,12 +39,12 @@ describe("the hooks-thread entry (module.register)", () => {
     const loaded = await load(numba, {}, async () => ({ format: "module", source: "export const numbaFuncify = 1;\n" }));
     expect(String(loaded.source)).toMatch(/^export const numbaFuncify = 1;\n;import \* as __dispatchHook0 from /);
     expect(receiveMessageOnPort(port1)?.message).toEqual({ type: "facade", url: numba, backend: "numba" });
-    // A facade is still served for a URL handed out before (a plugin declared later, say).
-    const facade = await load(virtualUrl(numba, "facade"), {}, async () => ({
+    // An original's URL handed out before is still served: it names the module's own URL.
+    const original = await load(originalUrl(numba), {}, async () => ({
       format: "module",
       source: "export const numbaFuncify = 1;\n",
     }));
-    expect(String(facade.source)).toContain(`export * from ${JSON.stringify(numba)};`);
+    expect(String(original.source)).toContain(`//# sourceURL=${numba}`);
 
     // Disposal is seen at once, without waiting for a message.
     Atomics.store(disposed, 0, 1);

@@ -17,7 +17,7 @@ function parses(code: string): void {
   parse(`(function (exports, require, module, __filename, __dirname) {${code}\n})`, { ecmaVersion: "latest", sourceType: "script" });
 }
 
-describe("instrument (the CommonJS epilogue, for source-only hosts)", () => {
+describe("instrument (the CommonJS epilogue)", () => {
   it("only appends: the source is an exact prefix, and it adds one line", () => {
     for (const source of ["exports.a = 1;\n", "exports.a = 1; // no newline", "", "\r\nlet x;\r\n"]) {
       const out = instrument(source, input);
@@ -91,6 +91,33 @@ describe("instrument (the CommonJS epilogue, for source-only hosts)", () => {
       hub().leave(member);
       delete (globalThis as Record<string, unknown>).__signalled;
       delete (globalThis as Record<string, unknown>).__regRanAfter;
+    }
+  });
+
+  it("requires the registration modules once the module has loaded, when its loader first reads module.exports, and puts the plain property back", () => {
+    const dir = makeTree({ "reg.cjs": "globalThis.__regRuns = (globalThis.__regRuns ?? 0) + 1;\n" });
+    const file = join(dir, "dispatch.cjs");
+    const code = instrument("module.exports = { table: 1 };\n", {
+      module: { ...module, url: pathToFileURL(file).href },
+      registrations: [{ plugin: "p", url: pathToFileURL(join(dir, "reg.cjs")).href }],
+      runtime: runtimeLocation().cjs,
+    });
+    const state = globalThis as Record<string, unknown>;
+    try {
+      const mod: { exports: unknown; loaded: boolean } = { exports: {}, loaded: false };
+      new Function("exports", "require", "module", code)(mod.exports, createRequire(file), mod);
+      // Still loading (a require() cycle reads it now): the exports as they are, and nothing run yet.
+      expect(mod.exports).toEqual({ table: 1 });
+      expect(state.__regRuns).toBeUndefined();
+      mod.exports = { table: 2 };
+      mod.loaded = true;
+      expect(mod.exports).toEqual({ table: 2 });
+      expect(state.__regRuns).toBe(1);
+      expect(Object.getOwnPropertyDescriptor(mod, "exports")).toMatchObject({ value: { table: 2 }, writable: true });
+      expect(mod.exports).toEqual({ table: 2 });
+      expect(state.__regRuns).toBe(1);
+    } finally {
+      delete state.__regRuns;
     }
   });
 

@@ -155,13 +155,17 @@ const orders = [
 async function runApp(dir: string, order: (typeof orders)[number], strict: boolean) {
   const runDir = mkdtempSync(join(dir, "run-"));
   const result = await run(dir, order.args(dir), { DISPATCH_HOOK_AUDIT: strict ? "strict" : undefined, DISPATCH_HOOK_AUDIT_DIR: runDir });
-  // One thread, one record, whichever copy's loader wrote it.
+  // One record per hub: one for the thread when the copies share a hub, whichever copy's entry wrote it.
+  const exits = () =>
+    readdirSync(runDir)
+      .filter((name) => name.endsWith(".json"))
+      .map((name) => (JSON.parse(readFileSync(join(runDir, name), "utf8")) as ProcessRecord).report);
   const exit = () => {
-    const records = readdirSync(runDir).filter((name) => name.endsWith(".json"));
-    expect(records).toHaveLength(1);
-    return (JSON.parse(readFileSync(join(runDir, records[0] as string), "utf8")) as ProcessRecord).report;
+    const reports = exits();
+    expect(reports).toHaveLength(1);
+    return reports[0] as ProcessRecord["report"];
   };
-  return { ...result, out: lastJson(result.stdout), exit };
+  return { ...result, out: lastJson(result.stdout), exit, exits };
 }
 
 /** Every registration of both copies, as both thread audits and the exit audit list them. */
@@ -239,10 +243,17 @@ describe("a plugin's nested copy of an unknown future version (accepts only [99]
         ok: false,
         registrations: ["Conv on cuda: pending default", "PoolLayer on numba: pending default"],
       });
-      // The exit audit is the top copy's loader's, on its hub: it names the refused copy, and strict fails.
-      const exit = result.exit();
-      expect(exit.registrations.map((r) => `${r.op} on ${r.backend}: ${r.state}`)).toEqual(["Relu on numba: applied"]);
-      expect(exit.problems.map((p) => p.message).join("\n")).toContain("this audit cannot see them");
+      // Two hubs, two records. The top copy's names the refused copy; the refused copy's holds its own
+      // pending registrations. Neither is ok, and strict fails.
+      const [top, nested] = [...result.exits()].sort((a, b) => a.registrations.length - b.registrations.length);
+      expect(top?.registrations.map((r) => `${r.op} on ${r.backend}: ${r.state}`)).toEqual(["Relu on numba: applied"]);
+      expect(top?.problems.map((p) => p.message).join("\n")).toContain("this audit cannot see them");
+      expect(top?.ok).toBe(false);
+      expect(nested?.registrations.map((r) => `${r.op} on ${r.backend}: ${r.state}`).sort()).toEqual([
+        "Conv on cuda: pending",
+        "PoolLayer on numba: pending",
+      ]);
+      expect(nested?.ok).toBe(false);
       expect(result.code).toBe(1);
     });
   }

@@ -97,7 +97,7 @@ describe("defects", () => {
     expect(lastJson(result.stdout)).toEqual({ during: ["pending", "loader"], after: [] });
   });
 
-  it("registry.verify(), audit.verify() and audit.format() give one answer, loader findings included", async () => {
+  it("registry.verify(), format() and threadAudit() give one answer, loader findings included", async () => {
     const dir = makeTree({
       ...frameworkEsm,
       ...plugin("tensorlab", false),
@@ -105,9 +105,9 @@ describe("defects", () => {
       "main.mjs": [
         'import "ml-ops/register-now.js";',
         'try { await import("tensorlab/link/numba/dispatch/basic.js"); } catch {}',
-        'import { registry } from "dispatch-hook";',
-        "const a = registry.verify(); const b = registry.audit.verify();",
-        "console.log(JSON.stringify({ same: JSON.stringify(a) === JSON.stringify(b), kinds: b.problems.map((p) => p.kind), inFormat: registry.audit.format().includes('never finished evaluating') }));",
+        'import { registry, threadAudit } from "dispatch-hook";',
+        "const a = registry.verify(); const b = threadAudit();",
+        "console.log(JSON.stringify({ same: JSON.stringify(a.problems) === JSON.stringify(b.problems), kinds: a.problems.map((p) => p.kind), inFormat: registry.format().includes('never finished evaluating') }));",
       ].join("\n"),
     });
     expect(lastJson((await run(dir, ["--import", loader, "main.mjs"])).stdout)).toEqual({

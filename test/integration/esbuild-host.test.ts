@@ -9,6 +9,7 @@ import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lastJson, makeTree, repoRoot, run } from "./fixture.js";
+import { frameworkEsm, plugin } from "./trees.js";
 
 const examples = join(repoRoot, "examples");
 
@@ -139,5 +140,39 @@ describe("dispatch-hook/esbuild", () => {
     expect(summary.problems).toEqual(["missing"]);
     expect(main.stdout).toMatch(/GhostOp on numba was expected \(by dispatch-hook\/esbuild options for ghost-ops\)/);
     expect(main.stdout).not.toContain("ok: every registration landed");
+  });
+
+  it("a dispatch module imported as text (an import attribute, or the loader option) is its text, as without the plugin", async () => {
+    const spec = "tensorlab/link/numba/dispatch/basic.js";
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "node_modules/esbuild": { symlink: join(repoRoot, "node_modules/esbuild") },
+      "attribute.mjs": [
+        `import text from ${JSON.stringify(spec)} with { type: "text" };`,
+        `import { numbaFuncify } from ${JSON.stringify(spec)};`,
+        'import { PoolLayer } from "ml-ops";',
+        "let landed; try { landed = numbaFuncify.resolve(new PoolLayer())(); } catch (e) { landed = e.code; }",
+        "console.log(JSON.stringify({ text, landed }));",
+      ].join("\n"),
+      "option.mjs": `import text from ${JSON.stringify(spec)};\nconsole.log(JSON.stringify({ text }));\n`,
+      "build.mjs": [
+        'import { build } from "esbuild";',
+        'import { dispatchHook } from "dispatch-hook/esbuild";',
+        "const plugins = process.env.WITHOUT_PLUGIN ? [] : [dispatchHook()];",
+        'const common = { bundle: true, platform: "node", format: "esm", outdir: "out", outExtension: { ".js": ".mjs" }, logLevel: "error", plugins };',
+        'await build({ ...common, entryPoints: ["attribute.mjs"] });',
+        'await build({ ...common, entryPoints: ["option.mjs"], loader: { ".js": "text" } });',
+      ].join("\n"),
+    });
+    const source = readFileSync(join(dir, "node_modules", spec), "utf8");
+    for (const without of [false, true]) {
+      const built = await run(dir, ["build.mjs"], without ? { WITHOUT_PLUGIN: "1" } : {});
+      expect(built.stderr).toBe("");
+      const attribute = await run(dir, [join(dir, "out/attribute.mjs")]);
+      expect(lastJson(attribute.stdout)).toEqual({ text: source, landed: without ? "ERR_DISPATCH_NO_IMPL" : "pooled" });
+      const option = await run(dir, [join(dir, "out/option.mjs")]);
+      expect(lastJson(option.stdout)).toEqual({ text: source });
+    }
   });
 });

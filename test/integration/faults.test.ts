@@ -55,6 +55,21 @@ describe("faults around the loader", () => {
     expect(problems).toContain("Im2Col on numba was expected");
   });
 
+  it("a CommonJS registration module throws: the same, and the process lives on (Node 20 turned the throw into an uncaught exception)", async () => {
+    const tree = brokenPlugin("");
+    const json = JSON.parse(tree["node_modules/ml-ops/package.json"] as string);
+    json.dispatchHook.registrations.numba = "./dispatch/numba.cjs";
+    tree["node_modules/ml-ops/package.json"] = JSON.stringify(json);
+    tree["node_modules/ml-ops/dispatch/numba.cjs"] = 'throw new Error("plugin bug");\n';
+    const result = await run(makeTree(tree), ["--import", loader, "main.mjs"]);
+    const [first] = result.stdout.trim().split("\n");
+    expect(JSON.parse(first as string), result.stderr).toEqual({ error: "plugin bug", jax: "jax" });
+    const problems = JSON.stringify(lastJson(result.stdout).problems);
+    expect(problems).toContain("ml-ops's registration module for numba");
+    expect(problems).toContain("did not finish evaluating");
+    expect(result.code).toBe(0);
+  });
+
   it("a registration module imports something that does not exist: the same, with Node's own error", async () => {
     const dir = makeTree(brokenPlugin('import "./no-such-file.js";\n'));
     const result = await run(dir, ["--import", loader, "main.mjs"]);

@@ -90,4 +90,23 @@ describe("dispatch-hook/jest", () => {
       expect(without.output).toMatch(/Tests:\s+2 failed, 1 passed, 3 total/);
     });
   }
+
+  it("a JSON file that a declared pattern matches is left to Jest, as the loader leaves it to Node: its value, and require.resolve() naming the file", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/jest": { symlink: join(repoRoot, "node_modules/jest") },
+      "package.json": appJson({ dispatchHook: { backends: { "*": { module: "./data/{backend}.json", export: "default" } } } }),
+      "data/numba.json": '{ "table": true }\n',
+      "jest.resolver.json": JSON.stringify({ testEnvironment: "node", resolver: "dispatch-hook/jest" }),
+      "test/json.test.js": [
+        'const path = require("node:path");',
+        'test("the JSON file itself", () => {',
+        '  expect(require("../data/numba.json")).toEqual({ table: true });',
+        '  expect(require.resolve("../data/numba.json")).toBe(path.join(__dirname, "../data/numba.json"));',
+        "});",
+      ].join("\n"),
+    });
+    const result = await jest(dir, "commonjs", "jest.resolver.json");
+    expect(result.output).toMatch(/Tests:\s+1 passed, 1 total/);
+  });
 });

@@ -195,6 +195,31 @@ describe("the loader", () => {
     expect(lastJson(noMaps.stdout).frame).toMatch(/basic\.js:4:9\)$/);
   });
 
+  it("composes with import-in-the-middle, registered before or after it: the app runs and the registration lands", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "node_modules/import-in-the-middle": { symlink: join(repoRoot, "node_modules/import-in-the-middle") },
+      "iitm.mjs": 'import { register } from "node:module";\nregister("import-in-the-middle/hook.mjs", import.meta.url);\n',
+      "main.mjs": [
+        'import { Hook } from "import-in-the-middle";',
+        'new Hook(["tensorlab/link/numba/dispatch/basic.js"], () => {});',
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        'const { PoolLayer } = await import("ml-ops");',
+        "console.log(JSON.stringify({ landed: numbaFuncify.resolve(new PoolLayer())() }));",
+      ].join("\n"),
+    });
+    // It rewrites every query it wraps (through URLSearchParams) and adds its own parameter after ours.
+    for (const order of [
+      ["./iitm.mjs", loader],
+      [loader, "./iitm.mjs"],
+    ]) {
+      const result = await run(dir, ["--no-warnings", ...order.flatMap((hook) => ["--import", hook]), "main.mjs"]);
+      expect(result.stderr).toBe("");
+      expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+    }
+  });
+
   it("strict mode fails the process when a registration failed, and prints the audit table", async () => {
     const dir = makeTree({
       ...frameworkEsm,

@@ -298,21 +298,25 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
         // From another directory (no shared require resolution cache), and once more after the
         // generated module has left require.cache, which makes Node load it again.
         'const fromSub = require("./sub/again.cjs");',
+        // A registration through the registry lands on every instance of the module.
+        'const { register, registry } = await import("dispatch-hook");',
+        "class Late {}",
+        'register("cjs", Late, () => "late on cjs");',
         'delete require.cache[require.resolve("tensorkit/backends/cjs/table.js")];',
         'const afterDelete = require("tensorkit/backends/cjs/table.js");',
         'const { Conv: CjsConv } = require("kit-ops/ops.cjs");',
-        'const { registry } = await import("dispatch-hook");',
         "const call = (table, type) => { try { return table.resolve(new type())(); } catch (e) { return e.code; } };",
-        "console.log(JSON.stringify({ same: again === cpuTable && required === cpuTable && cjs === cjsAgain && fromSub.cjsTable === cjs.cjsTable, afterDelete: call(afterDelete.cjsTable, CjsConv), cpu: cpuTable.resolve(new Conv())(), gpu: gpuTable.resolve(new Conv())(), cjs: call(cjs.cjsTable, CjsConv), problems: registry.verify().problems.map((p) => p.message) }));",
+        "console.log(JSON.stringify({ same: again === cpuTable && required === cpuTable && cjs === cjsAgain && fromSub.cjsTable === cjs.cjsTable, fresh: afterDelete.cjsTable !== cjs.cjsTable, afterDelete: call(afterDelete.cjsTable, Late), cpu: cpuTable.resolve(new Conv())(), gpu: gpuTable.resolve(new Conv())(), cjs: call(cjs.cjsTable, CjsConv), problems: registry.verify().problems.map((p) => p.message) }));",
       ].join("\n"),
     });
     const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
     const out = lastJson(result.stdout);
     expect(out).toMatchObject({ same: true, cpu: "conv on cpu", gpu: "conv on gpu" });
     if (mode === "registerHooks") {
-      // require.resolve() names the generated module, so the deletion drops only that: loaded
-      // again, it hands out the same table, which has its registration.
-      expect(out).toMatchObject({ cjs: "conv on cjs", afterDelete: "conv on cjs", problems: [] });
+      // require.resolve() names the file, as without the loader, so the deletion drops the module
+      // itself: required again, it is a new instance, which gets its epilogue (load() is attached
+      // again) and signals, so the registry's registration lands on its new table too.
+      expect(out).toMatchObject({ cjs: "conv on cjs", fresh: true, afterDelete: "late on cjs", problems: [] });
       expect(result.stderr).toContain("ok: every registration landed");
     } else {
       // module.register hooks (Node 20, 22 before 22.22.3) never see require(): the CommonJS backend is reported, not passed over.

@@ -6,15 +6,17 @@
  * the bin runs; the loader works from the installed copy.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { appJson, makeTree, nodeBinary, repoRoot, run } from "./fixture.js";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const npx = process.platform === "win32" ? "npx.cmd" : "npx";
 const tsc = join(repoRoot, "node_modules/typescript/bin/tsc");
 let app = "";
 let installed = "";
+let tarball = "";
 
 /** Packs a copy of the sources (prepack builds there) and installs the tarball into a fresh app. */
 function packAndInstall(): void {
@@ -28,6 +30,8 @@ function packAndInstall(): void {
     "tsconfig.build.json",
     "loader.mjs",
     "README.md",
+    "CHANGELOG.md",
+    "docs",
     "LICENSE",
   ]) {
     cpSync(join(repoRoot, entry), join(copy, entry), { recursive: true });
@@ -41,7 +45,7 @@ function packAndInstall(): void {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const packed = JSON.parse(stdout.slice(stdout.search(/^\[/m))) as Array<{ filename: string }>;
-  const tarball = join(out, packed[0]?.filename ?? "");
+  tarball = join(out, packed[0]?.filename ?? "");
   app = makeTree({
     "package.json": appJson({ type: "module", dependencies: { tensorkit: "file:./tensorkit", "kit-ops": "file:./kit-ops" } }),
     "tensorkit/package.json": JSON.stringify({
@@ -103,9 +107,22 @@ describe("the packed package, installed", () => {
       (f) =>
         !/^dist\/bundle\/[\w-]+(\.script)?\.c?js(\.map)?$/.test(f) &&
         !/^dist\/types\/.*\.d\.ts$/.test(f) &&
-        !["loader.mjs", "package.json", "README.md", "LICENSE"].includes(f),
+        !/^docs\/[\w-]+\.md$/.test(f) &&
+        !["loader.mjs", "package.json", "README.md", "CHANGELOG.md", "LICENSE"].includes(f),
     );
     expect(unexpected).toEqual([]);
+    // Every relative link of the README and the docs names a file the package ships: they work from the npm page.
+    const broken = shipped
+      .filter((f) => f.endsWith(".md"))
+      .flatMap((doc) =>
+        [...readFileSync(join(installed, doc), "utf8").matchAll(/\]\(([^)#\s]+)[^)]*\)/g)]
+          .map((m) => m[1] as string)
+          .filter((target) => !/^[a-z]+:/.test(target))
+          .map((target) => join(dirname(doc), target))
+          .filter((target) => !shipped.includes(target))
+          .map((target) => `${doc} → ${target}`),
+      );
+    expect(broken).toEqual([]);
     // Declarations only for the public surface: the command line's internals do not ship.
     expect(shipped.some((f) => f.startsWith("dist/types/cli/"))).toBe(false);
     expect(shipped).toContain("LICENSE");
@@ -160,8 +177,43 @@ describe("the packed package, installed", () => {
       };
       expect(check("tsconfig.consumer.json")).toBe("");
       expect(check("tsconfig.internal.json")).toContain("Property 'registerFrom' does not exist");
-    });
+      // Two full type-checks: well over the default timeout on a busy two-core machine.
+    }, 120_000);
   }
+
+  it("runs the README's quick start, as written, from the tarball in an empty directory", async () => {
+    const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+    const from = readme.indexOf("## Quick start");
+    const section = readme.slice(from, readme.indexOf("\n## ", from + 1)).trim();
+    expect(section.split("\n").length).toBeLessThanOrEqual(40);
+    const dir = makeTree({});
+    const files = [...section.matchAll(/<!-- file: (\S+) -->\n```\w+\n([\s\S]*?)```/g)];
+    expect(files.map((f) => f[1])).toEqual([
+      "tensorkit/package.json",
+      "tensorkit/backends/cpu.js",
+      "kit-ops/package.json",
+      "kit-ops/cpu.js",
+      "app.mjs",
+    ]);
+    for (const [, file, text] of files) {
+      mkdirSync(dirname(join(dir, file as string)), { recursive: true });
+      writeFileSync(join(dir, file as string), text as string);
+    }
+    const commands = /```sh\n([\s\S]*?)```/.exec(section)?.[1]?.trim().split("\n") ?? [];
+    expect(commands).toHaveLength(3);
+    for (const line of commands) {
+      const [command, expected] = line.split(/\s+# prints: /) as [string, string | undefined];
+      // `npm install dispatch-hook` (the Install section) is the tarball here.
+      const words = command.trim().split(/\s+/);
+      const argv = words[0] === "npm" ? [...words.slice(1), "--no-audit", "--no-fund", "--prefer-offline", tarball] : words.slice(1);
+      const output = execFileSync(words[0] === "node" ? nodeBinary : words[0] === "npm" ? npm : npx, argv, {
+        cwd: dir,
+        encoding: "utf8",
+        env: { ...process.env, NODE_OPTIONS: "", NO_COLOR: "1" },
+      });
+      if (expected !== undefined) expect(output).toContain(expected.trim());
+    }
+  }, 120_000);
 
   it("runs its bin, and its loader lands a plugin's registration from the installed copy", async () => {
     const doctor = await run(app, [join(installed, "dist/bundle/cli.js"), "doctor"]);

@@ -34,7 +34,7 @@ const app = {
   "a.test.mjs": 'import test from "node:test";\ntest("numba", () => import("tensorlab/link/numba/dispatch/basic.js"));\n',
   "b.test.mjs": 'import test from "node:test";\ntest("jax", () => import("tensorlab/link/jax/dispatch/basic.js"));\n',
   "c.test.mjs": 'import test from "node:test";\ntest("numba again", () => import("tensorlab/link/numba/dispatch/basic.js"));\n',
-  "backend.mjs": "await import(`tensorlab/link/${process.argv[2]}/dispatch/basic.js`);\n",
+  "backend.mjs": 'await import("tensorlab/link/" + process.argv[2] + "/dispatch/basic.js");\n',
   "worker.mjs": 'await import("tensorlab/link/numba/dispatch/basic.js");\n',
   "fan-out.mjs": [
     'import { execSync, fork, spawnSync } from "node:child_process";',

@@ -77,22 +77,52 @@ describe("the Vitest reporter folds every worker's record, and fails the run on 
   const vitest = (pool: string, b: string) =>
     run(dir, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], { POOL: pool, B: b, CI: "1", NO_COLOR: "1" });
 
-  it.each(["threads", "forks", "vmThreads"])("pool %s", async (pool) => {
-    const missed = await vitest(pool, "b-miss.test.js");
-    expect(missed.stdout).toMatch(/Tests\s+2 passed/);
-    expect(missed.stdout).toContain("dispatch-hook audit");
-    expect(missed.stdout).toContain("[missing] Conv on gpu was expected");
-    expect(missed.stdout).toMatch(/^not ok: 1 problem\(s\) in 1 process\(es\)$/m);
-    // The row of the worker that missed names its file (vmThreads runs both files in one realm: one record names both).
-    expect(missed.stdout).toMatch(
-      pool === "vmThreads" ? /^pid \d+ \((a\.test\.js, b-miss|b-miss\.test\.js, a)\.test\.js\):$/m : /1 problem\(s\)\s+b-miss\.test\.js\n/,
-    );
-    expect(missed.code).toBe(1);
+  it.each(["threads", "forks", "vmThreads"])(
+    "pool %s",
+    async (pool) => {
+      const missed = await vitest(pool, "b-miss.test.js");
+      expect(missed.stdout).toMatch(/Tests\s+2 passed/);
+      expect(missed.stdout).toContain("dispatch-hook audit");
+      expect(missed.stdout).toContain("[missing] Conv on gpu was expected");
+      expect(missed.stdout).toMatch(/^not ok: 1 problem\(s\) in 1 process\(es\)$/m);
+      // The row of the worker that missed names its file (vmThreads runs both files in one realm: one record names both).
+      expect(missed.stdout).toMatch(
+        pool === "vmThreads"
+          ? /^pid \d+ \((a\.test\.js, b-miss|b-miss\.test\.js, a)\.test\.js\):$/m
+          : /1 problem\(s\)\s+b-miss\.test\.js\n/,
+      );
+      expect(missed.code).toBe(1);
 
-    const fine = await vitest(pool, "b-fine.test.js");
-    expect(fine.stdout).toMatch(/^ok: every registration landed/m);
-    expect(fine.code).toBe(0);
-  });
+      const fine = await vitest(pool, "b-fine.test.js");
+      expect(fine.stdout).toMatch(/^ok: every registration landed/m);
+      expect(fine.code).toBe(0);
+      // Two whole test runs: more than the default timeout on a busy two-core machine.
+    },
+    120_000,
+  );
+});
+
+describe("dispatch-hook audit -- <a Vitest run>", () => {
+  it("folds the records of the run's workers too (the plugin's setup file writes them), and names the file that missed", async () => {
+    const dir = makeTree({
+      ...vitestProject(),
+      "vitest.config.mjs":
+        'import { dispatchHook } from "dispatch-hook/vite";\nexport default { plugins: [dispatchHook()], test: { include: ["a.test.js", "b-miss.test.js"] } };\n',
+    });
+    const result = await run(
+      dir,
+      [join(repoRoot, "dist/bundle/cli.js"), "audit", "--", join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"],
+      {
+        CI: "1",
+        NO_COLOR: "1",
+      },
+    );
+    expect(result.stdout).toMatch(/Tests\s+2 passed/);
+    expect(result.stdout).toMatch(/1 problem\(s\)\s+b-miss\.test\.js\n/);
+    expect(result.stdout).toMatch(/ok, 1 landed\s+a\.test\.js\n/);
+    expect(result.stdout).toMatch(/^not ok: 1 problem\(s\) in 1 process\(es\)$/m);
+    expect(result.code).toBe(1);
+  }, 120_000);
 });
 
 describe("the Jest reporter folds every worker's record, and fails the run on a miss", () => {
@@ -100,15 +130,19 @@ describe("the Jest reporter folds every worker's record, and fails the run on a 
   const jest = (b: string, ...flags: string[]) =>
     run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), ...flags, "a.test.js", b], { CI: "1", NO_COLOR: "1" });
 
-  it.each([["--maxWorkers=2"], ["--runInBand"]])("%s", async (flag) => {
-    const missed = await jest("b-miss.test.js", flag);
-    expect(missed.stderr).toMatch(/Tests:\s+2 passed/);
-    expect(missed.stderr).toContain("[missing] Conv on gpu was expected");
-    expect(missed.stderr).toMatch(/1 problem\(s\)\s+b-miss\.test\.js/);
-    expect(missed.code).toBe(1);
+  it.each([["--maxWorkers=2"], ["--runInBand"]])(
+    "%s",
+    async (flag) => {
+      const missed = await jest("b-miss.test.js", flag);
+      expect(missed.stderr).toMatch(/Tests:\s+2 passed/);
+      expect(missed.stderr).toContain("[missing] Conv on gpu was expected");
+      expect(missed.stderr).toMatch(/1 problem\(s\)\s+b-miss\.test\.js/);
+      expect(missed.code).toBe(1);
 
-    const fine = await jest("b-fine.test.js", flag);
-    expect(fine.stderr).toMatch(/^ok: every registration landed, in 2 process\(es\)$/m);
-    expect(fine.code).toBe(0);
-  });
+      const fine = await jest("b-fine.test.js", flag);
+      expect(fine.stderr).toMatch(/^ok: every registration landed, in 2 process\(es\)$/m);
+      expect(fine.code).toBe(0);
+    },
+    120_000,
+  );
 });

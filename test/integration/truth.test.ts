@@ -269,3 +269,114 @@ describe("a miss says what dispatch-hook knows", () => {
     expect(result.code).toBe(1);
   });
 });
+
+describe("7. no loader at all", () => {
+  // No --import, no adapter: nothing in the thread could have made a declared backend's table
+  // signal. Before, assertComplete() and the strict exit audit passed, and verify() said ok with
+  // nothing checked.
+  const noLoader = { ...frameworkEsm, ...plugin("tensorlab", true) };
+
+  it("assertComplete({ backends }) throws ERR_DISPATCH_NO_LOADER naming the loader and how to add it; verify() is not ok", async () => {
+    const dir = makeTree({
+      ...noLoader,
+      "main.mjs": [
+        'import { register, registry } from "dispatch-hook";',
+        'import { PoolLayer } from "ml-ops";',
+        "const attempt = () => {",
+        '  try { registry.assertComplete({ backends: ["numba"] }); return { code: "passed" }; }',
+        "  catch (e) { return { code: e.code, name: e.name, message: e.message }; }",
+        "};",
+        "// Nothing registered yet: nothing could be checked.",
+        "const nothing = attempt();",
+        'const { ok, checked } = registry.verify({ backends: ["numba"] });',
+        'register("numba", PoolLayer, () => "pooled");',
+        "const pending = attempt();",
+        'const kinds = registry.verify({ backends: ["numba"] }).problems.map((p) => p.kind);',
+        "console.log(JSON.stringify({ nothing, ok, checked, pending, kinds }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["main.mjs"]);
+    type Attempt = { code: string; name: string; message: string };
+    const out = lastJson(result.stdout) as { nothing: Attempt; ok: boolean; checked: number; pending: Attempt; kinds: string[] };
+    for (const attempt of [out.nothing, out.pending]) {
+      expect(attempt.code).toBe("ERR_DISPATCH_NO_LOADER");
+      expect(attempt.name).toBe("DispatchHookError [ERR_DISPATCH_NO_LOADER]");
+      expect(attempt.message).toContain("no dispatch-hook loader");
+      expect(attempt.message).toContain("node --import dispatch-hook/loader.mjs");
+      expect(attempt.message).toContain("dispatch-hook/vitest");
+      expect(attempt.message).toContain("provide(");
+    }
+    expect(out.ok).toBe(false);
+    // The registration it leaves pending is listed too.
+    expect(out.pending.message).toContain("PoolLayer on numba");
+    expect(out.kinds).toEqual(["pending", "no-loader"]);
+  });
+
+  it("strict fails the process, printing the table, for expectations declared to the registry", async () => {
+    const dir = makeTree({
+      ...noLoader,
+      "main.mjs": 'import { registry } from "dispatch-hook";\nregistry.expect("numba", ["PoolLayer"]);\nconsole.log("ran");\n',
+    });
+    const result = await run(dir, ["main.mjs"], strict);
+    expect(result.stdout).toContain("ran");
+    expect(result.stderr).toContain("dispatch-hook audit (strict)");
+    expect(result.stderr).toContain("[no-loader] numba");
+    expect(result.stderr).toContain("node --import dispatch-hook/loader.mjs");
+    expect(result.stderr).not.toContain("ok:");
+    expect(result.code).toBe(1);
+  });
+
+  it("strict fails the process for a backend named to assertComplete(), even when the program caught the error", async () => {
+    const dir = makeTree({
+      ...noLoader,
+      "main.mjs": [
+        'import { registry } from "dispatch-hook";',
+        'try { registry.assertComplete({ backends: ["numba"] }); } catch (e) { console.log(JSON.stringify({ caught: e.code })); }',
+      ].join("\n"),
+    });
+    const result = await run(dir, ["main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ caught: "ERR_DISPATCH_NO_LOADER" });
+    expect(result.stderr).toContain("[no-loader] numba");
+    expect(result.code).toBe(1);
+  });
+
+  it("the native route needs no loader: tables the framework provides itself are checked, and strict passes", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/nativekit/package.json": JSON.stringify({ name: "nativekit", type: "module", exports: { "./*": "./*" } }),
+      "node_modules/nativekit/cpu.js": [
+        'import { Dispatcher, provide } from "dispatch-hook";',
+        'export const cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });',
+        'provide("cpu", cpuTable, { module: import.meta.url });',
+        "",
+      ].join("\n"),
+      "package.json": appJson({ type: "module", dependencies: { nativekit: "*", "dispatch-hook": "*" } }),
+      "main.mjs": [
+        'import { register, registry } from "dispatch-hook";',
+        "class Conv {}",
+        'register("cpu", Conv, () => "conv on cpu");',
+        'registry.expect("cpu", ["Conv"]);',
+        'const { cpuTable } = await import("nativekit/cpu.js");',
+        'registry.assertComplete({ backends: ["cpu"] });',
+        'const report = registry.verify({ backends: ["cpu"] });',
+        "console.log(JSON.stringify({ answer: cpuTable.resolve(new Conv())(), ok: report.ok, checked: report.checked }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ answer: "conv on cpu", ok: true, checked: 2 });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
+
+  it("a program that declares nothing still passes strict: a registration for a backend that never loaded is not a failure", async () => {
+    const dir = makeTree({
+      ...noLoader,
+      "main.mjs": 'import { register } from "dispatch-hook";\nimport { PoolLayer } from "ml-ops";\nregister("jax", PoolLayer, () => 1);\n',
+    });
+    const report = await run(dir, ["main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    expect(report.stderr).toContain("no dispatch-hook loader is installed in this thread");
+    expect(report.stderr).toContain("nothing was checked");
+    const result = await run(dir, ["main.mjs"], strict);
+    expect(result.code).toBe(0);
+  });
+});

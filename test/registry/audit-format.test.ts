@@ -33,6 +33,16 @@ describe("formatReport", () => {
     expect(formatReport({ ...empty, checked: 1 }, { verdict: "the program crashed" })).not.toContain("ok:");
   });
 
+  it("never says every registration landed over one still waiting for a backend that never loaded", () => {
+    const waiting = { ...record, id: 1, backend: "jax", state: "pending" as const, tables: [] };
+    expect(verdict({ ...empty, checked: 1, registrations: [waiting] })).toBe(
+      "nothing was checked: no registration landed; 1 waits for jax, which never loaded",
+    );
+    expect(verdict({ ...empty, checked: 3, registrations: [record, waiting, { ...waiting, id: 2, backend: "gpu" }] })).toBe(
+      "ok: every registration on a backend that loaded landed; 2 wait for gpu, jax, which never loaded",
+    );
+  });
+
   it("aligns one row per registration and per outside write, with a registry column only when there are several", () => {
     const text = formatReport({
       ...empty,

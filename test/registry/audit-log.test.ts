@@ -16,10 +16,16 @@ describe("AuditLog", () => {
     registry.seal("jax");
     const events = registry.audit.events();
     expect(events.map((e) => e.seq)).toEqual([0, 1]);
-    (events as unknown[]).length = 0;
+    // A read-only snapshot: changing it throws, and the log is as it was.
+    expect(() => {
+      (events as unknown[]).length = 0;
+    }).toThrow(TypeError);
+    expect(() => {
+      (events[0] as { seq: number }).seq = 9;
+    }).toThrow(TypeError);
     expect(registry.audit.size).toBe(2);
     expect("record" in registry.audit).toBe(false);
-    expect(thrown(() => new AuditLog(Symbol("forged"), [], () => ({}) as never)).code).toBe("ERR_DISPATCH_INVALID_OPTION");
+    expect(thrown(() => new AuditLog(Symbol("forged"), [])).code).toBe("ERR_DISPATCH_INVALID_OPTION");
   });
 
   it("verify() names every problem kind the events show", () => {
@@ -46,13 +52,18 @@ describe("AuditLog", () => {
       { backend: "jax", tables: 0, loaded: false, sealed: false },
       { backend: "numba", tables: 1, loaded: true, sealed: false },
     ]);
-    // Naming jax makes its pending registration a problem.
+    // Naming jax makes its pending registration a problem; and with no loader in this thread and
+    // no jax table, nothing could serve jax at all.
     const focused = registry.verify({ backends: ["jax"] });
-    expect(focused.problems.map((p) => [p.kind, p.op])).toEqual([["pending", "PoolLayer"]]);
+    expect(focused.problems.map((p) => [p.kind, p.op])).toEqual([
+      ["pending", "PoolLayer"],
+      ["no-loader", "-"],
+    ]);
     expect(focused.problems[0]?.message).toContain("no jax table was ever provided");
+    expect(focused.problems[1]?.message).toContain("jax was named to verify() or assertComplete(), but no dispatch-hook loader");
   });
 
-  it("is one answer: registry.verify(), audit.verify(), format() and assertComplete() agree", () => {
+  it("is one answer: verify(), format() and assertComplete() agree, and the log itself only holds events", () => {
     const registry = createRegistry();
     registry.register("numba", PoolLayer, () => 0);
     registry.provide("numba", {
@@ -60,27 +71,35 @@ describe("AuditLog", () => {
         throw new Error("full");
       },
     });
-    expect(registry.audit.verify()).toEqual(registry.verify());
-    expect(registry.audit.format()).toContain("[failed] PoolLayer on numba");
-    expect(() => registry.audit.assertComplete()).toThrow(/full/);
+    expect(registry.verify().problems.map((p) => p.kind)).toEqual(["failed"]);
+    expect(registry.format()).toContain("[failed] PoolLayer on numba");
+    expect(() => registry.assertComplete()).toThrow(/full/);
+    expect("verify" in registry.audit || "format" in registry.audit || "assertComplete" in registry.audit).toBe(false);
   });
 
   it("assertComplete() throws one error listing every problem", () => {
     const registry = createRegistry();
     registry.expect("numba", ["PoolLayer", "Col2Im"]);
     registry.register("numba", Im2Col, () => 0);
+    // No loader in this thread and no numba table: nothing could serve numba, named or expected.
+    const unserved = thrown(() => registry.assertComplete({ backends: ["numba"] }));
+    expect(unserved).toBeInstanceOf(DispatchHookError);
+    expect(unserved.code).toBe("ERR_DISPATCH_NO_LOADER");
+    expect(unserved.message).toMatch(/^No table of numba exists, and no dispatch-hook loader or host adapter is installed/);
+    expect(unserved.message).toContain("node --import dispatch-hook/loader.mjs");
+    expect(unserved.message).toContain("4 registration problems for numba");
+    expect(unserved.message).toContain("[no-loader] numba was named to verify() or assertComplete()");
+    expect(unserved.message).toContain("[pending] Im2Col");
+    expect(thrown(() => registry.assertComplete()).code).toBe("ERR_DISPATCH_NO_LOADER");
+    // With a numba table, what is left is incomplete.
+    registry.provide("numba", new Map());
     const error = thrown(() => registry.assertComplete({ backends: ["numba"] }));
-    expect(error).toBeInstanceOf(DispatchHookError);
     expect(error.code).toBe("ERR_DISPATCH_INCOMPLETE");
-    expect(error.message).toContain("3 registration problems for numba");
+    expect(error.message).toContain("2 registration problems for numba");
     expect(error.message).toContain("[missing] PoolLayer");
     expect(error.message).toContain("[missing] Col2Im");
-    expect(error.message).toContain("[pending] Im2Col");
-    // Unnamed, a lazy backend that never loaded is not a problem yet.
-    expect(() => registry.assertComplete()).not.toThrow();
     registry.register("numba", PoolLayer, () => 0);
     registry.register("numba", Col2Im, () => 0);
-    registry.provide("numba", new Map());
     expect(() => registry.assertComplete({ backends: ["numba"] })).not.toThrow();
     expect(registry.verify().ok).toBe(true);
   });
@@ -108,21 +127,22 @@ describe("AuditLog", () => {
 
   it("format() prints an aligned table, the problems, and a verdict only over something checked", () => {
     const registry = createRegistry();
-    expect(registry.audit.format()).toContain("(no registrations)");
-    expect(registry.audit.format()).toContain("nothing was checked: no registrations were made");
-    expect(registry.audit.format()).not.toContain("ok:");
+    expect(registry.format()).toContain("(no registrations)");
+    expect(registry.format()).toContain("nothing was checked: no registrations were made");
+    expect(registry.format()).not.toContain("ok:");
     registry.register("numba", PoolLayer, () => 0);
     registry.register("jax", Im2Col, () => 0);
     registry.provide("numba", new Dispatcher({ backend: "numba" }), { module: "file:///tl/numba.js", via: "hook" });
-    const text = registry.audit.format({ backends: ["jax"] });
+    const text = registry.format({ backends: ["jax"] });
     const lines = text.split("\n");
     expect(lines[0]).toMatch(/^id\s+backend\s+op\s+state\s+via\s+site\s+module$/);
     const [applied, pending] = registry.verify().registrations;
     expect([applied?.state, pending?.state]).toEqual(["applied", "pending"]);
     expect(lines[1]).toMatch(/ {2}\/tl\/numba\.js$/);
-    expect(text).toContain("1 problem(s):");
+    expect(text).toContain("2 problem(s):");
     expect(text).toContain("[pending] Im2Col on jax");
-    expect(createRegistry().audit.format()).not.toContain("ok: every registration landed");
+    expect(text).toContain("[no-loader] jax");
+    expect(createRegistry().format()).not.toContain("ok: every registration landed");
   });
 
   it("tracks superseded, restored, withdrawn and refused states", () => {

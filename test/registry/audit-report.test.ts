@@ -25,6 +25,34 @@ describe("buildReport", () => {
     );
   });
 
+  it("with no loader, a backend the program said it needs that has no table is a no-loader problem; registrations alone are not", () => {
+    const expected = fold([{ kind: "expected", seq: 0, backend: "cpu", ops: ["Conv"], source: "app.js:3" }]);
+    const kinds = (facts: ThreadFacts, scope: Parameters<typeof buildReport>[2], folds = [{ fold: expected }]) =>
+      buildReport(folds, facts, scope).problems.map((p) => [p.kind, p.backend]);
+    // Expected, named, or (for a connected report) named to assertComplete() anywhere in the thread.
+    expect(kinds(noFacts, { connected: false })).toEqual([["no-loader", "cpu"]]);
+    expect(buildReport([{ fold: expected }], noFacts, { connected: false }).problems[0]?.message).toContain(
+      "cpu was expected to hold Conv (by app.js:3), but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no cpu table exists",
+    );
+    expect(kinds(noFacts, { connected: false, focus: ["gpu"] }, [])).toEqual([["no-loader", "gpu"]]);
+    const asserted = { ...noFacts, asserted: new Set(["tpu"]) };
+    expect(kinds(asserted, { connected: true }, [])).toEqual([["no-loader", "tpu"]]);
+    expect(kinds(asserted, { connected: false }, [])).toEqual([]);
+    // A table of the backend (the native route), a loader, or a host adapter's table lifts it.
+    const cpuTable = { backend: "cpu", module: undefined, names: new Set(["Conv"]) };
+    expect(kinds({ ...noFacts, tables: [cpuTable] }, { connected: false })).toEqual([]);
+    expect(kinds({ ...noFacts, loaders: [loader] }, { connected: false })).toEqual([]);
+    const hosted = {
+      backend: "gpu",
+      module: "file:///b/gpu.js",
+      names: new Set<string>(),
+      host: { name: "dispatch-hook/vite", plugins: [] },
+    };
+    expect(kinds({ ...noFacts, tables: [hosted] }, { connected: false })).toEqual([]);
+    // A registration for a backend that never loaded says nothing about whether the app needs it.
+    expect(kinds(noFacts, { connected: true }, [{ fold: fold([requested(0, "jax", "Conv")]) }])).toEqual([]);
+  });
+
   it("checks a connected loader's expectations on every backend that loaded, against what the tables hold", () => {
     const facts: ThreadFacts = {
       tables: [{ backend: "cpu", module: "file:///b/cpu.js", names: new Set(["Conv"]) }],

@@ -37,6 +37,17 @@ describe("the table of codes", () => {
     expect([...used].filter((c) => !known.has(c) && !env.has(c))).toEqual([]);
   });
 
+  it("lists every code once in docs/errors.md, with what to do about it", () => {
+    const doc = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
+    const rows = new Map(
+      [...doc.matchAll(/^\| `((?:ERR_DISPATCH|DISPATCH_HOOK)_[A-Z_]+)` \| ([^|]+) \| ([^|]+) \|$/gm)].map((m) => [m[1], m[3]?.trim()]),
+    );
+    const codes = [...Object.keys(errorCodes), ...Object.keys(warningCodes)];
+    expect(codes.filter((c) => !rows.has(c))).toEqual([]);
+    expect([...rows.keys()].filter((c) => !codes.includes(c as string))).toEqual([]);
+    expect([...rows.values()].every((fix) => (fix ?? "").length > 10)).toBe(true);
+  });
+
   it("has no code that nothing uses", () => {
     const unused = [...Object.keys(errorCodes), ...Object.keys(warningCodes)].filter((c) => !code.includes(c));
     expect(unused).toEqual([]);

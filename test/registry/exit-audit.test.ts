@@ -6,23 +6,24 @@ import { threadAudit } from "../../src/registry/thread-audit.js";
 class PoolLayer {}
 
 describe("parseAuditMode", () => {
-  it("reads strict, report and off", () => {
-    expect(parseAuditMode(undefined)).toBe("off");
-    expect(parseAuditMode("")).toBe("off");
-    expect(parseAuditMode("0")).toBe("off");
-    expect(parseAuditMode("strict")).toBe("strict");
-    expect(parseAuditMode("report")).toBe("report");
+  it("reads the modes and the booleans, in any case", () => {
+    for (const value of [undefined, "", "0", "false", "FALSE", "off", "Off", "no", "NO", " no "]) expect(parseAuditMode(value)).toBe("off");
+    for (const value of ["1", "true", "True", "on", "ON", "yes", "Yes", "report", "REPORT"]) expect(parseAuditMode(value)).toBe("report");
+    for (const value of ["strict", "Strict", "STRICT"]) expect(parseAuditMode(value)).toBe("strict");
   });
 
-  it("warns with a code on an unknown mode and reports", async () => {
+  it("warns with a code that names the variable and the values it accepts, and keeps the default (off)", async () => {
     const warnings: Error[] = [];
     const listener = (warning: Error) => warnings.push(warning);
     process.on("warning", listener);
-    expect(parseAuditMode("stirct")).toBe("report");
+    expect(parseAuditMode("stirct")).toBe("off");
+    expect(parseAuditMode("enabled", false)).toBe("off");
     // Warnings are emitted on the next tick.
     await new Promise((resolve) => setImmediate(resolve));
     process.off("warning", listener);
     expect(warnings.map((w) => (w as { code?: string }).code)).toEqual(["DISPATCH_HOOK_AUDIT_MODE"]);
+    expect(warnings[0]?.message).toContain('DISPATCH_HOOK_AUDIT="stirct"');
+    expect(warnings[0]?.message).toMatch(/"strict"; "report" \(or 1, true, on, yes\); "off" \(or 0, false, no, or empty\)/);
   });
 });
 

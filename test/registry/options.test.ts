@@ -21,11 +21,20 @@ describe("checkOptions", () => {
     root: "string",
   } as const;
 
-  it("accepts known keys with values of their kind, and undefined as absent", () => {
-    expect(() => checkOptions(undefined, spec, "x()")).not.toThrow();
-    expect(() =>
-      checkOptions({ override: true, mode: "register", plugins: [], registry: { register() {} }, root: undefined }, spec, "x()"),
-    ).not.toThrow();
+  it("accepts known keys with values of their kind, and undefined as absent; the same keys with another kind are refused", () => {
+    const good = { override: true, mode: "register", plugins: [], registry: { register() {} }, root: undefined };
+    expect(checkOptions(undefined, spec, "x()")).toBeUndefined();
+    expect(checkOptions(good, spec, "x()")).toBeUndefined();
+    // Each key, given a value of another kind, is refused: acceptance above is by kind, not by default.
+    const refused = Object.keys(good).filter((key) => {
+      try {
+        checkOptions({ ...good, [key]: 42 }, spec, "x()");
+        return false;
+      } catch (error) {
+        return (error as { code?: string }).code === "ERR_DISPATCH_INVALID_OPTION";
+      }
+    });
+    expect(refused).toEqual(Object.keys(good));
   });
 
   it("refuses an unknown key with the nearest known one", () => {

@@ -32,7 +32,11 @@ describe("threadAudit", () => {
       expect(report.registrations[2]?.registry).toBe("default (/elsewhere/dispatch-hook)");
       a.dispose();
       expect(threadAudit().registrations.map((r) => r.backend)).toEqual(["tb", "tc"]);
-      expect(threadAudit({ backends: ["tb"] }).problems.map((p) => [p.kind, p.backend])).toEqual([["pending", "tb"]]);
+      // No loader in this thread: nothing could serve tb.
+      expect(threadAudit({ backends: ["tb"] }).problems.map((p) => [p.kind, p.backend])).toEqual([
+        ["pending", "tb"],
+        ["no-loader", "tb"],
+      ]);
     } finally {
       hub().leave(foreign);
       b.dispose();

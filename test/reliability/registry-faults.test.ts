@@ -119,7 +119,7 @@ describe("reserved words are plain data", () => {
     for (const type of types) expect(table.resolve(type)()).toBe(type.name);
     const report = registry.verify();
     expect(report.problems.map((p) => [p.kind, p.op])).toEqual([["missing", "toString"]]);
-    expect(registry.audit.format()).toContain("__proto__");
+    expect(registry.format()).toContain("__proto__");
     expect(JSON.parse(registry.audit.toJSONLines().split("\n")[0] as string).kind).toBe("expected");
     expect(({} as Record<string, unknown>).numba).toBeUndefined();
     expect(Object.getPrototypeOf({})).toBe(Object.prototype);
