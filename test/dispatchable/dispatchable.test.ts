@@ -94,16 +94,32 @@ describe("dispatchable", () => {
     ).toEqual(["cupy", "jax"]);
   });
 
-  it("an unknown backend in the environment warns with a code, naming the backend and the function whose call read it", () => {
-    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
-    expect(numlike({ NUMLIKE_PRIORITIZE: "cupyy" }).add(new JaxArray([1]), 1)).toEqual(new JaxArray([2]));
-    expect(warn).toHaveBeenCalledWith(
-      expect.stringMatching(/NUMLIKE_PRIORITIZE="cupyy" is ignored: "cupyy" is not a backend\..*\(read for add\(\)\)/),
-      {
-        code: "DISPATCH_HOOK_BACKEND_ENV",
-      },
+  it("an invalid value in the environment fails the call with a code naming the variable, the backend and the function; nothing is lost", () => {
+    const env: Record<string, string> = { NUMLIKE_PRIORITIZE: "cupyy" };
+    const { add } = numlike(env);
+    const x = new JaxArray([1]);
+    expect(() => add(x, 1)).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_UNKNOWN_BACKEND",
+        message: expect.stringMatching(
+          /^add\(\): NUMLIKE_PRIORITIZE="cupyy" names the backend "cupyy", which numlike does not declare \(did you mean "cupy"\?\)/,
+        ),
+        details: expect.objectContaining({ backend: "cupyy", function: "add", variable: "NUMLIKE_PRIORITIZE", set: "numlike" }),
+      }),
     );
-    warn.mockRestore();
+    for (const [variable, value, code] of [
+      ["NUMLIKE_BLOCK", "jax,tpu", "ERR_DISPATCH_UNKNOWN_BACKEND"],
+      ["NUMLIKE_SET_ORDER", "jax>tpu", "ERR_DISPATCH_UNKNOWN_BACKEND"],
+      ["NUMLIKE_SET_ORDER", "jax>>cupy", "ERR_DISPATCH_INVALID_OPTION"],
+    ] as const) {
+      expect(() => numlike({ [variable]: value }).add(x, 1), `${variable}=${value}`).toThrow(
+        expect.objectContaining({ code, message: expect.stringContaining(`add(): ${variable}=${JSON.stringify(value)}`) }),
+      );
+    }
+    // Corrected, the same set answers: every declaration and registration is still there.
+    env.NUMLIKE_PRIORITIZE = "cupy";
+    expect(add(new CupyArray([1]), 1)).toBe("cupy add");
+    expect(add(x, 1)).toEqual(new JaxArray([2]));
   });
 
   it("refuses a declaration whose priorities close a cycle, and keeps the backends it had", () => {
