@@ -7,8 +7,9 @@
  * - the general path, here: decisions cached per tuple of relevant prototypes and per scope (one or
  *   two arguments in weak caches, more in a trie of them under the argument count; no cache keeps
  *   a class alive or grows without bound), and the per-call work (run-candidates.ts).
- * A decision that had to ask a protocol of some value is not reused for another value: it is made
- * again for every call whose classes lead to it. Any change to the set (declaration, registration,
+ * A decision that had to ask a protocol of some value holds for another value of the same classes
+ * only if the protocols answer the same: each call asks them, and finds the decision under the
+ * answers (made once per set of answers, never remembered by class in the faster tiers). Any change to the set (declaration, registration,
  * disposal) changes its version, and every tier's decisions go.
  */
 import type { Class } from "../registry/dispatcher.js";
@@ -18,7 +19,7 @@ import { createFast } from "./fast-call.js";
 import { compileFront } from "./front.js";
 import { type Implementation, realImpl } from "./impl-table.js";
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
-import { type Plan, plan } from "./plan.js";
+import { answers, type Plan, plan } from "./plan.js";
 import { needsCall, runCandidates } from "./run-candidates.js";
 import { typeOf } from "./type-match.js";
 import { WeakCache } from "./weak-cache.js";
@@ -40,6 +41,8 @@ export interface CallerSpec {
 export interface Entry {
   readonly plan: Plan;
   readonly fast: Fn | undefined;
+  /** When the plan asked protocols of its values: the decisions by their answers (see answers()). */
+  readonly byAnswers: Map<string, Entry> | undefined;
 }
 
 interface Trie {
@@ -55,6 +58,8 @@ interface Cache {
 }
 
 const LENGTHS = 64;
+/** Sets of protocol answers kept per decision; past it, they start over. */
+const ANSWERS = 64;
 const newCache = (): Cache => ({ one: new WeakCache(), two: new WeakCache(), many: new Map() });
 const protoOf = (v: unknown): object | null =>
   typeof v === "object" && v !== null ? (Object.getPrototypeOf(v) as object | null) : typeOf(v);
@@ -104,9 +109,22 @@ export function createCaller(spec: CallerSpec): Caller {
     const first = decided.candidates[0];
     const impl =
       first === undefined ? (decided.error === undefined ? spec.defaultImpl : undefined) : (realImpl(first.impl) as Implementation);
-    // A decision that asked a protocol of a value holds for that value only: never answered fast.
-    const fast = decided.perValue || impl === undefined || needsCall(impl as Implementation) ? undefined : (impl as Fn);
-    return { plan: decided, fast };
+    const fast = impl === undefined || needsCall(impl as Implementation) ? undefined : (impl as Fn);
+    return { plan: decided, fast, byAnswers: decided.asks.length === 0 ? undefined : new Map() };
+  };
+
+  /** The decision for these values under an entry made for their classes: itself, or by the protocols' answers. */
+  const answered = (e: Entry, values: unknown[], protos: (object | null)[], scope: Scope | undefined, extras: number): Entry => {
+    const byAnswers = e.byAnswers;
+    if (byAnswers === undefined) return e;
+    const key = answers(spec.name, e.plan, values);
+    let found = byAnswers.get(key);
+    if (found === undefined) {
+      if (byAnswers.size >= ANSWERS) byAnswers.clear();
+      found = make(values, protos, scope, extras);
+      byAnswers.set(key, found);
+    }
+    return found;
   };
 
   const entry1 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null): Entry => {
@@ -115,9 +133,8 @@ export function createCaller(spec: CallerSpec): Caller {
     if (e === undefined) {
       e = make([x], [px], scope, extras);
       cache.one.set(px, e);
-      return e;
     }
-    return e.plan.perValue ? make([x], [px], scope, extras) : e;
+    return e.byAnswers === undefined ? e : answered(e, [x], [px], scope, extras);
   };
 
   const entry2 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null, y: unknown, py: object | null): Entry => {
@@ -131,9 +148,8 @@ export function createCaller(spec: CallerSpec): Caller {
     if (e === undefined) {
       e = make([x, y], [px, py], scope, extras);
       inner.set(py, e);
-      return e;
     }
-    return e.plan.perValue ? make([x, y], [px, py], scope, extras) : e;
+    return e.byAnswers === undefined ? e : answered(e, [x, y], [px, py], scope, extras);
   };
 
   /** `extras`: how many of the values are explicit types (the last ones); per dispatchable, fixed by the count. */
@@ -159,11 +175,8 @@ export function createCaller(spec: CallerSpec): Caller {
       }
       at = child;
     }
-    if (at.entry === undefined) {
-      at.entry = make(values, protos, scope, extras);
-      return at.entry;
-    }
-    return at.entry.plan.perValue ? make(values, protos, scope, extras) : at.entry;
+    at.entry ??= make(values, protos, scope, extras);
+    return answered(at.entry, values, protos, scope, extras);
   };
 
   /** The scope's explicit types that this set declares (a scope is seen by every set), per scope key. */
@@ -195,8 +208,9 @@ export function createCaller(spec: CallerSpec): Caller {
     const e = entryFor(args, scope, like);
     if (e.fast === undefined || scope?.trace !== undefined)
       return runCandidates(spec, e.plan, self, args, scope, () => valuesOf(args, scope, like).values);
-    // The fast path keys the arguments' class facts; a scope's explicit types are part of its key.
-    if (fast !== undefined && like === undefined) fast.remember(args, scope?.key, e.fast);
+    // The fast path keys the arguments' class facts (a decision a protocol made is not one); a
+    // scope's explicit types are part of its key.
+    if (fast !== undefined && like === undefined && e.plan.asks.length === 0) fast.remember(args, scope?.key, e.fast);
     return e.fast.apply(self, args);
   };
 

@@ -148,11 +148,13 @@ export class TypeSet {
   }
 
   /**
-   * Whether the answer for a value of this class depends on the value itself: no class or name
-   * claims it and a protocol is left to ask. Such a value is decided on its own, every time.
+   * Whether the answer for a value of this class (`proto`) depends on the value itself: no class or
+   * name claims it and a protocol is left to ask. A function of the class alone, so that null and
+   * undefined (no prototype) ask too, and a null-prototype object is never answered by a decision
+   * made for them.
    */
-  perValue(value: unknown, proto: object | null): boolean {
-    return this.#protocols.length > 0 && value !== null && value !== undefined && this.classClaim(proto) === undefined;
+  asksValues(proto: object | null): boolean {
+    return this.#protocols.length > 0 && this.classClaim(proto) === undefined;
   }
 
   /** What the protocols and abstract types say of this value, asked in order. */

@@ -36,7 +36,13 @@ describe("sortBackends", () => {
 describe("readEnvControl", () => {
   const known = new Set(["numpy", "jax", "cupy"]);
   it("reads the three variables under the prefix", () => {
-    const control = readEnvControl("NUM", { NUM_PRIORITIZE: "cupy, jax", NUM_BLOCK: "numpy", NUM_SET_ORDER: "jax>cupy" }, known);
+    const control = readEnvControl(
+      "NUM",
+      { NUM_PRIORITIZE: "cupy, jax", NUM_BLOCK: "numpy", NUM_SET_ORDER: "jax>cupy" },
+      known,
+      "add",
+      "num",
+    );
     expect(control).toEqual({ prioritize: ["cupy", "jax"], block: ["numpy"], order: [["jax", "cupy"]] });
   });
 

@@ -253,6 +253,36 @@ describe("protocols are asked for each value", () => {
   });
 });
 
+describe("values decided by protocols", () => {
+  it("each value goes where the protocols' answers for it say, whatever was called before with its class, undefined included", () => {
+    const backends = createBackends({ name: "answers", discover: false, env: {} });
+    const marked = (key: string) => ({ [Symbol.hasInstance]: (v: unknown) => typeof v === "object" && v !== null && key in v });
+    backends.declare({ name: "a", primaryTypes: [marked("a")], implementations: { f: () => "a" } });
+    backends.declare({ name: "b", primaryTypes: [marked("b")], implementations: { f: () => "b" } });
+    const f = dispatchable((_x: unknown) => "default", { name: "f", args: [0], backends });
+    const bare = (key?: string) => Object.assign(Object.create(null) as object, key === undefined ? {} : { [key]: 1 });
+    // undefined and a null-prototype object have the same prototype (none): the first must not decide for the second.
+    expect(f(undefined)).toBe("default");
+    const calls: Array<[unknown, string]> = [
+      [bare("a"), "a"],
+      [bare("b"), "b"],
+      [bare(), "default"],
+      [{ a: 1 }, "a"],
+      [{ b: 1 }, "b"],
+      [{}, "default"],
+      [undefined, "default"],
+    ];
+    for (let round = 0; round < 3; round++) expect(calls.map(([v]) => f(v))).toEqual(calls.map(([, want]) => want));
+    const trace: TraceEntry[] = [];
+    backendOptions({ trace }, () => [f({ b: 1 }), f({ a: 1 }), f({})]);
+    expect(trace.map((t) => [t.ran, t.skipped.map((s) => `${s.backend}: ${s.reason}`)])).toEqual([
+      ["b", ["a: does not accept Object (argument _x)"]],
+      ["a", ["b: does not accept Object (argument _x)"]],
+      ["default", ["a: does not accept Object (argument _x)", "b: does not accept Object (argument _x)"]],
+    ]);
+  });
+});
+
 describe("exact types and subclasses in calls", () => {
   it("sends a class declared exactly to its backend and its subclasses elsewhere, on every path", () => {
     class NdArray {}
