@@ -42,8 +42,6 @@ export interface FastState {
   exact: number;
   /** Indices per argument: the classes, none, null. */
   width: number;
-  /** A number's class index (the commonest primitive; the others ask the classifier). */
-  number: number;
   plain: Table;
   scoped: WeakCache<Table>;
   lastKey: ScopeKey | undefined;
@@ -59,7 +57,6 @@ export function createFast(spec: FastSpec): Fast {
     tests: [],
     exact: 0,
     width: 0,
-    number: 0,
     plain: [],
     scoped: new WeakCache(),
     lastKey: undefined,
@@ -79,19 +76,8 @@ export function createFast(spec: FastSpec): Fast {
     return table;
   };
 
-  /**
-   * A relevant argument's class index (Classifier.index()): the loop is written out here, for
-   * objects of classes not declared exactly; anything else asks the classifier.
-   */
-  const indexOf = (x: unknown): number => {
-    if (typeof x === "number") return s.number;
-    if (typeof x !== "object" || x === null) return (s.classifier as Classifier).index(x);
-    const tests = s.tests;
-    let t = 0;
-    // biome-ignore lint/suspicious/noPrototypeBuiltins: called on each prototype itself, V8 compiles it to a prototype walk.
-    while (t < tests.length && !(tests[t] as object).isPrototypeOf(x)) t++;
-    return t === tests.length || (s.exact & (1 << t)) === 0 ? t : (s.classifier as Classifier).index(x);
-  };
+  /** A class index for what the loops below do not tell: a primitive, or an object of a class declared exactly. */
+  const indexOf = (x: unknown): number => (s.classifier as Classifier).index(x);
 
   const remember = (args: readonly unknown[], scopeKey: ScopeKey | undefined, fn: Fn): void => {
     if (s.version !== set.version) {
@@ -102,7 +88,6 @@ export function createFast(spec: FastSpec): Fast {
       s.tests = classifier?.tests ?? [];
       s.exact = classifier?.exact ?? 0;
       s.width = s.tests.length + 2;
-      s.number = classifier?.primitive(0) ?? 0;
       s.plain = [];
       s.scoped = new WeakCache();
       s.lastKey = undefined;
@@ -111,12 +96,21 @@ export function createFast(spec: FastSpec): Fast {
     tableFor(scopeKey)[j === undefined ? indexOf(args[i]) : indexOf(args[i]) * s.width + indexOf(args[j])] = fn;
   };
 
-  // Two functions, so that each has type feedback of its own: one relevant argument, and two.
-  // `arguments`: its length decides how the implementation is called (rest parameters would
-  // allocate on every call), and it is passed on whole to the general path.
+  // Two functions, so that each has type feedback of its own: one relevant argument, and two. Each
+  // is small enough for V8 to inline into its caller; the loop is the class index of an object
+  // (Classifier.index()) written out. `arguments`: its length decides how the implementation is
+  // called (rest parameters would allocate on every call), and it is passed on whole otherwise.
   const one = function dispatchable(this: unknown, a: unknown, b: unknown, c: unknown) {
+    const x = i === 0 ? a : i === 1 ? b : c;
     if (s.version === set.version) {
-      const f = (holder.live === 0 ? s.plain : tableFor(currentKey(holder)))[indexOf(i === 0 ? a : i === 1 ? b : c)];
+      let k = 0;
+      if (typeof x === "object" && x !== null) {
+        const t = s.tests;
+        // biome-ignore lint/suspicious/noPrototypeBuiltins: called on each prototype itself, V8 compiles it to a prototype walk.
+        while (k < t.length && !(t[k] as object).isPrototypeOf(x)) k++;
+        if ((s.exact & (1 << k)) !== 0) k = indexOf(x);
+      } else k = indexOf(x);
+      const f = (holder.live === 0 ? s.plain : tableFor(currentKey(holder)))[k];
       if (f !== undefined) {
         // biome-ignore lint/complexity/noArguments: see above.
         const n = arguments.length;
@@ -131,9 +125,23 @@ export function createFast(spec: FastSpec): Fast {
     return slow.apply(this, arguments as unknown as unknown[]);
   };
   const two = function dispatchable(this: unknown, a: unknown, b: unknown, c: unknown) {
+    const x = i === 0 ? a : i === 1 ? b : c;
+    const y = j === 0 ? a : j === 1 ? b : c;
     if (s.version === set.version) {
-      const at = indexOf(i === 0 ? a : i === 1 ? b : c) * s.width + indexOf(j === 0 ? a : j === 1 ? b : c);
-      const f = (holder.live === 0 ? s.plain : tableFor(currentKey(holder)))[at];
+      let k = 0;
+      let l = 0;
+      const t = s.tests;
+      if (typeof x === "object" && x !== null) {
+        // biome-ignore lint/suspicious/noPrototypeBuiltins: as above.
+        while (k < t.length && !(t[k] as object).isPrototypeOf(x)) k++;
+        if ((s.exact & (1 << k)) !== 0) k = indexOf(x);
+      } else k = indexOf(x);
+      if (typeof y === "object" && y !== null) {
+        // biome-ignore lint/suspicious/noPrototypeBuiltins: as above.
+        while (l < t.length && !(t[l] as object).isPrototypeOf(y)) l++;
+        if ((s.exact & (1 << l)) !== 0) l = indexOf(y);
+      } else l = indexOf(y);
+      const f = (holder.live === 0 ? s.plain : tableFor(currentKey(holder)))[k * s.width + l];
       if (f !== undefined) {
         // biome-ignore lint/complexity/noArguments: see above.
         const n = arguments.length;
