@@ -67,6 +67,16 @@ const oneWide = dispatchable(reference1, { name: "one", args: [0], backends });
 // the fast path buys).
 const onePicked = dispatchable(reference1, { name: "one", args: (x) => [x], backends });
 const number = dispatchable(referenceNumber, { name: "number", args: [0], backends });
+// Values a protocol decides (objects marked by a property, half of them): a set of their own, so
+// that the rows above keep their classes decided by class.
+const Marked = { [Symbol.hasInstance]: (v) => typeof v === "object" && v !== null && v.marked === true };
+const protocolSet = createBackends({ name: "bench-protocol", discover: false, env: {} });
+protocolSet.declare({ name: "marked", primaryTypes: [Marked], implementations: { one: jax1 } });
+const oneProtocol = dispatchable(reference1, { name: "one", args: [0], backends: protocolSet });
+function handProtocol(x) {
+  if (x instanceof Marked) return jax1(x);
+  return reference1(x);
+}
 const arange = dispatchable(referenceArange, { name: "arange", args: [], backends });
 const arangeJax = arange.like(JaxArray);
 
@@ -80,6 +90,7 @@ class CupyArray2 extends CupyArray {}
 class NdArray2 extends NdArray {}
 const wideKinds = [...kinds, NdArray2, JaxArray2, CupyArray2];
 const wide = Array.from({ length: n }, (_, i) => new wideKinds[i % 6](i));
+const marked = Array.from({ length: n }, (_, i) => (i % 2 ? { v: i, marked: true } : { v: i }));
 
 let sink = 0;
 const scoped = { prioritize: ["cupy"] };
@@ -146,6 +157,16 @@ const plain = {
   "1 arg, general path only (args picked by a function), dispatchable": () => {
     let s = 0;
     for (const x of jaxes) s += onePicked(x);
+    sink += s;
+  },
+  "1 arg, a value decided by a protocol, hand-written": () => {
+    let s = 0;
+    for (const x of marked) s += handProtocol(x);
+    sink += s;
+  },
+  "1 arg, a value decided by a protocol, dispatchable": () => {
+    let s = 0;
+    for (const x of marked) s += oneProtocol(x);
     sink += s;
   },
   "no array argument, type given with like(), hand-written": () => {
@@ -334,7 +355,7 @@ export function dispatchableSection(result) {
     ),
     `- A call with a class never seen (a subclass no backend declares): ${fmt(result.newClassNs)} ns (no generated code: ${fmt(result.noCodegenNewClassNs)} ns); its class index was decided already, so nothing is decided or kept for it.`,
     `- The first call of a dispatchable (every backend asked, the decision cached): ${fmt(result.firstCallNs)} ns (no generated code: ${fmt(result.noCodegenFirstCallNs)} ns, the decision alone; with generated code it includes compiling the front). Every later call with the same class index skips it: what the decision caches buy.`,
-    `- What the compiled front buys: the two dispatchable columns. What the fast path buys: "general path only" against "1 arg". What the classifier's number index buys: "a number". What sharing a scope key buys: "a new scope per call" decides nothing after the first call. "like()" calls take the general path on every call, with the stand-in per class cached.`,
+    `- What the compiled front buys: the two dispatchable columns. What the fast path buys: "general path only" against "1 arg". A number goes through the classifier (a call, no index of its own): "a number". What keeping a protocol's decisions by its answers buys: "a value decided by a protocol" (planned again on every call before, 710 ns). What sharing a scope key buys: "a new scope per call" decides nothing after the first call. "like()" calls take the general path on every call, with the stand-in per class cached.`,
     `- Target: the first ${main.length} rows within 2× of the chain: ${within("ratio", 2)} of ${main.length} with generated code — ${verdict(within("ratio", 2) === main.length)}; ${within("noCodegenRatio", 2)} of ${main.length} without — ${verdict(within("noCodegenRatio", 2) === main.length)}. Without generated code within 1.5× everywhere (which would retire the front): ${within("noCodegenRatio", 1.5)} of ${main.length} — ${verdict(within("noCodegenRatio", 1.5) === main.length)}, so the front stays.`,
   ].join("\n\n");
 }
