@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { hookMode } from "../dist/hooks/hook-mode.js";
 import { runDiscoveryBench } from "./discovery.bench.mjs";
 import { runDispatchBench } from "./dispatch.bench.mjs";
-import { runDispatchableBench } from "./dispatchable.bench.mjs";
+import { dispatchableSection, runDispatchableBenches } from "./dispatchable.bench.mjs";
 import { instancesTable, runInstancesBench } from "./instances.mjs";
 import { hasValgrind, runInstructionBench } from "./instructions.mjs";
 import { fmt, machine, table } from "./lib.mjs";
@@ -230,27 +230,17 @@ console.log(
     .join("; ")}`,
 );
 
-// 5. Dispatchable functions.
+// 5. Dispatchable functions (and again in a child process without generated code).
 console.log("\n5. dispatchable functions …");
-const chosen = await runDispatchableBench({ rounds: Math.max(7, rounds) });
-const pair = (name) => chosen.pairs.find((p) => p.name === name);
-const cachedOk = pair("1 arg").ratio <= 1.5 && pair("2 args").ratio <= 1.5;
-const scopedOk = pair("1 arg, scoped options").ratio <= 2 && pair("2 args, scoped options").ratio <= 2;
-const awaitOk = pair("1 arg, scoped options, after an await").ratio <= 2;
-sections.push(
-  [
-    "## 5. Dispatchable functions",
-    'A function with a default and two backends (jax-like, cupy-like), called with one or two relevant arguments, against the hand-written `instanceof` chain it replaces (1,024 calls per sample, each contender with a loop of its own; implementations return a number, so the figures are the dispatch itself). "Mixed types": every call\'s type differs from the one before, in a dispatchable of its own (V8 keeps type feedback per function); "six types in turn": more types than a dispatchable remembers, so every call takes the general path. "Scoped options": the calls run inside `backendOptions({ prioritize: ["cupy"] })`, in its callback\'s synchronous part, or after an `await` in it. "A scope alive elsewhere": calls outside any scope while another task\'s scope waits on an await.',
-    table(
-      ["case", "hand-written (ns/call)", "dispatchable (ns/call)", "ratio"],
-      chosen.pairs.map((p) => [p.name, fmt(p.hand), fmt(p.ours), `${fmt(p.ratio)}×`]),
-    ),
-    `- The first call for a new type tuple (the decision made and cached): ${fmt(chosen.firstCallNs)} ns.`,
-    `- Target: cached path ≤ 1.5×: ${fmt(pair("1 arg").ratio)}× and ${fmt(pair("2 args").ratio)}× — ${verdict(cachedOk)}. With scoped options ≤ 2×: ${fmt(pair("1 arg, scoped options").ratio)}× and ${fmt(pair("2 args, scoped options").ratio)}× — ${verdict(scopedOk)}; after an await ${fmt(pair("1 arg, scoped options, after an await").ratio)}× — ${verdict(awaitOk)}.`,
-  ].join("\n\n"),
-);
+const chosen = await runDispatchableBenches({ rounds: Math.max(7, rounds) });
+sections.push(dispatchableSection(chosen));
 console.log(
-  chosen.pairs.map((p) => `  ${p.name.padEnd(48)} ${fmt(p.hand)} ns hand, ${fmt(p.ours)} ns dispatchable, ${fmt(p.ratio)}×`).join("\n"),
+  chosen.pairs
+    .map(
+      (p) =>
+        `  ${p.name.padEnd(66)} ${fmt(p.ratio)}× (${fmt(p.ours)} ns), no generated code ${fmt(p.noCodegenRatio)}× (${fmt(p.noCodegen)} ns)`,
+    )
+    .join("\n"),
 );
 
 // 6. Module instances (?v=N), on this Node and on Node 24.

@@ -8,10 +8,13 @@
  * - `<PREFIX>_PRIORITIZE=cupy,jax`: try these first, in this order (and allow those that require opt-in);
  * - `<PREFIX>_BLOCK=jax`: never use these;
  * - `<PREFIX>_SET_ORDER=jax>numpy,cupy>jax`: extra ordering pairs.
- * An invalid value (an unknown backend, a malformed pair) warns with DISPATCH_HOOK_BACKEND_ENV and is
- * ignored, entirely: a half-applied setting would be harder to notice than none.
+ * An invalid value fails the call that reads it: an unknown backend with ERR_DISPATCH_UNKNOWN_BACKEND, a
+ * malformed pair with ERR_DISPATCH_INVALID_OPTION, each naming the variable and the function. A
+ * setting that is ignored (as these once were, with a warning) sends work to a backend the person who
+ * set it meant to keep out, or keeps out the one they asked for.
  */
 import { DispatchHookError } from "../registry/errors.js";
+import { didYouMean } from "../registry/options.js";
 
 export interface Ordered {
   readonly name: string;
@@ -98,44 +101,50 @@ function list(value: string): string[] {
     .filter((s) => s !== "");
 }
 
-/** Reads the variables; `known` are the backend names declared so far. */
+/** Reads the variables; `known` are the set's backend names, `fn` the function whose call reads them. */
 export function readEnvControl(
   prefix: string,
   env: Readonly<Record<string, string | undefined>>,
   known: ReadonlySet<string>,
-  warned: Set<string> = new Set(),
+  fn: string | undefined,
+  set: string,
 ): EnvControl {
-  const warn = (name: string, value: string, why: string) => {
-    const text = `${name}=${JSON.stringify(value)} is ignored: ${why}. Known backends: ${[...known].join(", ") || "none"}.`;
-    if (warned.has(text)) return;
-    warned.add(text);
-    process.emitWarning(text, { code: "DISPATCH_HOOK_BACKEND_ENV" });
+  const where = (name: string, value: string) => `${fn === undefined ? "" : `${fn}(): `}${name}=${JSON.stringify(value)}`;
+  const check = (name: string, value: string, backend: string) => {
+    if (known.has(backend)) return;
+    throw new DispatchHookError(
+      "ERR_DISPATCH_UNKNOWN_BACKEND",
+      `${where(name, value)} names the backend ${JSON.stringify(backend)}, which ${set} does not declare${didYouMean(backend, [...known])}. ` +
+        `Backends of ${set}: ${[...known].join(", ") || "none"}. To fix: correct the variable or unset it.`,
+      { details: { backend, function: fn, variable: name, set } },
+    );
   };
   const names = (suffix: string): string[] => {
     const name = `${prefix}_${suffix}`;
     const value = env[name];
     if (value === undefined || value.trim() === "") return [];
     const items = list(value);
-    const unknown = items.filter((item) => !known.has(item));
-    if (unknown.length > 0) {
-      warn(
-        name,
-        value,
-        `${unknown.map((u) => JSON.stringify(u)).join(", ")} ${unknown.length === 1 ? "is not a backend" : "are not backends"}`,
-      );
-      return [];
-    }
+    for (const item of items) check(name, value, item);
     return items;
   };
   const orderName = `${prefix}_SET_ORDER`;
   const orderValue = env[orderName];
-  let order: Array<readonly [string, string]> = [];
+  const order: Array<readonly [string, string]> = [];
   if (orderValue !== undefined && orderValue.trim() !== "") {
-    const pairs = list(orderValue).map((item) => item.split(">").map((s) => s.trim()));
-    const bad = pairs.find((p) => p.length !== 2 || !known.has(p[0] as string) || !known.has(p[1] as string) || p[0] === p[1]);
-    if (bad !== undefined)
-      warn(orderName, orderValue, `${JSON.stringify(bad.join(">"))} is not "higher>lower" with two different known backends`);
-    else order = pairs.map((p) => [p[0] as string, p[1] as string] as const);
+    for (const item of list(orderValue)) {
+      const pair = item.split(">").map((s) => s.trim());
+      const [before, after] = pair as [string, string];
+      if (pair.length !== 2 || before === "" || after === "" || before === after) {
+        throw new DispatchHookError(
+          "ERR_DISPATCH_INVALID_OPTION",
+          `${where(orderName, orderValue)}: ${JSON.stringify(item)} is not "higher>lower" with two different backends. To fix: write pairs such as ${JSON.stringify([...known].slice(0, 2).join(">") || "a>b")}, separated by commas.`,
+          { details: { function: fn, variable: orderName, set } },
+        );
+      }
+      check(orderName, orderValue, before);
+      check(orderName, orderValue, after);
+      order.push([before, after]);
+    }
   }
   return { prioritize: names("PRIORITIZE"), block: names("BLOCK"), order };
 }

@@ -9,19 +9,19 @@
  * implementation is a registration. Handles undo, duplicates are refused unless overridden, a
  * registration for a backend not declared yet waits for it, and the audit counts them all.
  */
-import { path } from "../builtins.js";
-import { Discovery } from "../hooks/discovery.js";
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkBackend } from "../registry/names.js";
 import { checkOptions } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
 import { sortBackends } from "./backend-order.js";
+import { Classifier } from "./classifier.js";
 import type { Dispatchable } from "./dispatchable.js";
 import { type BackendInfo, type FunctionInfo, formatDocs } from "./docs.js";
 import { toImplementation, unknownFunctions } from "./impl-checks.js";
 import { type Implementation, type ImplementationOf, ImplTable, implLabel } from "./impl-table.js";
 import type { Scope } from "./options-scope.js";
+import { declarePackageBackends } from "./package-backends.js";
 import type { Control, PlanBackend } from "./plan.js";
 import { realmBackends, SetControl } from "./set-control.js";
 import { NamedTypeResolver, TypeSet, type TypeSpec } from "./type-match.js";
@@ -97,15 +97,13 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   readonly #discover: boolean | string;
   #discovered = false;
   readonly #eager: boolean;
+  #classifier: { version: number; of: Classifier | undefined } | undefined;
   /** The version at which registrations were last checked against the functions, and what was found. */
   #checked: { version: number; error: DispatchHookError | undefined } | undefined;
 
   constructor(options: BackendSetOptions) {
-    checkOptions(
-      options,
-      { name: "string", envPrefix: "string", env: "object", discover: "any", checkImplementations: ["eager", "lazy"] },
-      "createBackends()",
-    );
+    const kinds = { name: "string", envPrefix: "string", env: "object", discover: "any", checkImplementations: ["eager", "lazy"] } as const;
+    checkOptions(options, kinds, "createBackends()");
     if (typeof options.name !== "string" || options.name === "") {
       throw new DispatchHookError(
         "ERR_DISPATCH_INVALID_OPTION",
@@ -246,19 +244,10 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   #readPackages(): void {
     if (this.#discovered) return;
     this.#discovered = true;
-    if (this.#discover === false) return;
-    const discovery = new Discovery({ ...(typeof this.#discover === "string" ? { root: this.#discover } : {}), transitive: true });
-    for (const d of discovery.config().dispatchables) {
-      if (d.set !== this.name) continue;
-      try {
-        this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration<Fns>, d.declaredIn);
-      } catch (error) {
-        const e = error as DispatchHookError;
-        process.emitWarning(`${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`, {
-          code: e.code,
-        });
-      }
-    }
+    if (this.#discover !== false)
+      declarePackageBackends(this.name, this.#discover, (d, declaredIn) =>
+        this.declare(d as unknown as BackendDeclaration<Fns>, declaredIn),
+      );
   }
 
   /** @internal The order and the blocks for a scope (undefined: no scope), recomputed after any change. */
@@ -266,6 +255,14 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.#readPackages();
     this.#checkRegistered();
     return this.#controller.control(this.#backends, this.version, scope, fn);
+  }
+
+  /** @internal The class facts calls are keyed by (undefined: the general path), per version. */
+  classifier(): Classifier | undefined {
+    this.control(undefined);
+    if (this.#classifier?.version !== this.version)
+      this.#classifier = { version: this.version, of: Classifier.of(this.#backends.values()) };
+    return this.#classifier.of;
   }
 
   /** @internal A backend's implementation of a function, as registered (a lazy one not loaded yet). */

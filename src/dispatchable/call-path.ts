@@ -1,21 +1,25 @@
 /**
- * The call path of a dispatchable function. Decisions are cached per tuple of relevant types and
- * per scope: one or two relevant arguments in weak maps keyed by prototype, more in a trie of them
- * under the argument count; no cache keeps a class alive or grows without bound. A decision
- * that had to ask a protocol of some value is not reused for another value: it is made again for
- * every call whose classes lead to it (a protocol is asked of each value). Any change to
- * the set (declaration, registration, disposal) changes its version, and the caches go. In front of
- * the caches, for one or two relevant arguments among one to three parameters, sits a function
- * compiled for this dispatchable (front.ts) that answers repeated calls from the last decisions
- * without allocating; every call it does not answer comes here.
+ * The call path of a dispatchable function, in three tiers:
+ * - where code may be generated and one or two of the first three arguments decide, a chain
+ *   compiled for this dispatchable alone (front.ts);
+ * - for the same calls, the fast path (fast-call.ts), which indexes the decisions below by each
+ *   argument's class index (classifier.ts);
+ * - the general path, here: decisions cached per tuple of relevant prototypes and per scope (one or
+ *   two arguments in weak caches, more in a trie of them under the argument count; no cache keeps
+ *   a class alive or grows without bound), and the per-call work (run-candidates.ts).
+ * A decision that had to ask a protocol of some value holds for another value of the same classes
+ * only if the protocols answer the same: each call asks them, and finds the decision under the
+ * answers (made once per set of answers, never remembered by class in the faster tiers). Any change to the set (declaration, registration,
+ * disposal) changes its version, and every tier's decisions go.
  */
 import type { Class } from "../registry/dispatcher.js";
 import type { BackendSet } from "./backend-set.js";
 import { standIn } from "./explicit-types.js";
-import { compileFront, forget, remember } from "./front.js";
+import { createFast } from "./fast-call.js";
+import { compileFront } from "./front.js";
 import { type Implementation, realImpl } from "./impl-table.js";
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
-import { type Plan, plan } from "./plan.js";
+import { answers, type Plan, plan } from "./plan.js";
 import { needsCall, runCandidates } from "./run-candidates.js";
 import { typeOf } from "./type-match.js";
 import { WeakCache } from "./weak-cache.js";
@@ -37,6 +41,8 @@ export interface CallerSpec {
 export interface Entry {
   readonly plan: Plan;
   readonly fast: Fn | undefined;
+  /** When the plan asked protocols of its values: the decisions by their answers (see answers()). */
+  readonly byAnswers: Map<string, Entry> | undefined;
 }
 
 interface Trie {
@@ -52,6 +58,8 @@ interface Cache {
 }
 
 const LENGTHS = 64;
+/** Sets of protocol answers kept per decision; past it, they start over. */
+const ANSWERS = 64;
 const newCache = (): Cache => ({ one: new WeakCache(), two: new WeakCache(), many: new Map() });
 const protoOf = (v: unknown): object | null =>
   typeof v === "object" && v !== null ? (Object.getPrototypeOf(v) as object | null) : typeOf(v);
@@ -76,7 +84,7 @@ export function createCaller(spec: CallerSpec): Caller {
   const cacheFor = (scope: Scope | undefined): Cache => {
     if (version !== set.version) {
       // The first decision reads package.json declarations, which changes the version: read first.
-      set.control(undefined);
+      set.control(undefined, spec.name);
       version = set.version;
       plain = newCache();
       scoped = new WeakCache();
@@ -101,9 +109,22 @@ export function createCaller(spec: CallerSpec): Caller {
     const first = decided.candidates[0];
     const impl =
       first === undefined ? (decided.error === undefined ? spec.defaultImpl : undefined) : (realImpl(first.impl) as Implementation);
-    // A decision that asked a protocol of a value holds for that value only: never answered fast.
-    const fast = decided.perValue || impl === undefined || needsCall(impl as Implementation) ? undefined : (impl as Fn);
-    return { plan: decided, fast };
+    const fast = impl === undefined || needsCall(impl as Implementation) ? undefined : (impl as Fn);
+    return { plan: decided, fast, byAnswers: decided.asks.length === 0 ? undefined : new Map() };
+  };
+
+  /** The decision for these values under an entry made for their classes: itself, or by the protocols' answers. */
+  const answered = (e: Entry, values: unknown[], protos: (object | null)[], scope: Scope | undefined, extras: number): Entry => {
+    const byAnswers = e.byAnswers;
+    if (byAnswers === undefined) return e;
+    const key = answers(spec.name, e.plan, values);
+    let found = byAnswers.get(key);
+    if (found === undefined) {
+      if (byAnswers.size >= ANSWERS) byAnswers.clear();
+      found = make(values, protos, scope, extras);
+      byAnswers.set(key, found);
+    }
+    return found;
   };
 
   const entry1 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null): Entry => {
@@ -112,9 +133,8 @@ export function createCaller(spec: CallerSpec): Caller {
     if (e === undefined) {
       e = make([x], [px], scope, extras);
       cache.one.set(px, e);
-      return e;
     }
-    return e.plan.perValue ? make([x], [px], scope, extras) : e;
+    return e.byAnswers === undefined ? e : answered(e, [x], [px], scope, extras);
   };
 
   const entry2 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null, y: unknown, py: object | null): Entry => {
@@ -128,9 +148,8 @@ export function createCaller(spec: CallerSpec): Caller {
     if (e === undefined) {
       e = make([x, y], [px, py], scope, extras);
       inner.set(py, e);
-      return e;
     }
-    return e.plan.perValue ? make([x, y], [px, py], scope, extras) : e;
+    return e.byAnswers === undefined ? e : answered(e, [x, y], [px, py], scope, extras);
   };
 
   /** `extras`: how many of the values are explicit types (the last ones); per dispatchable, fixed by the count. */
@@ -156,11 +175,8 @@ export function createCaller(spec: CallerSpec): Caller {
       }
       at = child;
     }
-    if (at.entry === undefined) {
-      at.entry = make(values, protos, scope, extras);
-      return at.entry;
-    }
-    return at.entry.plan.perValue ? make(values, protos, scope, extras) : at.entry;
+    at.entry ??= make(values, protos, scope, extras);
+    return answered(at.entry, values, protos, scope, extras);
   };
 
   /** The scope's explicit types that this set declares (a scope is seen by every set), per scope key. */
@@ -192,22 +208,17 @@ export function createCaller(spec: CallerSpec): Caller {
     const e = entryFor(args, scope, like);
     if (e.fast === undefined || scope?.trace !== undefined)
       return runCandidates(spec, e.plan, self, args, scope, () => valuesOf(args, scope, like).values);
-    // The front compares the arguments only; a scope's explicit types are part of its key.
-    if (front !== undefined && like === undefined && args.length === arity) {
-      if (front.recent.version !== version) forget(front.recent, version);
-      remember(front.recent, spec.relevant(args), scope?.key, e.fast);
-    }
+    // The fast path keys the arguments' class facts (a decision a protocol made is not one); a
+    // scope's explicit types are part of its key.
+    if (fast !== undefined && like === undefined && e.plan.asks.length === 0) fast.remember(args, scope?.key, e.fast);
     return e.fast.apply(self, args);
   };
 
-  // A compiled front answers repeated calls when one or two arguments, named among the default
-  // implementation's one to three parameters, decide; every other call takes the general path.
-  const arity = spec.defaultImpl.length;
-  const front =
-    indices !== undefined && (indices.length === 1 || indices.length === 2) && indices.every((i) => i < arity) && arity >= 1 && arity <= 3
-      ? compileFront({
-          name: spec.name,
-          arity,
+  // The fast path answers repeated calls when one or two of the first three arguments decide, and
+  // in front of it, where code may be generated, a chain compiled for this dispatchable alone.
+  const fast =
+    indices !== undefined && (indices.length === 1 || indices.length === 2) && indices.every((i) => i < 3)
+      ? createFast({
           indices,
           set,
           holder,
@@ -216,11 +227,17 @@ export function createCaller(spec: CallerSpec): Caller {
           },
         })
       : undefined;
+  const arity = spec.defaultImpl.length;
+  const front =
+    fast !== undefined && indices !== undefined && arity >= 1 && arity <= 3 && indices.every((i) => i < arity)
+      ? compileFront({ name: spec.name, arity, indices, set, holder, state: fast.state, tableFor: fast.tableFor, next: fast.call })
+      : undefined;
   return {
     entryFor,
     callLike: (self, args, like) => invoke(self, args, like),
     call:
-      front?.call ??
+      front ??
+      fast?.call ??
       function (this: unknown, ...args: unknown[]) {
         return invoke(this, args);
       },

@@ -6,8 +6,7 @@
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError } from "../registry/errors.js";
 import type { Implementation } from "./impl-table.js";
-import type { TypeSet } from "./type-match.js";
-import { typeName } from "./type-match.js";
+import { type TypeSet, typeName } from "./type-match.js";
 
 export interface PlanBackend {
   readonly name: string;
@@ -26,8 +25,11 @@ export interface Plan {
   readonly skipped: readonly Skip[];
   readonly types: readonly string[];
   readonly error: DispatchHookError | undefined;
-  /** Whether a protocol was left to ask of some value: then the plan holds for these values only. */
-  readonly perValue: boolean;
+  /**
+   * The questions left to the values (which value, whose protocols): the plan holds for every value
+   * of these classes whose protocols answer as these did (see answers()). Empty: for every value.
+   */
+  readonly asks: ReadonlyArray<readonly [number, TypeSet]>;
   /** The backends prioritized where it was made (by the environment or the scope). */
   readonly prioritized: ReadonlySet<string>;
 }
@@ -39,6 +41,32 @@ export interface Control {
   readonly optedIn: ReadonlySet<string>;
 }
 
+/** Rethrows an abstract type's load failure with the function's name (it names the backend). */
+function naming<T>(fn: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "ERR_DISPATCH_TYPE_LOAD") throw error;
+    const e = error as DispatchHookError;
+    throw new DispatchHookError(e.code, `${fn}(): ${e.message}`, { cause: e.cause, details: { ...e.details, function: fn } });
+  }
+}
+
+/**
+ * What the protocols a plan asked say of these values, as a key: two calls whose values have the
+ * classes the plan was made for and the same answers get the same plan. Asked anew on every call.
+ */
+export function answers(fn: string, p: Plan, values: readonly unknown[]): string {
+  return naming(fn, () => {
+    let key = "";
+    for (const [i, types] of p.asks) {
+      const v = values[i];
+      key += v === null || v === undefined ? "n" : (types.protocolClaim(v)?.[0] ?? "-");
+    }
+    return key;
+  });
+}
+
 export function plan(
   fn: string,
   op: Class,
@@ -47,14 +75,7 @@ export function plan(
   protos: readonly (object | null)[],
   control: Control,
 ): Plan {
-  try {
-    return decide(fn, op, labels, values, protos, control);
-  } catch (error) {
-    // An abstract type that cannot be loaded: the error names the backend; the call adds the function.
-    if ((error as { code?: unknown }).code !== "ERR_DISPATCH_TYPE_LOAD") throw error;
-    const e = error as DispatchHookError;
-    throw new DispatchHookError(e.code, `${fn}(): ${e.message}`, { cause: e.cause, details: { ...e.details, function: fn } });
-  }
+  return naming(fn, () => decide(fn, op, labels, values, protos, control));
 }
 
 function decide(
@@ -66,7 +87,9 @@ function decide(
   control: Control,
 ): Plan {
   const types = values.map(typeName);
-  const perValue = values.some((v, i) => control.order.some((b) => b.types.perValue(v, protos[i] ?? null)));
+  const asks: Array<readonly [number, TypeSet]> = [];
+  for (let i = 0; i < values.length; i++)
+    for (const b of control.order) if (b.types.asksValues(protos[i] ?? null)) asks.push([i, b.types] as const);
   const candidates: Array<{ backend: string; impl: Implementation }> = [];
   const skipped: Skip[] = [];
   const accepts = (b: PlanBackend): string | undefined => {
@@ -100,7 +123,7 @@ function decide(
   }
   let error: DispatchHookError | undefined;
   if (candidates.length === 0) error = mixed(fn, labels, values, protos, types, control.order, accepts, skipped);
-  return { candidates, skipped, types, error, perValue, prioritized: control.optedIn };
+  return { candidates, skipped, types, error, asks, prioritized: control.optedIn };
 }
 
 /** The error for mixed inputs, or undefined when the default implementation may take them. */

@@ -26,7 +26,6 @@ export class SetControl {
   readonly #set: string;
   readonly #prefix: string;
   readonly #env: Readonly<Record<string, string | undefined>>;
-  readonly #warned = new Set<string>();
   #sorted: { version: number; env: EnvControl; order: Backend[] } | undefined;
   readonly #scoped = new WeakCache<{ version: number; control: Control }>();
   #plain: { version: number; control: Control } | undefined;
@@ -44,7 +43,7 @@ export class SetControl {
     if (this.#sorted?.version !== version) {
       const all = [...backends.values()];
       const known = new Set(all.map((b) => b.name));
-      const env = known.size === 0 ? noEnvControl : readEnvControl(this.#prefix, this.#env, known, this.#warned);
+      const env = known.size === 0 ? noEnvControl : readEnvControl(this.#prefix, this.#env, known, fn, this.#set);
       const names = prioritize(sortBackends(all, env.order, `${this.#prefix}_SET_ORDER`), env.prioritize);
       this.#sorted = { version, env, order: names.map((n) => backends.get(n) as Backend) };
     }

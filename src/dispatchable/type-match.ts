@@ -114,6 +114,19 @@ export class TypeSet {
     this.labels = labels;
   }
 
+  /** The classes (by prototype, and whether declared exactly), and whether names or protocols are declared: for classifier.ts. */
+  get shape(): {
+    readonly classes: ReadonlyArray<{ readonly proto: object; readonly exact: boolean }>;
+    readonly named: boolean;
+    readonly protocols: boolean;
+  } {
+    const classes = [...this.#classes].flatMap(([proto, c]) => [
+      ...(c.exact === undefined ? [] : [{ proto, exact: true }]),
+      ...(c.subclasses === undefined ? [] : [{ proto, exact: false }]),
+    ]);
+    return { classes, named: this.#named.length > 0, protocols: this.#protocols.length > 0 };
+  }
+
   /** Whether a value (whose type is `proto`) is one of these types, and how. */
   claim(value: unknown, proto: object | null): Claim | undefined {
     return this.classClaim(proto) ?? (value === null || value === undefined ? undefined : this.protocolClaim(value));
@@ -135,11 +148,13 @@ export class TypeSet {
   }
 
   /**
-   * Whether the answer for a value of this class depends on the value itself: no class or name
-   * claims it and a protocol is left to ask. Such a value is decided on its own, every time.
+   * Whether the answer for a value of this class (`proto`) depends on the value itself: no class or
+   * name claims it and a protocol is left to ask. A function of the class alone, so that null and
+   * undefined (no prototype) ask too, and a null-prototype object is never answered by a decision
+   * made for them.
    */
-  perValue(value: unknown, proto: object | null): boolean {
-    return this.#protocols.length > 0 && value !== null && value !== undefined && this.classClaim(proto) === undefined;
+  asksValues(proto: object | null): boolean {
+    return this.#protocols.length > 0 && this.classClaim(proto) === undefined;
   }
 
   /** What the protocols and abstract types say of this value, asked in order. */

@@ -31,7 +31,8 @@ export const errorCodes = {
   ERR_DISPATCH_PRIORITY_CYCLE: "backends' priority constraints form a cycle",
   ERR_DISPATCH_IMPL_LOAD: "a lazily named implementation could not be loaded",
   ERR_DISPATCH_UNKNOWN_FUNCTION: "an implementation is keyed by a name near one of the set's dispatchable functions, but not one of them",
-  ERR_DISPATCH_UNKNOWN_BACKEND: "backendOptions() names a backend that no backend set in the realm declares",
+  ERR_DISPATCH_UNKNOWN_BACKEND:
+    "backendOptions() names a backend that no backend set in the realm declares, or a control variable (<PREFIX>_PRIORITIZE, _BLOCK, _SET_ORDER) one that its set does not",
   ERR_DISPATCH_CONVERT: "a wrapping backend's convert failed on an argument, or its restore on what the wrapped implementation returned",
   ERR_DISPATCH_TYPE_LOAD: 'an abstract type named "@specifier#Export" could not be loaded, or instanceof cannot ask its export',
   ERR_DISPATCH_BACKEND_DECLARATION: "a backend declaration is malformed or names a backend twice",
@@ -47,7 +48,6 @@ export const warningCodes = {
   DISPATCH_HOOK_HUB_VERSION:
     "another copy of dispatch-hook speaks no hub version this one knows; it runs on a hub of its own (install one version)",
   DISPATCH_HOOK_HUB_HANDSHAKE: "a message on the hub's channel is not a handshake; it was ignored",
-  DISPATCH_HOOK_BACKEND_ENV: "a backend control variable (<PREFIX>_PRIORITIZE, _BLOCK, _SET_ORDER) holds an invalid value; it is ignored",
 } as const;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { prioritize, readEnvControl, sortBackends } from "../../src/dispatchable/backend-order.js";
 
 const b = (name: string, higher: string[] = [], lower: string[] = []) => ({ name, higherPriorityThan: higher, lowerPriorityThan: lower });
@@ -36,22 +36,32 @@ describe("sortBackends", () => {
 describe("readEnvControl", () => {
   const known = new Set(["numpy", "jax", "cupy"]);
   it("reads the three variables under the prefix", () => {
-    const control = readEnvControl("NUM", { NUM_PRIORITIZE: "cupy, jax", NUM_BLOCK: "numpy", NUM_SET_ORDER: "jax>cupy" }, known);
+    const control = readEnvControl(
+      "NUM",
+      { NUM_PRIORITIZE: "cupy, jax", NUM_BLOCK: "numpy", NUM_SET_ORDER: "jax>cupy" },
+      known,
+      "add",
+      "num",
+    );
     expect(control).toEqual({ prioritize: ["cupy", "jax"], block: ["numpy"], order: [["jax", "cupy"]] });
   });
 
-  it("warns with a code and ignores an invalid value, once", () => {
-    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
-    const warned = new Set<string>();
-    const env = { NUM_PRIORITIZE: "tpu", NUM_SET_ORDER: "jax>>cupy", NUM_BLOCK: "jax" };
-    const first = readEnvControl("NUM", env, known, warned);
-    readEnvControl("NUM", env, known, warned);
-    expect(first).toEqual({ prioritize: [], block: ["jax"], order: [] });
-    expect(warn).toHaveBeenCalledTimes(2);
-    const texts = warn.mock.calls.map((c) => String(c[0]));
-    expect(texts.some((t) => t.includes('NUM_PRIORITIZE="tpu" is ignored: "tpu" is not a backend'))).toBe(true);
-    expect(texts.some((t) => t.includes('NUM_SET_ORDER="jax>>cupy" is ignored'))).toBe(true);
-    expect(warn.mock.calls.every((c) => (c[1] as { code?: string }).code === "DISPATCH_HOOK_BACKEND_ENV")).toBe(true);
-    warn.mockRestore();
+  it("refuses an invalid value with a code naming the variable, the backend and the function", () => {
+    const read = (env: Record<string, string>) => () => readEnvControl("NUM", env, known, "add", "num");
+    expect(read({ NUM_PRIORITIZE: "tpu" })).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_UNKNOWN_BACKEND",
+        message: expect.stringContaining('add(): NUM_PRIORITIZE="tpu" names the backend "tpu", which num does not declare'),
+        details: { backend: "tpu", function: "add", variable: "NUM_PRIORITIZE", set: "num" },
+      }),
+    );
+    expect(read({ NUM_BLOCK: "jax, cupyy" })).toThrow(
+      expect.objectContaining({ message: expect.stringContaining('(did you mean "cupy"?)') }),
+    );
+    expect(read({ NUM_SET_ORDER: "jax>tpu" })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_UNKNOWN_BACKEND" }));
+    for (const pair of ["jax>>cupy", "jax>jax", "jax"])
+      expect(read({ NUM_SET_ORDER: pair }), pair).toThrow(
+        expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION", message: expect.stringContaining("higher>lower") }),
+      );
   });
 });

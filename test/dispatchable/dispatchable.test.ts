@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable, parameterNames } from "../../src/dispatchable/dispatchable.js";
 import type { CallContext } from "../../src/dispatchable/impl-table.js";
@@ -92,6 +92,34 @@ describe("dispatchable", () => {
         .backends.backends()
         .map((b) => b.name),
     ).toEqual(["cupy", "jax"]);
+  });
+
+  it("an invalid value in the environment fails the call with a code naming the variable, the backend and the function; nothing is lost", () => {
+    const env: Record<string, string> = { NUMLIKE_PRIORITIZE: "cupyy" };
+    const { add } = numlike(env);
+    const x = new JaxArray([1]);
+    expect(() => add(x, 1)).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_UNKNOWN_BACKEND",
+        message: expect.stringMatching(
+          /^add\(\): NUMLIKE_PRIORITIZE="cupyy" names the backend "cupyy", which numlike does not declare \(did you mean "cupy"\?\)/,
+        ),
+        details: expect.objectContaining({ backend: "cupyy", function: "add", variable: "NUMLIKE_PRIORITIZE", set: "numlike" }),
+      }),
+    );
+    for (const [variable, value, code] of [
+      ["NUMLIKE_BLOCK", "jax,tpu", "ERR_DISPATCH_UNKNOWN_BACKEND"],
+      ["NUMLIKE_SET_ORDER", "jax>tpu", "ERR_DISPATCH_UNKNOWN_BACKEND"],
+      ["NUMLIKE_SET_ORDER", "jax>>cupy", "ERR_DISPATCH_INVALID_OPTION"],
+    ] as const) {
+      expect(() => numlike({ [variable]: value }).add(x, 1), `${variable}=${value}`).toThrow(
+        expect.objectContaining({ code, message: expect.stringContaining(`add(): ${variable}=${JSON.stringify(value)}`) }),
+      );
+    }
+    // Corrected, the same set answers: every declaration and registration is still there.
+    env.NUMLIKE_PRIORITIZE = "cupy";
+    expect(add(new CupyArray([1]), 1)).toBe("cupy add");
+    expect(add(x, 1)).toEqual(new JaxArray([2]));
   });
 
   it("refuses a declaration whose priorities close a cycle, and keeps the backends it had", () => {
@@ -222,6 +250,36 @@ describe("protocols are asked for each value", () => {
     const result = run({ backendOptions, createBackends, dispatchable });
     expect(result.calls).toBe(300);
     expect(result.wrong).toEqual([]);
+  });
+});
+
+describe("values decided by protocols", () => {
+  it("each value goes where the protocols' answers for it say, whatever was called before with its class, undefined included", () => {
+    const backends = createBackends({ name: "answers", discover: false, env: {} });
+    const marked = (key: string) => ({ [Symbol.hasInstance]: (v: unknown) => typeof v === "object" && v !== null && key in v });
+    backends.declare({ name: "a", primaryTypes: [marked("a")], implementations: { f: () => "a" } });
+    backends.declare({ name: "b", primaryTypes: [marked("b")], implementations: { f: () => "b" } });
+    const f = dispatchable((_x: unknown) => "default", { name: "f", args: [0], backends });
+    const bare = (key?: string) => Object.assign(Object.create(null) as object, key === undefined ? {} : { [key]: 1 });
+    // undefined and a null-prototype object have the same prototype (none): the first must not decide for the second.
+    expect(f(undefined)).toBe("default");
+    const calls: Array<[unknown, string]> = [
+      [bare("a"), "a"],
+      [bare("b"), "b"],
+      [bare(), "default"],
+      [{ a: 1 }, "a"],
+      [{ b: 1 }, "b"],
+      [{}, "default"],
+      [undefined, "default"],
+    ];
+    for (let round = 0; round < 3; round++) expect(calls.map(([v]) => f(v))).toEqual(calls.map(([, want]) => want));
+    const trace: TraceEntry[] = [];
+    backendOptions({ trace }, () => [f({ b: 1 }), f({ a: 1 }), f({})]);
+    expect(trace.map((t) => [t.ran, t.skipped.map((s) => `${s.backend}: ${s.reason}`)])).toEqual([
+      ["b", ["a: does not accept Object (argument _x)"]],
+      ["a", ["b: does not accept Object (argument _x)"]],
+      ["default", ["a: does not accept Object (argument _x)", "b: does not accept Object (argument _x)"]],
+    ]);
   });
 });
 

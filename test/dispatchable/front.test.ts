@@ -3,7 +3,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable } from "../../src/dispatchable/dispatchable.js";
-import { compileFront, forget, ignoresThis, remember, WAYS } from "../../src/dispatchable/front.js";
+import { createFast } from "../../src/dispatchable/fast-call.js";
+import { compileFront, WIDTH } from "../../src/dispatchable/front.js";
 import { backendOptions, scopeHolder, type TraceEntry } from "../../src/dispatchable/options-scope.js";
 
 class Jax {
@@ -51,17 +52,16 @@ describe("the compiled front", () => {
     expect(g(sub)).toBe("sub");
   });
 
-  it("serves more types than it remembers, and primitives and null-prototype objects, through the slow path", () => {
+  it("serves more types than the chain tries, and primitives and null-prototype objects, through the fast and general paths", () => {
     const { backends, f } = setup();
-    const classes = Array.from({ length: WAYS + 2 }, (_, i) => ({ [`K${i}`]: class extends Jax {} })[`K${i}`] as typeof Jax);
+    const classes = Array.from({ length: WIDTH[0] + 2 }, (_, i) => ({ [`K${i}`]: class extends Jax {} })[`K${i}`] as typeof Jax);
     for (let round = 0; round < 3; round++) {
       for (const K of classes) expect(f(new K())).toMatch(/^jax K\d$/);
       expect(f(new Cupy())).toBe("cupy Cupy");
       expect(f(Object.create(null))).toBe("default bare");
       expect(f(3)).toBe("default number");
     }
-    // Long past the point where the front stops remembering every miss, answers stay right, and a
-    // workload that settles on one type is still answered.
+    // Many rounds later answers stay right, and a workload that settles on one type is still answered.
     for (let round = 0; round < 50; round++) for (const K of classes) expect(f(new K())).toMatch(/^jax K\d$/);
     for (let i = 0; i < 40; i++) expect(f(new Cupy())).toBe("cupy Cupy");
     // A declaration changes the version: remembered decisions are dropped.
@@ -107,10 +107,23 @@ describe("the compiled front", () => {
     expect(calls(1)).toEqual(["jax Jax"]);
   });
 
-  it("reads each piece of state the slow path writes, and forgets on a new version", () => {
+  it("answers from the fast path's tables by class index, and hands every call it cannot tell to the next", () => {
     let version = 1;
     const holder = scopeHolder();
-    const slowCalls: unknown[][] = [];
+    const nextCalls: unknown[][] = [];
+    const fast = createFast({
+      indices: [1],
+      set: {
+        get version() {
+          return version;
+        },
+        classifier: () => undefined,
+      },
+      holder,
+      slow: () => "slow",
+    });
+    const state = fast.state;
+    Object.assign(state, { version: 1, tests: [Jax.prototype, Cupy.prototype], exact: 0, width: 4, number: 2, plain: [] });
     const front = compileFront({
       name: "weird name\n}); throw 1; //",
       arity: 2,
@@ -121,33 +134,52 @@ describe("the compiled front", () => {
         },
       },
       holder,
-      slow: (...args: unknown[]) => {
-        slowCalls.push(args);
-        return "slow";
+      state,
+      tableFor: fast.tableFor,
+      next: (...args: unknown[]) => {
+        nextCalls.push(args);
+        return "next";
       },
     });
     if (front === undefined) throw new Error("code generation is allowed here");
     const jax = new Jax();
-    expect(front.call("a", jax)).toBe("slow");
-    forget(front.recent, 1);
-    remember(front.recent, [jax], undefined, (a: unknown, b: unknown) => `fast ${a} ${b === jax}`);
-    expect(front.call("a", jax)).toBe("fast a true");
-    expect(front.call("a", jax, "extra")).toBe("slow");
-    expect(front.call("a", new Cupy())).toBe("slow");
+    expect(front("a", jax)).toBe("next");
+    state.plain[0] = (a: unknown, b: unknown) => `jax ${a} ${b === jax}`;
+    state.plain[2] = () => "none";
+    expect(front("a", jax)).toBe("jax a true");
+    expect(front("a", new Cupy())).toBe("next");
+    expect(front("a", {})).toBe("none");
+    expect(front("a", jax, "extra")).toBe("next");
+    expect(front("a", 3)).toBe("next");
+    expect(front.call({}, "a", jax)).toBe("next");
+    // A class declared exactly, and more classes than the chain tries, go to the next.
+    state.exact = 1;
+    expect(front("a", jax)).toBe("next");
+    state.exact = 0;
+    state.tests = Array.from({ length: WIDTH[0] + 1 }, () => ({}));
+    expect(front("a", jax)).toBe("next");
+    state.tests = [Jax.prototype];
     version = 2;
-    expect(front.call("a", jax)).toBe("slow");
-    expect(slowCalls).toHaveLength(4);
-    expect(String(front.call)).toContain("function dispatchable(a, b)");
+    expect(front("a", jax)).toBe("next");
+    expect(nextCalls).toHaveLength(8);
+    expect(String(front)).toContain("function dispatchable(a, b)");
   });
 
-  it("tells functions that ignore `this` from those that may read it", () => {
-    expect(ignoresThis((x: unknown) => x)).toBe(true);
-    expect(ignoresThis(async (x: unknown) => x)).toBe(true);
-    expect(ignoresThis(function named(this: unknown) {}.bind(null))).toBe(true);
-    expect(ignoresThis(function named() {})).toBe(false);
-    expect(ignoresThis({ m() {} }.m)).toBe(false);
-    expect(ignoresThis({ async m() {} }.m)).toBe(false);
-    expect(ignoresThis(Math.max)).toBe(false);
+  it("keys many classes by index: subclasses share their declared ancestor's decision, primitives their wrapper's", () => {
+    const backends = createBackends({ name: "front-many", discover: false, env: {} });
+    const classes = Array.from({ length: 8 }, (_, i) => ({ [`K${i}`]: class {} })[`K${i}`] as new () => object);
+    classes.forEach((K, i) => {
+      backends.declare({ name: `b${i}`, primaryTypes: [K], secondaryTypes: [Number], implementations: { f: () => `b${i}` } });
+    });
+    const f = dispatchable((_x: unknown) => "default", { name: "f", args: [0], backends });
+    for (let round = 0; round < 3; round++) {
+      classes.forEach((K, i) => {
+        expect(f(new K())).toBe(`b${i}`);
+        expect(f(new (class extends K {})())).toBe(`b${i}`);
+      });
+      expect(f(3)).toBe("default");
+      expect(f(null)).toBe("default");
+    }
   });
 
   it("works where code generation from strings is disallowed, through the general path", () => {

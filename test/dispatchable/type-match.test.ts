@@ -119,7 +119,8 @@ describe("exact types and subclasses", () => {
     expect((globalThis as { abcLoads?: number }).abcLoads).toBeUndefined();
     expect(set.claim({ shape: [1] }, typeOf({}))).toBe("primary");
     expect(set.claim({}, typeOf({}))).toBeUndefined();
-    expect(set.perValue({}, typeOf({}))).toBe(true);
+    expect(set.asksValues(typeOf({}))).toBe(true);
+    expect(set.asksValues(null)).toBe(true);
     expect((globalThis as { abcLoads?: number }).abcLoads).toBe(1);
     const broken = (spec: string) => () => new TypeSet([spec], [], new NamedTypeResolver(dir), 'Backend "nd"').claim({}, typeOf({}));
     expect(broken("@./lib/nowhere.cjs#Arrayish")).toThrow(

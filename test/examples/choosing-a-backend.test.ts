@@ -27,6 +27,7 @@ async function steps(env: Record<string, string> = {}) {
         step: string;
         ran?: string[];
         error?: string;
+        message?: string;
         wasmLoaded?: boolean;
         disagreements?: number;
         skipped?: string[];
@@ -50,16 +51,16 @@ describe("choosing a backend per call", () => {
     expect(result.stdout).toContain("1. wasm (requires opt-in): ./pool.js#pool; primary: ./wasm-tensor.js#WasmTensor");
   });
 
-  it("takes the environment's control: a block, a prioritized opt-in backend, and a bad value that warns and is ignored", async () => {
+  it("takes the environment's control: a block, a prioritized opt-in backend, and a bad value that fails each call with a code", async () => {
     const blocked = await steps({ ML_OPS_BLOCK: "typed-array" });
     expect(blocked.at("a float32 Tensor")?.ran).toEqual(["default"]);
     expect(blocked.at("a float32 Tensor")?.skipped).toContain("typed-array: blocked by ML_OPS_BLOCK");
     const prioritized = await steps({ ML_OPS_PRIORITIZE: "wasm" });
     expect(prioritized.at("a WasmTensor, wasm not prioritized")?.ran).toEqual(["wasm"]);
     const bad = await steps({ ML_OPS_BLOCK: "typed_array" });
-    expect(bad.at("a float32 Tensor")?.ran).toEqual(["typed-array"]);
-    expect(bad.result.stderr).toContain(
-      '[DISPATCH_HOOK_BACKEND_ENV] Warning: ML_OPS_BLOCK="typed_array" is ignored: "typed_array" is not a backend',
+    expect(bad.at("a float32 Tensor")?.error).toBe("ERR_DISPATCH_UNKNOWN_BACKEND");
+    expect(bad.at("a float32 Tensor")?.message).toContain(
+      'pool(): ML_OPS_BLOCK="typed_array" names the backend "typed_array", which ml-ops does not declare (did you mean "typed-array"?)',
     );
   });
 });
