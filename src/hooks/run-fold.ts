@@ -6,7 +6,7 @@
  */
 import { fs, path, url } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
-import { formatReport, shortModule } from "../registry/audit-format.js";
+import { formatReport, shortModule, waitingText } from "../registry/audit-format.js";
 import { type ProcessRecord, type RecordWriter, recordFormat } from "../registry/run-records.js";
 
 export const runFormat = "dispatch-hook/audit";
@@ -185,7 +185,11 @@ export function runVerdict(run: RunAudit): string {
   if (run.processes.length === 0)
     return "nothing was checked: no process wrote an audit record (did the command start Node with the loader?)";
   if (run.checked === 0) return "nothing was checked: no process made a registration or declared a backend that loaded";
-  return `ok: every registration landed, in ${run.processes.filter((p) => p.checked > 0).length} process(es)`;
+  const where = `in ${run.processes.filter((p) => p.checked > 0).length} process(es)`;
+  const wait = waitingText(run.processes.flatMap((p) => p.report?.registrations ?? []));
+  return wait === undefined
+    ? `ok: every registration landed, ${where}`
+    : `ok: every registration on a backend that loaded landed, ${where}; ${wait}`;
 }
 
 /**
