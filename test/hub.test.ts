@@ -151,7 +151,7 @@ describe("the hub", () => {
       "  const module = { exports: {} };",
       "  load(module, module.exports, createRequire(bundle), bundle);",
       // The realm's copy finds no hub of its realm, makes one, and subscribes to answer for it.
-      '  module.exports.provide("vm-realm", new Map());',
+      '  module.exports.announce("vm-realm", new Map());',
       "  gone.register(realm, 'realm');",
       "})();",
       "(async () => { for (let i = 0; i < 6; i++) { gc(); await new Promise((r) => setTimeout(r, 5)); }",
