@@ -79,7 +79,7 @@ export interface DispatchMiss {
   readonly name: string;
   readonly backend: string | undefined;
   readonly chain: readonly Function[]; // the received type and its ancestors, nearest first
-  readonly hints: string[]; // registries append a line each about registrations for the missed type
+  readonly hints: string[]; // why it missed: registries, a line per registration of the missed type; loaders, their findings on the backend
   readonly context: string[]; // loaders append what they know about the backend
 }
 

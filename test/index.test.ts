@@ -6,6 +6,7 @@ describe("the public API", () => {
     expect(Object.keys(api).sort()).toEqual([
       "DispatchHookError",
       "Dispatcher",
+      "announce",
       "backendOptions",
       "createBackends",
       "createRegistry",
@@ -13,7 +14,6 @@ describe("the public API", () => {
       "errorCodes",
       "formatReport",
       "isDispatcher",
-      "provide",
       "referenceCheck",
       "register",
       "registry",

@@ -43,13 +43,33 @@ function toHaveLanded(this: { isNot: boolean }, received: unknown, ops: readonly
     ) || report.outside.some((w) => w.op === op && (options.backend === undefined || w.backend === options.backend));
   const missing = ops.filter((op) => !landed(op));
   const where = options.backend === undefined ? "" : ` on ${options.backend}`;
+  // The table's own verdict may be "ok" (nothing is wrong with what was registered): it is replaced
+  // by what this expectation found.
+  const verdict = `not ok: ${missing.join(", ")} did not land${where}`;
   return {
     pass: missing.length === 0,
     message: () =>
       missing.length === 0
         ? `expected ${ops.join(", ")} not to have landed${where}, but they did:\n${formatReport(report)}`
-        : `expected ${missing.join(", ")} to have landed${where}:\n${formatReport(report)}`,
+        : `expected ${missing.join(", ")} to have landed${where}:\n${missing.map((op) => `  - ${whyNot(report, op, options.backend)}`).join("\n")}\n${formatReport(report, { verdict })}`,
   };
+}
+
+/** What became of an op type that did not land: never registered (there), or each registration's state and why. */
+function whyNot(report: AuditReport, op: string, backend: string | undefined): string {
+  const named = report.registrations.filter((r) => r.op === op);
+  const mine = named.filter((r) => backend === undefined || r.backend === backend);
+  if (mine.length === 0) {
+    const elsewhere = named.map((r) => `${r.backend}, ${r.state}`);
+    return `${op} was never registered${backend === undefined ? "" : ` on ${backend}`}${elsewhere.length === 0 ? "" : ` (it was registered on ${elsewhere.join("; ")})`}`;
+  }
+  return mine
+    .map(
+      (r) =>
+        report.problems.find((p) => p.id === r.id && p.op === op)?.message ??
+        `${op} on ${r.backend} (registered at ${r.site}) is ${r.state}${r.error === undefined ? "" : `: ${r.error.message}`}`,
+    )
+    .join("\n  - ");
 }
 
 export const matchers = { toHaveLanded };
@@ -71,7 +91,7 @@ export function failOnPending(): void {
     if (left.length > 0) {
       throw new DispatchHookError(
         "ERR_DISPATCH_INCOMPLETE",
-        `This test left ${left.length} registration${left.length === 1 ? "" : "s"} pending: ${left.map((r) => `${r.op} on ${r.backend}`).join(", ")}.\n${formatReport(report)}`,
+        `This test left ${left.length} registration${left.length === 1 ? "" : "s"} pending: ${left.map((r) => `${r.op} on ${r.backend}`).join(", ")}.\n${formatReport(report, { verdict: "not ok: this test left registrations pending" })}`,
       );
     }
   });

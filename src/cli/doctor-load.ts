@@ -58,6 +58,8 @@ export interface DoctorReport {
   readonly files: readonly string[];
   readonly backends: readonly BackendOutcome[];
   readonly findings: readonly Finding[];
+  /** What doctor cannot prove either way, because it depends on the app's own code: no failure. */
+  readonly notes: readonly Finding[];
   /** The child's audit, with --load. */
   readonly audit?: RunAudit;
 }
@@ -211,6 +213,7 @@ export async function loadBackends(
     files: config.files,
     backends: outcomes,
     findings,
+    notes: [],
     audit,
   };
 }

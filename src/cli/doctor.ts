@@ -1,7 +1,9 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { discover, type HookConfig, type WatchRule } from "../hooks/discovery.js";
+import { hookMode } from "../hooks/hook-mode.js";
+import { moduleFormat } from "../hooks/package-scope.js";
 import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
 import { parseFlags } from "./flags.js";
 import type { Io } from "./io.js";
@@ -137,6 +139,30 @@ export function diagnose(config: HookConfig): { backends: Map<string, string[]>;
   return { backends, plugins, problems };
 }
 
+/**
+ * Under the module.register hooks (Node 20, 22 before 22.22.3, 24 before 24.11.1), which never see
+ * require(), a CommonJS dispatch module is served only when it is imported. The probe imports it;
+ * whether the framework imports or require()s it is in the framework's code, which doctor does not
+ * run. So it is a note, not a finding: a framework that imports it is right, and could not clear a
+ * finding short of changing Node.
+ */
+function requireNotes(backends: ReadonlyMap<string, readonly string[]>): Finding[] {
+  if (hookMode() !== "register") return [];
+  const types = new Map<string, "module" | "commonjs">();
+  return [...backends].flatMap(([backend, files]) =>
+    files
+      .filter((file) => moduleFormat(pathToFileURL(file).href, types) === "commonjs")
+      .map((file) => ({
+        kind: "loader" as const,
+        backend,
+        message:
+          `${file} is CommonJS: on Node ${process.versions.node} the loader's module.register hooks never see require(), so this dispatch module is served only when it is imported, not when it is require()d ` +
+          "(require(), createRequire(import.meta.url)(…)). doctor imported it; if the framework require()s it, its registrations never land and its calls miss (ERR_DISPATCH_NO_IMPL).",
+        fix: "Have the framework import() the dispatch module, or run Node >=22.22.3 or >=24.11.1, where the loader uses module.registerHooks and sees require().",
+      })),
+  );
+}
+
 export async function doctorCommand(args: readonly string[], io: Io): Promise<number> {
   const usage = (message: string) => {
     io.err(`dispatch-hook doctor: ${message}\n\n${doctorHelp}`);
@@ -167,7 +193,7 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
     });
   }
   const staticFindings: Finding[] = problems.map((p) => ({ kind: "config", message: p.message, fix: p.fix }));
-  const report: DoctorReport = flags["--load"]
+  const checked: DoctorReport = flags["--load"]
     ? await loadBackends(config, backends, staticFindings, io.env)
     : {
         format: doctorFormat,
@@ -178,7 +204,9 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
         files: config.files,
         backends: [...backends].map(([backend, modules]) => ({ backend, modules, loaded: false, landed: [], waiting: [] })),
         findings: staticFindings,
+        notes: [],
       };
+  const report: DoctorReport = { ...checked, notes: requireNotes(backends) };
   if (flags["--json"]) io.out(`${JSON.stringify(report)}\n`);
   else io.out(`${formatDoctor(report, plugins, config.dispatchables, io)}\n`);
   return report.ok ? 0 : 1;
@@ -214,10 +242,17 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
   }
   if (sets.length > 0) out.push("", style.bold("backends of backend sets (chosen per call)"));
   for (const d of sets) out.push(`  ${d.set}: ${d.backend} (${rel(d.declaredIn)})`);
+  if (report.notes.length > 0) out.push("", style.bold("notes"));
+  for (const n of report.notes) out.push(`  ! ${n.backend}: ${n.message}`, `    ${style.dim("fix:")} ${n.fix}`);
   out.push("");
   if (report.findings.length === 0) {
+    const asImported = report.notes.length === 0 ? "" : `, when imported (${report.notes.length} note(s) above)`;
     out.push(
-      style.green(report.loaded ? "no problems found: every registration module ran, and every registration landed" : "no problems found"),
+      style.green(
+        report.loaded
+          ? `no problems found: every registration module ran, and every registration landed${asImported}`
+          : "no problems found",
+      ),
     );
   } else {
     out.push(style.red(`${report.findings.length} problem(s):`));

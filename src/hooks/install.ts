@@ -141,6 +141,10 @@ export function install(options: InstallOptions = {}): Installation {
     if (m.backend === undefined) return;
     hooks.drain();
     const backend = m.backend;
+    // What the loader could not see of the backend is the cause, where there is a finding: it
+    // replaces the generic "register an implementation" (a registry's hint may have said it already).
+    for (const finding of findings())
+      if (finding.backend === backend && !m.hints.some((hint) => hint.includes(finding.message))) m.hints.push(finding.message);
     const declaring = config.plugins
       .filter((p) => p.registrations[backend] !== undefined)
       .map((p) => `${p.name} (${p.registrations[backend]})`);

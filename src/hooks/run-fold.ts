@@ -6,7 +6,7 @@
  */
 import { fs, path, url } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
-import { formatReport, shortModule } from "../registry/audit-format.js";
+import { formatReport, shortModule, waitingText } from "../registry/audit-format.js";
 import { type ProcessRecord, type RecordWriter, recordFormat } from "../registry/run-records.js";
 
 export const runFormat = "dispatch-hook/audit";
@@ -20,6 +20,12 @@ export interface RunProcess extends RecordWriter {
   readonly checked: number;
   /** Set when it started auditing and wrote no record: why, as far as is known. */
   readonly missing?: string;
+  /**
+   * Set by a reporter's fold under `dispatch-hook audit` for a process still running (the test
+   * runner's own, the npx that started it): its record comes at its exit, and the command's fold,
+   * which comes last, judges it.
+   */
+  readonly running?: true;
   readonly report?: AuditReport;
 }
 
@@ -27,7 +33,7 @@ export interface RunProcess extends RecordWriter {
 export interface RunAudit {
   readonly format: typeof runFormat;
   readonly version: 1;
-  /** Every record read and ok, none missing, nothing unreadable, and something checked. */
+  /** Every record read and ok, none missing, nothing unreadable, and something checked (a process still running is not judged). */
   readonly ok: boolean;
   /** How many things were checked, over every process. */
   readonly checked: number;
@@ -77,8 +83,11 @@ function asRecord(value: unknown): Parsed<ProcessRecord> {
   return valid ? { ok: true, value: record as ProcessRecord } : { ok: false, why: "it is a record with missing fields" };
 }
 
-/** Reads and folds every record in `dir`. Never throws for what the directory holds. */
-export function foldRun(dir: string, known?: KnownExit): RunAudit {
+/**
+ * Reads and folds every record in `dir`. Never throws for what the directory holds. `alive`, when
+ * given, says which processes have not ended: a start without a record is theirs to finish.
+ */
+export function foldRun(dir: string, known?: KnownExit, alive?: (pid: number) => boolean): RunAudit {
   const names = fs.readdirSync(dir).sort();
   const processes: RunProcess[] = [];
   const unreadable: Array<{ file: string; why: string }> = [];
@@ -113,11 +122,7 @@ export function foldRun(dir: string, known?: KnownExit): RunAudit {
     const start = (parsed.ok ? parsed.value : {}) as Partial<RecordWriter>;
     const pid = typeof start.pid === "number" ? start.pid : Number(stem.split("-")[0]);
     const thread = typeof start.thread === "number" ? start.thread : Number(stem.split("-")[1]);
-    const exit =
-      known !== undefined && known.pid === pid && thread === 0
-        ? `it ${known.text}`
-        : "it was killed, or ended before its exit handlers ran";
-    processes.push({
+    const writer = {
       pid,
       ppid: start.ppid ?? 0,
       thread,
@@ -127,12 +132,20 @@ export function foldRun(dir: string, known?: KnownExit): RunAudit {
       exitCode: null,
       ok: false,
       checked: 0,
-      missing: `started, and wrote no audit record: ${exit}`,
-    });
+    };
+    if (alive?.(pid)) {
+      processes.push({ ...writer, running: true });
+      continue;
+    }
+    const exit =
+      known !== undefined && known.pid === pid && thread === 0
+        ? `it ${known.text}`
+        : "it was killed, or ended before its exit handlers ran";
+    processes.push({ ...writer, missing: `started, and wrote no audit record: ${exit}` });
   }
   processes.sort((a, b) => a.pid - b.pid || a.thread - b.thread);
   const checked = processes.reduce((n, p) => n + p.checked, 0);
-  const ok = checked > 0 && unreadable.length === 0 && processes.every((p) => p.ok);
+  const ok = checked > 0 && unreadable.length === 0 && processes.every((p) => p.ok || p.running);
   return { format: runFormat, version: 1, ok, checked, processes, unreadable };
 }
 
@@ -149,6 +162,7 @@ export function programOf(p: RecordWriter, cwd: string = process.cwd()): string 
 
 function summary(p: RunProcess): string {
   if (p.missing !== undefined) return "no record";
+  if (p.running) return "running";
   if (p.report === undefined) return "?";
   if (!p.ok) return `${p.report.problems.length} problem(s)`;
   if (p.checked === 0) return "nothing checked";
@@ -171,7 +185,11 @@ export function runVerdict(run: RunAudit): string {
   if (run.processes.length === 0)
     return "nothing was checked: no process wrote an audit record (did the command start Node with the loader?)";
   if (run.checked === 0) return "nothing was checked: no process made a registration or declared a backend that loaded";
-  return `ok: every registration landed, in ${run.processes.filter((p) => p.checked > 0).length} process(es)`;
+  const where = `in ${run.processes.filter((p) => p.checked > 0).length} process(es)`;
+  const wait = waitingText(run.processes.flatMap((p) => p.report?.registrations ?? []));
+  return wait === undefined
+    ? `ok: every registration landed, ${where}`
+    : `ok: every registration on a backend that loaded landed, ${where}; ${wait}`;
 }
 
 /**
@@ -205,6 +223,10 @@ export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
   }
   for (const p of run.processes.filter((q) => q.missing !== undefined))
     out.push(`  [no record] pid ${p.pid} (${programOf(p, cwd)}) ${p.missing}`);
+  for (const p of run.processes.filter((q) => q.running))
+    out.push(
+      `  [running] pid ${p.pid} (${programOf(p, cwd)}) has not ended: its record comes at its exit, for the fold of the command that started the run`,
+    );
   for (const u of run.unreadable) out.push(`  [unreadable] ${u.file} in the run directory: ${u.why}`);
   out.push(runVerdict(run));
   return out.join("\n");

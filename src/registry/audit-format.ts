@@ -5,7 +5,7 @@
  * command line prints a report it read from a file with the same code.
  */
 import { path, url } from "../builtins.js";
-import type { AuditReport } from "./audit-events.js";
+import type { AuditReport, RegistrationRecord } from "./audit-events.js";
 
 /** A module URL as people read it: a path relative to the working directory when that is shorter. */
 export function shortModule(href: string, cwd: string = process.cwd()): string {
@@ -32,11 +32,18 @@ export function verdict(report: AuditReport): string {
     const what = report.notes.find((n) => n.startsWith("no registrations")) ?? "no registrations were made";
     return `nothing was checked: ${what}`;
   }
-  if (waiting.length === 0) return "ok: every registration landed";
-  const backends = [...new Set(waiting.map((r) => r.backend))].sort().join(", ");
-  const wait = `${waiting.length} ${waiting.length === 1 ? "waits" : "wait"} for ${backends}, which never loaded`;
+  const wait = waitingText(waiting);
+  if (wait === undefined) return "ok: every registration landed";
   if (report.checked === waiting.length) return `nothing was checked: no registration landed; ${wait}`;
   return `ok: every registration on a backend that loaded landed; ${wait}`;
+}
+
+/** "2 wait for jax, tpu, which never loaded", or undefined when no registration waits. */
+export function waitingText(registrations: readonly RegistrationRecord[]): string | undefined {
+  const waiting = registrations.filter((r) => r.state === "pending");
+  if (waiting.length === 0) return undefined;
+  const backends = [...new Set(waiting.map((r) => r.backend))].sort().join(", ");
+  return `${waiting.length} ${waiting.length === 1 ? "waits" : "wait"} for ${backends}, which never loaded`;
 }
 
 /** `verdict` replaces the verdict line (the command line does when the program itself failed). */

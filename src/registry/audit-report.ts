@@ -46,14 +46,20 @@ export interface NamedFold {
 
 const live = new Set(["pending", "applied", "failed"]);
 
-function pendingMessage(record: MutableRecord, facts: ThreadFacts, loaded: boolean, unsignalled: string | undefined): string {
-  const at = `${record.op} on ${record.backend} (registered at ${record.site})`;
-  if (unsignalled !== undefined) return `${at} is still pending: ${unsignalled}`;
-  if (loaded) return `${at} is still pending although a ${record.backend} table exists in this thread.`;
+function pendingMessage(
+  record: MutableRecord,
+  facts: ThreadFacts,
+  loaded: boolean,
+  unsignalled: string | undefined,
+  asserted: boolean,
+): string {
+  const at = `${record.op} on ${record.backend} (registered at ${record.site}) is still pending${asserted && !loaded ? `, and the program named ${record.backend} to assertComplete()` : ""}`;
+  if (unsignalled !== undefined) return `${at}: ${unsignalled}`;
+  if (loaded) return `${at} although a ${record.backend} table exists in this thread.`;
   if (facts.loaders.length === 0) {
-    return `${at} is still pending: no ${record.backend} table was ever provided, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().`;
+    return `${at}: no ${record.backend} table was ever provided, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().`;
   }
-  return `${at} is still pending: no ${record.backend} table was ever provided; the loader is installed, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
+  return `${at}: no ${record.backend} table was ever provided; the loader is installed, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
 }
 
 export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, scope: ReportScope): AuditReport {
@@ -77,13 +83,15 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
       if (record.state === "pending") {
         const isLoaded = loaded.has(record.backend);
         const why = unsignalled.get(record.backend);
-        if (isLoaded || why !== undefined || focus?.has(record.backend)) {
+        // A backend named to assertComplete() in this thread holds the exit audit to it, caught or not.
+        const asserted = scope.connected && facts.asserted?.has(record.backend) === true;
+        if (isLoaded || why !== undefined || focus?.has(record.backend) || asserted) {
           problems.push({
             kind: "pending",
             backend: record.backend,
             op: record.op,
             id: record.id,
-            message: pendingMessage(record, facts, isLoaded, why),
+            message: pendingMessage(record, facts, isLoaded, why, asserted),
           });
         }
       } else if (record.state === "failed") {

@@ -8,7 +8,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { DoctorReport } from "../../src/cli/doctor-load.js";
-import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
+import { hookMode } from "../../src/hooks/hook-mode.js";
+import { loader, makeTree, nodeVersion, repoRoot, run, type Tree } from "./fixture.js";
 import { frameworkEsm } from "./trees.js";
 
 const cli = join(repoRoot, "dist/bundle/cli.js");
@@ -121,5 +122,78 @@ describe("doctor --load", () => {
     const help = await doctor(dir, "--help");
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--load");
+  });
+});
+
+// blurkit loads its CommonJS dispatch module lazily with createRequire(); blur-ops registers Blur
+// for it. The module.register hooks (Node 20, 22 before 22.22.3, 24 before 24.11.1) never see
+// require(), so the real run misses; doctor imports the module, where they do.
+const requiredLazily: Tree = {
+  "node_modules/dispatch-hook": { symlink: "<repo>" },
+  "node_modules/blurkit/package.json": JSON.stringify({
+    name: "blurkit",
+    type: "module",
+    exports: { ".": "./index.js" },
+    dispatchHook: { backends: { fast: { module: "./backends/fast.cjs", export: "fastTable" } } },
+  }),
+  "node_modules/blurkit/index.js": [
+    'import { createRequire } from "node:module";',
+    "export function blur(image) {",
+    '  const { fastTable } = createRequire(import.meta.url)("./backends/fast.cjs");',
+    "  return fastTable.resolve(image)(image);",
+    "}",
+    "",
+  ].join("\n"),
+  "node_modules/blurkit/backends/fast.cjs":
+    'const { Dispatcher } = require("dispatch-hook");\nexports.fastTable = new Dispatcher({ name: "fastTable", backend: "fast" });\n',
+  ...pluginPackage(
+    "blur-ops",
+    { fast: "./fast.js" },
+    {
+      "index.js": "export class Blur {}\n",
+      "fast.js":
+        'import { register } from "dispatch-hook";\nimport { Blur } from "./index.js";\nregister("fast", Blur, () => "blurred");\n',
+    },
+  ),
+  "main.mjs": [
+    'import { blur } from "blurkit";',
+    'import { Blur } from "blur-ops/index.js";',
+    "try { console.log(JSON.stringify({ out: blur(new Blur()) })); }",
+    "catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }",
+  ].join("\n"),
+  "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { blurkit: "*", "blur-ops": "*", "dispatch-hook": "*" } }),
+};
+
+describe("a CommonJS dispatch module that the framework require()s", () => {
+  const offThread = hookMode(nodeVersion) === "register";
+
+  it.skipIf(!offThread)(
+    `doctor says it is served only when imported, and the miss says why (Node ${nodeVersion}, module.register)`,
+    async () => {
+      const dir = makeTree(requiredLazily);
+      const result = await doctor(dir, "--load");
+      expect(result.stdout).toMatch(/fast\s+node_modules\/blurkit\/backends\/fast\.cjs\n\s+landed\s+Blur \(blur-ops\)\n/);
+      expect(result.stdout).toContain("is CommonJS: on Node");
+      expect(result.stdout).toContain("served only when it is imported, not when it is require()d");
+      expect(result.stdout).toContain(">=22.22.3 or >=24.11.1");
+      expect(result.stdout).not.toContain("every registration landed\n");
+      const json = JSON.parse((await doctor(dir, "--load", "--json")).stdout) as DoctorReport;
+      expect(json.notes.map((n) => n.backend)).toEqual(["fast"]);
+
+      const real = await run(dir, ["--import", loader, "main.mjs"]);
+      const miss = JSON.parse(real.stdout.trim()) as { code: string; message: string };
+      expect(miss.code).toBe("ERR_DISPATCH_NO_IMPL");
+      expect(miss.message).toContain("fast.cjs was loaded with require(), which the register hooks of Node");
+      expect(miss.message).not.toContain("To fix: register an implementation");
+    },
+  );
+
+  it.skipIf(offThread)(`with module.registerHooks the real run lands, and doctor has nothing to add (Node ${nodeVersion})`, async () => {
+    const dir = makeTree(requiredLazily);
+    const result = await doctor(dir, "--load");
+    expect(result.stdout).not.toContain("served only when it is imported");
+    expect(result.code).toBe(0);
+    const real = await run(dir, ["--import", loader, "main.mjs"]);
+    expect(JSON.parse(real.stdout.trim())).toEqual({ out: "blurred" });
   });
 });

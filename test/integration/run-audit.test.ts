@@ -150,3 +150,45 @@ describe("one audit over every process of a run", () => {
     expect(existsSync(join(dir, "ran"))).toBe(false);
   });
 });
+
+describe("registrations that wait are never 'every registration landed'", () => {
+  // ml-ops registers PoolLayer for numba (declared); the program registers it for jax, whose
+  // dispatch module never loads.
+  const waiting = {
+    ...app,
+    "never.mjs": [
+      'import { register, registry } from "dispatch-hook";',
+      'import { PoolLayer } from "ml-ops";',
+      'register("jax", PoolLayer, () => "pooled");',
+      "try { registry.assertComplete({ backends: process.argv.slice(2) }); } catch {}",
+      'if (process.env.NUMBA) await import("tensorlab/link/numba/dispatch/basic.js");',
+      "",
+    ].join("\n"),
+  };
+
+  it("a backend named to assertComplete() whose registrations wait and which has no table fails the run, though the program caught the error", async () => {
+    const dir = makeTree(waiting);
+    const result = await audit(dir, ["--", "never.mjs", "jax"]);
+    expect(result.stdout).toContain("[pending] PoolLayer on jax");
+    expect(result.stdout).toContain("the program named jax to assertComplete()");
+    expect(result.stdout).toMatch(/^not ok: 1 problem\(s\) in 1 process\(es\)$/m);
+    expect(result.stdout).not.toContain("every registration landed");
+    expect(result.code).toBe(1);
+
+    const json = await audit(dir, ["--json", "--", "never.mjs", "jax"]);
+    const document = JSON.parse(json.stdout) as RunAudit;
+    expect(document.ok).toBe(false);
+    expect(document.processes[0]?.report?.problems.map((p) => [p.kind, p.backend, p.op])).toEqual([["pending", "jax", "PoolLayer"]]);
+    expect(json.code).toBe(1);
+  });
+
+  it("unasked, they pass, and the last line says how many wait, for which backends", async () => {
+    const dir = makeTree(waiting);
+    const result = await audit(dir, ["--", "never.mjs"], { NUMBA: "1" });
+    expect(result.stdout).toMatch(
+      /^ok: every registration on a backend that loaded landed, in 1 process\(es\); 1 waits for jax, which never loaded$/m,
+    );
+    expect(result.stdout).not.toContain("every registration landed");
+    expect(result.code).toBe(0);
+  });
+});

@@ -146,3 +146,35 @@ describe("the Jest reporter folds every worker's record, and fails the run on a 
     120_000,
   );
 });
+
+describe("dispatch-hook audit -- <a run with the reporter>: the two compose", () => {
+  const cli = join(repoRoot, "dist/bundle/cli.js");
+  it("Vitest: the reporter leaves the processes still running to the command's fold, and a passing run passes", async () => {
+    const dir = makeTree(vitestProject());
+    const env = { POOL: "forks", B: "b-fine.test.js", CI: "1", NO_COLOR: "1" };
+    const result = await run(dir, [cli, "audit", "--", join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], env);
+    expect(result.stdout).toMatch(/Tests\s+2 passed/);
+    expect(result.stdout).not.toContain("[no record]");
+    expect(result.stdout).toMatch(/^\s+\[running\] pid \d+ \(.*vitest\.mjs run\) has not ended/m);
+    expect(result.stdout.match(/^ok: every registration landed, in 2 process\(es\)/gm)).toHaveLength(2);
+    expect(result.code).toBe(0);
+
+    const missed = await run(dir, [cli, "audit", "--", join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], {
+      ...env,
+      B: "b-miss.test.js",
+    });
+    expect(missed.stdout.match(/^not ok: 1 problem\(s\) in 1 process\(es\)$/gm)).toHaveLength(2);
+    expect(missed.code).toBe(1);
+  }, 120_000);
+
+  it("Jest: the same", async () => {
+    const dir = makeTree(jestProject());
+    const jest = join(repoRoot, "node_modules/jest/bin/jest.js");
+    const result = await run(dir, [cli, "audit", "--", jest, "--runInBand", "a.test.js", "b-fine.test.js"], { CI: "1", NO_COLOR: "1" });
+    expect(result.stderr).toMatch(/Tests:\s+2 passed/);
+    expect(result.stderr).not.toContain("[no record]");
+    expect(result.stderr).toMatch(/^\s+\[running\] pid \d+ \(.*jest\.js --runInBand .*\) has not ended/m);
+    expect(result.stdout).toMatch(/^ok: every registration landed, in 2 process\(es\)$/m);
+    expect(result.code).toBe(0);
+  }, 120_000);
+});

@@ -163,6 +163,44 @@ describe("dispatch-hook/vitest", () => {
     expect(result.code).toBe(0);
   });
 
+  it("toHaveLanded()'s failure says what became of each op type, and never ends in an ok verdict", async () => {
+    const dir = makeTree({
+      ...tree,
+      "test/landed.test.mjs": [
+        'import { expect } from "vitest";',
+        'import { test } from "dispatch-hook/vitest";',
+        'import { Conv, OpA, OpB } from "tensorkit/ops.js";',
+        "const failure = (ops, backend) => {",
+        "  try { expect(registry).toHaveLanded(ops, { backend }); } catch (e) { return e.message; }",
+        "  throw new Error('it passed');",
+        "};",
+        "let registry;",
+        'test("why not", async ({ registry: fixture }) => {',
+        "  registry = fixture;",
+        '  await import("tensorkit/backends/cpu/table.js");',
+        '  registry.register("cpu", OpA, () => "a");',
+        '  const waits = registry.register("gpu", OpB, () => "b");',
+        '  const messages = { never: failure(["OpB"], "cpu"), pending: failure(["OpB"], "gpu"), nowhere: failure(["Conv", "Pool"], "cpu") };',
+        "  waits.dispose();",
+        '  console.log("MESSAGES " + JSON.stringify(messages));',
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.output).toMatch(/Tests\s+1 passed/);
+    const line = result.output.split("\n").find((l) => l.startsWith("MESSAGES ")) as string;
+    const messages = JSON.parse(line.slice("MESSAGES ".length)) as Record<string, string>;
+    expect(messages.never).toContain("OpB was never registered on cpu (it was registered on gpu, pending)");
+    expect(messages.pending).toContain("OpB on gpu (registered at");
+    expect(messages.pending).toContain("is still pending");
+    // The plugin's Conv landed on cpu under Node 20 and 22 (not on 24+, where the window is lost); Pool was never registered anywhere.
+    expect(messages.nowhere).toContain("Pool was never registered on cpu");
+    for (const message of Object.values(messages)) {
+      expect(message.trim().split("\n").at(-1)).not.toMatch(/^ok/);
+      expect(message).not.toContain("ok: every registration landed");
+    }
+  });
+
   it("a miss in Vitest without the plugin says to add it", async () => {
     const dir = makeTree({
       ...tree,
