@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable, parameterNames } from "../../src/dispatchable/dispatchable.js";
 import type { CallContext } from "../../src/dispatchable/impl-table.js";
