@@ -16,7 +16,6 @@ import { checkOptions } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
 import { sortBackends } from "./backend-order.js";
 import { Classifier } from "./classifier.js";
-import type { Dispatchable } from "./dispatchable.js";
 import { type BackendInfo, type FunctionInfo, formatDocs } from "./docs.js";
 import { toImplementation, unknownFunctions } from "./impl-checks.js";
 import { type Implementation, type ImplementationOf, ImplTable, implLabel } from "./impl-table.js";
@@ -197,7 +196,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
    */
   register<F extends AnyFunction>(
     backend: string,
-    fn: Dispatchable<F>,
+    fn: { readonly name: string; readonly reference: F },
     impl: ImplementationOf<F> | string,
     options?: RegisterOptions,
   ): RegistrationHandle;

@@ -8,8 +8,9 @@ import { hub } from "../hub.js";
 import type { AuditEvent, AuditReport, VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
 import { frozen } from "./audit-log.js";
-import { buildReport, type NamedFold } from "./audit-report.js";
+import { buildReport } from "./audit-report.js";
 import { checkVerifyOptions } from "./options.js";
+import type { NamedFold } from "./report-facts.js";
 import { gatherFacts } from "./thread-facts.js";
 
 export function threadAudit(options: VerifyOptions = {}): AuditReport {

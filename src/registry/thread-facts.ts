@@ -7,7 +7,7 @@ import type { HostFacts } from "../channel.js";
 import { hub } from "../hub.js";
 import { keyName, listEntries, noticeTable } from "../table-entries.js";
 import { assertedBackends } from "./asserted-backends.js";
-import type { TableFact, ThreadFacts } from "./audit-report.js";
+import type { TableFact, ThreadFacts } from "./report-facts.js";
 
 function names(table: unknown): ReadonlySet<string> | undefined {
   const entries = listEntries(table);

@@ -3,7 +3,7 @@
  * withoutLoader(). Pure, like the report it feeds (audit-report.ts).
  */
 import type { Problem } from "./audit-events.js";
-import type { NamedFold, ReportScope, ThreadFacts } from "./audit-report.js";
+import type { NamedFold, ReportScope, ThreadFacts } from "./report-facts.js";
 
 /**
  * Backends the program said it needs that nothing in the thread could serve: no loader is installed,
