@@ -14,6 +14,8 @@ export interface Intake {
   record(event: Unsequenced<AuditEvent>): void;
 }
 
+const warned = new Set<string>();
+
 export function acceptNotice(notice: TableNotice, intake: Intake): void {
   try {
     const table = noticeTable(notice);
@@ -22,11 +24,13 @@ export function acceptNotice(notice: TableNotice, intake: Intake): void {
   } catch (error) {
     const what = notice.via === "hook" ? `its export ${JSON.stringify(notice.exportName)}` : "the table it provided";
     const reason = error instanceof Error ? error.message : String(error);
-    intake.record({
-      kind: "rejected",
-      backend: String(notice.backend),
-      module: notice.module,
-      message: `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`,
-    });
+    const message = `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`;
+    intake.record({ kind: "rejected", backend: String(notice.backend), module: notice.module, message });
+    // Said once per module instance (every registry that listens rejects it), and the app runs on.
+    const key = `${notice.module}\0${notice.backend}`;
+    if (!warned.has(key)) {
+      warned.add(key);
+      process.emitWarning(`${message} Registrations for it wait; none is lost.`, { code: "DISPATCH_HOOK_TABLE_REJECTED" });
+    }
   }
 }

@@ -157,6 +157,29 @@ describe("the loader", () => {
     expect(out.ok).toBe(false);
   });
 
+  it("a watched module whose export is no table: a warning with a code, the app runs, the registration waits, the audit names it", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "node_modules/tensorlab/link/numba/dispatch/basic.js": "export const numbaFuncify = 42;\n",
+      "main.mjs": [
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        'await import("tensorlab/link/numba/dispatch/basic.js?again");',
+        'const { registry } = await import("dispatch-hook");',
+        "const r = registry.verify();",
+        "console.log(JSON.stringify({ numbaFuncify, states: r.registrations.map((x) => x.state), problems: r.problems.map((p) => p.kind) }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"]);
+    expect(result.code).toBe(0);
+    expect(lastJson(result.stdout)).toEqual({ numbaFuncify: 42, states: ["pending"], problems: ["table", "table"] });
+    // One warning per module instance, with its code, naming the export and what would fix it.
+    const warnings = result.stderr.split("\n").filter((line) => line.includes("DISPATCH_HOOK_TABLE_REJECTED"));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain('its export "numbaFuncify" could not be used');
+    expect(warnings[0]).toContain("registry.declare(");
+  });
+
   it("two copies of dispatch-hook in one process both see the signal", async () => {
     const dir = makeTree({
       ...frameworkEsm,
