@@ -80,7 +80,9 @@ export class Registration implements RegistrationHandle {
 
   /** @internal */
   addTable(table: Table): void {
-    this.tables = this.tables === noTables ? [table] : [...this.tables, table];
+    // Added in place: a copy per table made N module instances (?v=N) cost N² (bench/RESULTS.md §6).
+    if (this.tables === noTables) this.tables = [table];
+    else (this.tables as Table[]).push(table);
   }
 
   /** @internal */
