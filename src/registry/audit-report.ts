@@ -22,7 +22,7 @@ function pendingMessage(
   if (unsignalled !== undefined) return `${at}: ${unsignalled}`;
   if (loaded) return `${at} although a ${record.backend} table exists in this thread.`;
   if (facts.loaders.length === 0) {
-    return `${at}: no ${record.backend} table was ever provided, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call provide().`;
+    return `${at}: no ${record.backend} table was ever provided, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, run it through a host adapter, or have the framework call announce().`;
   }
   return `${at}: no ${record.backend} table was ever provided; the loader is installed, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
 }
@@ -90,7 +90,10 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
     if (!scope.connected && !ownBackends.has(finding.backend)) continue;
     problems.push({ kind: "loader", backend: finding.backend, op: "-", id: undefined, message: finding.message });
   }
-  if (scope.connected) {
+  // A loader with nothing to watch is a problem while a registration waits, or when no table exists
+  // at all (installed for the wrong directory, say); a framework that announces its own tables, or a
+  // program that only chooses backends per call, needs nothing watched.
+  if (scope.connected && (loaded.size === 0 || registrations.some((r) => r.state === "pending"))) {
     for (const loader of facts.loaders) {
       if ((loader.declarations ?? []).length > 0) continue;
       const files = loader.files ?? [];

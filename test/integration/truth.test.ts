@@ -58,6 +58,25 @@ describe("1. node started from another directory", () => {
     const report = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
     expect(report.stderr).toContain("watches nothing");
   });
+
+  it("a loader with nothing to watch beside a framework that announces its own table: no problem, and strict passes", async () => {
+    const dir = makeTree({
+      "package.json": JSON.stringify({ name: "native", type: "module", dependencies: { "dispatch-hook": "*" } }),
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "main.mjs": [
+        'import { announce, Dispatcher, register } from "dispatch-hook";',
+        "class Conv {}",
+        'register("cpu", Conv, () => "conv");',
+        'const table = new Dispatcher({ backend: "cpu" });',
+        'announce("cpu", table);',
+        "console.log(JSON.stringify({ got: table.resolve(new Conv())() }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ got: "conv" });
+    expect(result.stderr).not.toContain("watches nothing");
+    expect(result.code).toBe(0);
+  });
 });
 
 describe("2. a plugin that is not a direct dependency", () => {
