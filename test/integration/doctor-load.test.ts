@@ -111,6 +111,23 @@ describe("doctor --load", () => {
     expect(human.code).toBe(1);
   });
 
+  it("a project that only chooses backends per call: no backend to load, nothing to complain of; exit 0", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/array-kit/package.json": JSON.stringify({
+        name: "array-kit",
+        type: "module",
+        dispatchHook: { dispatchables: { arrays: { fast: { primaryTypes: [], implementations: { add: "./impl.js#add" } } } } },
+      }),
+      "node_modules/array-kit/impl.js": "export function add(a, b) { return a + b; }\n",
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { "array-kit": "*", "dispatch-hook": "*" } }),
+    });
+    const result = await doctor(dir, "--load");
+    expect(result.stdout).not.toContain("watches nothing");
+    expect(result.stdout).toContain("arrays: fast");
+    expect(result.code).toBe(0);
+  });
+
   it("usage errors print the subcommand's usage and exit 2; --help exits 0", async () => {
     const dir = makeTree(healthy);
     const unknown = await doctor(dir, "--lod");
