@@ -6,7 +6,7 @@
  * - `toHaveLanded`: `expect(registry).toHaveLanded(["PoolLayer"], { backend: "numba" })`, whose
  *   failure message is the audit table;
  * - `failOnPending()`: a test that leaves a registration it made pending fails, with the audit.
- * `import "dispatch-hook/vitest/setup"` (or setupFiles) installs the matcher and failOnPending().
+ * Importing this module adds the matcher; `dispatch-hook/vitest/setup` (in setupFiles) adds it and failOnPending().
  */
 import { afterEach, test as base, beforeEach, expect } from "vitest";
 // Through the package's main entry (kept external by the build), so that the fixture's registries
@@ -73,6 +73,9 @@ function whyNot(report: AuditReport, op: string, backend: string | undefined): s
 }
 
 export const matchers = { toHaveLanded };
+
+// Importing this module adds the matcher, as its types declare; the setup file adds failOnPending().
+expect.extend(matchers);
 
 /** Registrations, anywhere in the thread, that were pending when asked: registry name and id. */
 function pendingNow(): Set<string> {

@@ -153,7 +153,8 @@ describe("dispatch-hook/vitest", () => {
       ...files,
       "vitest.config.mjs": [
         'import { dispatchHook } from "dispatch-hook/vite";',
-        'export default { plugins: [dispatchHook()], test: { setupFiles: ["dispatch-hook/vitest/setup"] } };',
+        // Only the plugin, as the README's table gives it: the example must not need the setup file.
+        "export default { plugins: [dispatchHook()] };",
       ].join("\n"),
       "package.json": appJson({ type: "module", dependencies: { tensorkit: "*", "kit-ops": "*", "dispatch-hook": "*" } }),
       "test/readme.test.mjs": example,
