@@ -73,6 +73,7 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
     entry: undefined,
     inline: inlineFields(options, `${host} options`),
     inlineSource: `${host} options`,
+    configFile: process.env.DISPATCH_HOOK_CONFIG || undefined,
     packages: options.discover !== false,
     // A host sees only the modules it loads itself, not every import the way Node's hooks do: the
     // whole tree is read once, up front (a build or a test run, not a program's start-up).

@@ -74,8 +74,15 @@ export class FieldReader {
   fileField(source: FieldSource, value: unknown): void {
     const wrapped = isRecord(value) && Object.keys(value).length === 1 && isRecord(value.dispatchHook);
     if (wrapped) {
-      const message = 'the file holds a "dispatchHook" key: move the keys inside "dispatchHook" to the top level';
-      this.problem(source, "ERR_DISPATCH_CONFIG_INVALID", "dispatchHook", `${message} (it was read as the field's value)`, message);
+      const message =
+        'the file holds a "dispatchHook" key, read as the field it wraps: move the keys inside "dispatchHook" to the top level';
+      this.problem(
+        source,
+        "ERR_DISPATCH_CONFIG_INVALID",
+        "dispatchHook",
+        message,
+        'Write the field\'s value alone, such as { "expects": { "cpu": ["Conv"] } }.',
+      );
     }
     this.field(source, wrapped ? value.dispatchHook : value);
   }

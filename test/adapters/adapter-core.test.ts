@@ -22,6 +22,19 @@ describe("the adapters' shared core", () => {
     expect(core.plan("relative/path.js")).toBeUndefined();
   });
 
+  it("reads the DISPATCH_HOOK_CONFIG file, as the loader does", () => {
+    const { root } = frameworkTree({ "dh.json": JSON.stringify({ expects: { cpu: ["Pool"] } }) });
+    const before = process.env.DISPATCH_HOOK_CONFIG;
+    process.env.DISPATCH_HOOK_CONFIG = join(root, "dh.json");
+    try {
+      const core = createAdapterCore({ root }, "test host");
+      expect(core.config().plugins.find((p) => p.name === join(root, "dh.json"))?.expects).toEqual({ cpu: ["Pool"] });
+    } finally {
+      if (before === undefined) delete process.env.DISPATCH_HOOK_CONFIG;
+      else process.env.DISPATCH_HOOK_CONFIG = before;
+    }
+  });
+
   it("plans code files only: a JSON file a pattern matches is left to the host", () => {
     const { root } = frameworkTree({
       "package.json": JSON.stringify({
