@@ -21,10 +21,13 @@ function pendingMessage(
   const at = `${record.op} on ${record.backend} (registered at ${record.site}) is still pending${asserted && !loaded ? `, and the program named ${record.backend} to assertComplete()` : ""}`;
   if (unsignalled !== undefined) return `${at}: ${unsignalled}`;
   if (loaded) return `${at} although a ${record.backend} table exists in this thread.`;
-  if (facts.loaders.length === 0) {
+  // A host adapter (Vite, Vitest, esbuild, Jest) serves the thread's modules where no loader is installed.
+  const host = facts.tables.find((t) => t.host !== undefined)?.host?.name;
+  if (facts.loaders.length === 0 && host === undefined) {
     return `${at}: no ${record.backend} table was ever provided, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, run it through a host adapter, or have the framework call announce().`;
   }
-  return `${at}: no ${record.backend} table was ever provided; the loader is installed, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
+  const serving = facts.loaders.length > 0 ? "the loader is installed" : `${host} serves this thread's modules`;
+  return `${at}: no ${record.backend} table was ever provided; ${serving}, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
 }
 
 export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, scope: ReportScope): AuditReport {

@@ -24,6 +24,14 @@ describe("buildReport", () => {
     expect(buildReport([{ fold: f }], noFacts, { connected: false, focus: ["cpu"] }).problems[0]?.message).toContain(
       "no dispatch-hook loader is installed",
     );
+    // Under a host adapter (Vitest's plugin) there is no loader, and the advice is not to add one.
+    const hosted = {
+      ...noFacts,
+      tables: [{ backend: "gpu", module: "/b/gpu.js", names: new Set<string>(), host: { name: "dispatch-hook/vite", plugins: [] } }],
+    };
+    const message = buildReport([{ fold: f }], hosted, { connected: false, focus: ["cpu"] }).problems[0]?.message;
+    expect(message).toContain("dispatch-hook/vite serves this thread's modules, but no module declared for cpu finished loading");
+    expect(message).not.toContain("--import");
   });
 
   it("with no loader, a backend the program said it needs that has no table is a no-loader problem; registrations alone are not", () => {
