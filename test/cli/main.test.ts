@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { help, main } from "../../src/cli/main.js";
 import { memoryIo } from "./helpers.js";
@@ -17,6 +18,13 @@ describe("main", () => {
     const doctor = memoryIo(process.cwd());
     expect(await main(["help", "doctor"], doctor)).toBe(0);
     expect(doctor.stdout()).toContain("Usage: dispatch-hook doctor");
+  });
+
+  it("prints the package's version", async () => {
+    const io = memoryIo(process.cwd());
+    expect(await main(["--version"], io)).toBe(0);
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    expect(io.stdout()).toBe(`${version}\n`);
   });
 
   it("refuses an unknown command with exit code 2, naming the command meant", async () => {
