@@ -24,10 +24,10 @@ function pendingMessage(
   // A host adapter (Vite, Vitest, esbuild, Jest) serves the thread's modules where no loader is installed.
   const host = facts.tables.find((t) => t.host !== undefined)?.host?.name;
   if (facts.loaders.length === 0 && host === undefined) {
-    return `${at}: no ${record.backend} table was ever provided, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, run it through a host adapter, or have the framework call announce().`;
+    return `${at}: no ${record.backend} table ever reached dispatch-hook, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, run it through a host adapter, or have the framework call announce().`;
   }
   const serving = facts.loaders.length > 0 ? "the loader is installed" : `${host} serves this thread's modules`;
-  return `${at}: no ${record.backend} table was ever provided; ${serving}, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
+  return `${at}: no ${record.backend} table ever reached dispatch-hook; ${serving}, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
 }
 
 export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, scope: ReportScope): AuditReport {

@@ -47,8 +47,8 @@ function whyPending(state: BackendState, table: object): string {
   const installations = hub().loaders();
   const finding = installations.flatMap((i) => i.findings ?? []).find((f) => f.backend === state.name);
   if (finding !== undefined) return finding.message;
-  if (installations.length === 0) return `no ${state.name} table was ever provided, and ${noLoader()}`;
-  return `no ${state.name} table was ever provided: the loader is installed, but no module declared for ${state.name} signalled that it finished loading. Check the backend's declaration (npx dispatch-hook doctor).`;
+  if (installations.length === 0) return `no ${state.name} table ever reached dispatch-hook, and ${noLoader()}`;
+  return `no ${state.name} table ever reached dispatch-hook: the loader is installed, but no module declared for ${state.name} signalled that it finished loading. Check the backend's declaration (npx dispatch-hook doctor).`;
 }
 
 export class MissExplainer {

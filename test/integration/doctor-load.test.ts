@@ -117,9 +117,10 @@ describe("doctor --load", () => {
       "node_modules/array-kit/package.json": JSON.stringify({
         name: "array-kit",
         type: "module",
-        dispatchHook: { dispatchables: { arrays: { fast: { primaryTypes: [], implementations: { add: "./impl.js#add" } } } } },
+        // CommonJS: Node 20.16, the engines minimum, cannot require() an ES module.
+        dispatchHook: { dispatchables: { arrays: { fast: { primaryTypes: [], implementations: { add: "./impl.cjs#add" } } } } },
       }),
-      "node_modules/array-kit/impl.js": "export function add(a, b) { return a + b; }\n",
+      "node_modules/array-kit/impl.cjs": "exports.add = (a, b) => a + b;\n",
       "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { "array-kit": "*", "dispatch-hook": "*" } }),
     });
     const result = await doctor(dir, "--load");

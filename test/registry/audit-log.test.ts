@@ -59,7 +59,7 @@ describe("AuditLog", () => {
       ["pending", "PoolLayer"],
       ["no-loader", "-"],
     ]);
-    expect(focused.problems[0]?.message).toContain("no jax table was ever provided");
+    expect(focused.problems[0]?.message).toContain("no jax table ever reached dispatch-hook");
     expect(focused.problems[1]?.message).toContain("jax was named to verify() or assertComplete(), but no dispatch-hook loader");
   });
 

@@ -36,7 +36,7 @@ describe("the miss explainer", () => {
     registry.register("me3", A, () => 1);
     registry.register("me3", B, () => 1);
     const message = thrown(() => new Dispatcher({ backend: "me3" }).resolve(new A())).message;
-    expect(message).toContain("is pending: no me3 table was ever provided");
+    expect(message).toContain("is pending: no me3 table ever reached dispatch-hook");
     expect(message).toContain("2 registrations are pending on me3: A (#0), B (#1)");
     registry.dispose();
   });
