@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { announce } from "../src/announce.js";
 import { hub } from "../src/hub.js";
 import { Dispatcher } from "../src/registry/dispatcher.js";
@@ -46,6 +46,22 @@ describe("announce (the framework-native route)", () => {
     expect(mine.get(Shared)?.()).toBe("mine");
     framework.dispose();
     own.dispose();
+  });
+
+  it("a table no registry can use: a warning with its code for each such table, and its registrations wait", () => {
+    const waiting = createRegistry();
+    waiting.register("native-bad", Op, () => "x");
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+    try {
+      announce("native-bad", { notATable: true });
+      announce("native-bad", { another: true });
+      const codes = warn.mock.calls.map((c) => (c[1] as { code?: string } | undefined)?.code);
+      expect(codes.filter((c) => c === "DISPATCH_HOOK_TABLE_REJECTED")).toHaveLength(2);
+      expect(waiting.pending("native-bad")).toHaveLength(1);
+    } finally {
+      warn.mockRestore();
+      waiting.dispose();
+    }
   });
 
   it("refuses bad input with a code and announces nothing", () => {

@@ -82,11 +82,18 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
   const discovery = new Discovery(discoverOptions);
   let version = -1;
   let matcher = new Matcher([]);
+  // Config problems are warnings, as under the loader: each once, with its code.
+  const warned = new Set<string>();
   const current = () => {
     if (discovery.version !== version) {
       version = discovery.version;
       const config = discovery.config();
       matcher = new Matcher(config.rules, config.plugins);
+      for (const problem of config.problems) {
+        const text = `${problem.message}. ${problem.fix}`;
+        if (!warned.has(text)) process.emitWarning(text, { code: problem.code });
+        warned.add(text);
+      }
     }
     return matcher;
   };

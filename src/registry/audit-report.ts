@@ -93,12 +93,14 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
     if (!scope.connected && !ownBackends.has(finding.backend)) continue;
     problems.push({ kind: "loader", backend: finding.backend, op: "-", id: undefined, message: finding.message });
   }
-  // A loader with nothing to watch is a problem while a registration waits, or when no table exists
-  // at all (installed for the wrong directory, say); a framework that announces its own tables, or a
+  // A loader with nothing to watch is a problem while a registration waits, while plugins declare
+  // registration modules or expectations it can never serve, or when no table exists at all
+  // (installed for the wrong directory, say); a framework that announces its own tables, or a
   // program that only chooses backends per call, needs nothing watched.
-  if (scope.connected && (loaded.size === 0 || registrations.some((r) => r.state === "pending"))) {
+  const waiting = loaded.size === 0 || registrations.some((r) => r.state === "pending");
+  if (scope.connected) {
     for (const loader of facts.loaders) {
-      if ((loader.declarations ?? []).length > 0) continue;
+      if ((loader.declarations ?? []).length > 0 || !(waiting || (loader.plugins ?? []).length > 0)) continue;
       const files = loader.files ?? [];
       problems.push({
         kind: "loader",

@@ -14,7 +14,7 @@ export interface Intake {
   record(event: Unsequenced<AuditEvent>): void;
 }
 
-const warned = new Set<string>();
+const warned = new WeakSet<object>();
 
 export function acceptNotice(notice: TableNotice, intake: Intake): void {
   try {
@@ -26,10 +26,10 @@ export function acceptNotice(notice: TableNotice, intake: Intake): void {
     const reason = error instanceof Error ? error.message : String(error);
     const message = `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`;
     intake.record({ kind: "rejected", backend: String(notice.backend), module: notice.module, message });
-    // Said once per module instance (every registry that listens rejects it), and the app runs on.
-    const key = `${notice.module}\0${notice.backend}`;
-    if (!warned.has(key)) {
-      warned.add(key);
+    // Said once per table or module instance (every registry that listens rejects it); the app runs on.
+    const target = notice.via === "hook" ? notice.exports : notice.table;
+    if (typeof target === "object" && target !== null && !warned.has(target)) {
+      warned.add(target);
       process.emitWarning(`${message} Registrations for it wait; none is lost.`, { code: "DISPATCH_HOOK_TABLE_REJECTED" });
     }
   }

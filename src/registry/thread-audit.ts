@@ -50,7 +50,7 @@ export function registryReport(
   own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }>,
   connected: (loaders: readonly InstallationStatus[]) => boolean,
 ): AuditReport {
-  checkVerifyOptions(options, "verify()");
+  checkVerifyOptions(options, "verify() or format()");
   const facts = gatherFacts(own);
   return buildReport([{ fold: fold(events) }], facts, { connected: connected(facts.loaders), focus: options.backends });
 }

@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createAdapterCore, type HostIds } from "../../src/adapters/adapter-core.js";
 import { frameworkTree } from "./trees.js";
 
@@ -32,6 +32,23 @@ describe("the adapters' shared core", () => {
     } finally {
       if (before === undefined) delete process.env.DISPATCH_HOOK_CONFIG;
       else process.env.DISPATCH_HOOK_CONFIG = before;
+    }
+  });
+
+  it("warns of a config problem once, with its code, as the loader does", () => {
+    const { root, table } = frameworkTree({
+      "package.json": JSON.stringify({ name: "app", dispatchHook: { expect: { cpu: ["Conv"] } } }),
+    });
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+    try {
+      const core = createAdapterCore({ root }, "test host");
+      core.plan(table);
+      core.plan(table);
+      const calls = warn.mock.calls.filter((c) => String(c[0]).includes('"expect"'));
+      expect(calls).toHaveLength(1);
+      expect(calls[0]?.[1]).toEqual({ code: "ERR_DISPATCH_CONFIG_INVALID" });
+    } finally {
+      warn.mockRestore();
     }
   });
 

@@ -97,6 +97,25 @@ describe("buildReport", () => {
     expect(quiet.notes).toContain("no registrations were made; the loader watched 0 named backends, none loaded");
   });
 
+  it("a loader that watches nothing: no problem beside a table the framework announced, unless plugins declare what it can never serve", () => {
+    const table = { backend: "A", module: "file:///fw/a.js", names: new Set<string>() };
+    const bare = { ...noFacts, tables: [table], loaders: [{ ...loader, declarations: [] }] };
+    expect(buildReport([], bare, { connected: true }).problems).toEqual([]);
+    const expecting = {
+      ...bare,
+      loaders: [
+        {
+          ...loader,
+          declarations: [],
+          plugins: [{ name: "p", declaredIn: "/p/package.json", registrations: {}, expects: { B: ["Conv"] } }],
+        },
+      ],
+    };
+    expect(buildReport([], expecting, { connected: true }).problems[0]?.message).toContain(
+      "found no backend declaration, so it watches nothing",
+    );
+  });
+
   it("reports plugin modules that were missing or did not finish, and writes made outside the registry", () => {
     const info = (plugin: string) => ({ id: plugin, url: "file:///b/cpu.js", backend: "cpu", plugin, module: `file:///${plugin}/cpu.js` });
     const facts: ThreadFacts = {

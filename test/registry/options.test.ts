@@ -63,8 +63,8 @@ describe("the audit's options", () => {
     class Pool {}
     registry.register("gpu-typo", Pool, () => 1);
     const calls: Array<[string, () => unknown]> = [
-      ["verify()", () => registry.verify({ backend: ["gpu-typo"] } as never)],
-      ["verify()", () => registry.format({ backends: "gpu-typo" } as never)],
+      ["verify() or format()", () => registry.verify({ backend: ["gpu-typo"] } as never)],
+      ["verify() or format()", () => registry.format({ backends: "gpu-typo" } as never)],
       ["assertComplete()", () => registry.assertComplete({ backend: ["gpu-typo"] } as never)],
       ["assertComplete()", () => registry.assertComplete({ backends: [""] })],
       ["threadAudit()", () => threadAudit({ backendz: [] } as never)],
