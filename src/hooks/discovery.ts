@@ -214,7 +214,7 @@ export class Discovery {
       label: `package.json "dispatchHook" of ${name ?? dir.split(path.sep).pop() ?? dir}`,
       packageName: name,
       dir: realDir(dir),
-      lookup: this.#lookup(dir),
+      lookup: this.#lookup(realDir(dir)), // from where it really is, as Node resolves (pnpm's siblings)
     });
     if (!json.ok) {
       this.#reader.problem(
