@@ -136,8 +136,10 @@ export function attachHooks(
       for (let m = threads.receiveMessageOnPort(port1); m !== undefined; m = threads.receiveMessageOnPort(port1))
         receive(m.message as HookReport);
     },
-    // The hooks thread reads these when it next serves a dispatch module with plugins.
-    ran: (module) => port1.postMessage({ ran: module }),
+    // The hooks thread reads these when it next serves a dispatch module with plugins. Not on Node
+    // 22.2.0, whose one hooks thread served every worker too (reverted in 22.3): a module finished
+    // in this thread has not run in a worker.
+    ran: process.versions.node === "22.2.0" ? () => {} : (module) => port1.postMessage({ ran: module }),
     detach() {
       // module.register cannot be undone; the hooks on the other thread stop changing anything,
       // from the very next module on.
