@@ -137,7 +137,7 @@ export function readEnvControl(
       if (pair.length !== 2 || before === "" || after === "" || before === after) {
         throw new DispatchHookError(
           "ERR_DISPATCH_INVALID_OPTION",
-          `${where(orderName, orderValue)}: ${JSON.stringify(item)} is not "higher>lower" with two different backends. To fix: write pairs such as ${JSON.stringify([...known].slice(0, 2).join(">") || "a>b")}, separated by commas.`,
+          `${where(orderName, orderValue)}: ${JSON.stringify(item)} is not "higher>lower" with two different backends. To fix: write pairs such as ${JSON.stringify(known.size >= 2 ? [...known].slice(0, 2).join(">") : "a>b")}, separated by commas.`,
           { details: { function: fn, variable: orderName, set } },
         );
       }

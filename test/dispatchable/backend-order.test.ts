@@ -63,5 +63,8 @@ describe("readEnvControl", () => {
       expect(read({ NUM_SET_ORDER: pair }), pair).toThrow(
         expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION", message: expect.stringContaining("higher>lower") }),
       );
+    // The hint is a pair of the set's own backends, or a placeholder pair when it has only one.
+    const lone = () => readEnvControl("ONE", { ONE_SET_ORDER: "typed" }, new Set(["typed"]), "add", "one");
+    expect(lone).toThrow(expect.objectContaining({ message: expect.stringContaining('write pairs such as "a>b"') }));
   });
 });
