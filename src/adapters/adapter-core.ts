@@ -9,6 +9,7 @@
  */
 import { fs, path, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
+import { warnConfigProblems } from "../hooks/config-field.js";
 import { type DiscoverOptions, Discovery, type HookConfig } from "../hooks/discovery.js";
 import { hasDefaultExport } from "../hooks/export-names.js";
 import { cjsFacadeSource, type FacadeInput, facadeSource, type MarkerKind, markerSource } from "../hooks/facade.js";
@@ -89,11 +90,7 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
       version = discovery.version;
       const config = discovery.config();
       matcher = new Matcher(config.rules, config.plugins);
-      for (const problem of config.problems) {
-        const text = `${problem.message}. ${problem.fix}`;
-        if (!warned.has(text)) process.emitWarning(text, { code: problem.code });
-        warned.add(text);
-      }
+      warnConfigProblems(config.problems, warned);
     }
     return matcher;
   };

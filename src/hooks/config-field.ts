@@ -284,3 +284,13 @@ export class FieldReader {
     this.rules.push(rule);
   }
 }
+
+/** Warns of each config problem once per `said` set, with its code: the loader and the adapters alike. */
+export function warnConfigProblems(problems: readonly ConfigProblem[], said: Set<string>): void {
+  for (const problem of problems) {
+    const text = `${problem.message}. ${problem.fix}`;
+    if (said.has(text)) continue;
+    said.add(text);
+    process.emitWarning(text, { code: problem.code });
+  }
+}

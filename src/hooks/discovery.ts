@@ -209,12 +209,12 @@ export class Discovery {
     const json = read ?? readJson(file);
     const fallback = isApp ? undefined : dir.split(path.sep).pop();
     // Built only for a package with something to say: realpath is a system call.
-    const source = (name: string | undefined): FieldSource => ({
+    const source = (name: string | undefined, real = realDir(dir)): FieldSource => ({
       file,
       label: `package.json "dispatchHook" of ${name ?? dir.split(path.sep).pop() ?? dir}`,
       packageName: name,
-      dir: realDir(dir),
-      lookup: this.#lookup(realDir(dir)), // from where it really is, as Node resolves (pnpm's siblings)
+      dir: real,
+      lookup: this.#lookup(real), // from where it really is, as Node resolves (pnpm's siblings)
     });
     if (!json.ok) {
       this.#reader.problem(
@@ -236,7 +236,7 @@ export class Discovery {
     if (real !== undefined && !this.#declared.has(real)) {
       this.#declared.add(real);
       const rulesBefore = this.#reader.rules.length;
-      this.#reader.field(source(name), value.dispatchHook);
+      this.#reader.field(source(name, real), value.dispatchHook);
       if (this.#reader.rules.length > rulesBefore && name !== undefined && !this.#frameworks.has(name)) {
         this.#frameworks.add(name);
         // A framework just appeared: the packages that depend on it may have plugins beside it.

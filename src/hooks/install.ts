@@ -9,6 +9,7 @@ import { hub } from "../hub.js";
 import { DispatchHookError } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
+import { warnConfigProblems } from "./config-field.js";
 import { type DiscoverOptions, Discovery, emptyConfig, type HookConfig } from "./discovery.js";
 import { attachHooks } from "./hook-api.js";
 import { type HookMode, hookMode } from "./hook-mode.js";
@@ -88,12 +89,7 @@ export function install(options: InstallOptions = {}): Installation {
   const warn = options.warnings !== false;
   const warned = new Set<string>();
   const warnProblems = () => {
-    for (const problem of config.problems) {
-      const text = `${problem.message}. ${problem.fix}`;
-      if (!warn || warned.has(text)) continue;
-      warned.add(text);
-      process.emitWarning(text, { code: problem.code });
-    }
+    if (warn) warnConfigProblems(config.problems, warned);
   };
   warnProblems();
 
