@@ -38,7 +38,6 @@
  */
 import type { ModuleInfo, WindowInfo } from "../channel.js";
 import { DispatchHookError } from "../registry/errors.js";
-import { windowInfo } from "../runtime/window-info.js";
 import type { VirtualKind } from "./virtual-modules.js";
 
 export interface FacadeRegistration {
@@ -77,6 +76,17 @@ export interface FacadeInput {
 }
 
 const s = JSON.stringify;
+
+/** A registration window's name: one per dispatch module instance and registration module. */
+export function windowInfo(module: ModuleInfo, registration: { readonly plugin: string; readonly url: string }): WindowInfo {
+  return {
+    id: `${module.url} ${registration.url}`,
+    url: module.url,
+    backend: module.backend,
+    plugin: registration.plugin,
+    module: registration.url,
+  };
+}
 
 function windows(input: FacadeInput): WindowInfo[] {
   return input.registrations.map((registration) => windowInfo(input.module, registration));

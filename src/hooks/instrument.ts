@@ -19,7 +19,7 @@
 import { url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { windowInfo } from "../runtime/window-info.js";
+import { windowInfo } from "./facade.js";
 import type { PlannedRegistration } from "./matcher.js";
 
 export interface EpilogueInput {

@@ -3,6 +3,4 @@
  * the thread's hub, so loading this module twice (an ES and a CommonJS copy, or two installed
  * copies) changes nothing.
  */
-export { signalEvaluated } from "./evaluated.js";
-export { requireRegistrations, requireWhenLoaded } from "./require-registrations.js";
-export { finish, missingRegistration, runRegistration, step } from "./window.js";
+export { finish, missingRegistration, requireRegistrations, requireWhenLoaded, runRegistration, signalEvaluated, step } from "./window.js";

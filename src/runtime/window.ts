@@ -1,28 +1,44 @@
 /**
- * Registration windows: the evaluation of one plugin's registration module, right after its
- * backend's dispatch module. Generated code marks the timeline of one module instance:
+ * The runtime's state: registration windows, each the evaluation of one plugin's registration module
+ * right after its backend's dispatch module. Generated code marks the timeline of one module instance:
  *
  *   open 0   the table is announced; window 0 opens          ─ registration module 0 runs
  *   close 0  (imports module 0) it has finished: window 0 is done
  *   open 1   window 1 opens                                   ─ registration module 1 runs
- *   close 1  …
+ *   …
  *   end      the synchronous pass is over: no window is current for what the app runs next
  *
- * Without top-level await, each close runs right after its module. A module that awaits is
- * suspended: the pass goes on (open i+1 ends its synchronous part), and its close runs once it has
- * finished. Meanwhile the window stays current for that module's code (the hub's async-local
- * storage carries it past the await), so what it registers is the plugin's, and a conflict it
- * causes is contained. The hub keeps each window's facts while its table lives, so every copy of the
- * package sees every window.
- *
- * Writes made directly into the table, not through a registry, are found by comparing the table's
- * entries at each mark: what changed since the last mark belongs to the window whose module ran in
+ * A module suspended at a top-level await lets the pass go on; its close runs once it has finished,
+ * and meanwhile the hub's async-local storage keeps its window current for its code, so what it
+ * registers is the plugin's. The hub keeps each window's facts while its table lives, so every copy
+ * of the package sees every window. Writes made into the table, not through a registry, are found by
+ * comparing the table's entries at each mark: what changed belongs to the window whose module ran in
  * between (during the synchronous pass, exactly one), or, after it, to every window still awaiting.
  */
-import { type ErrorSummary, type ModuleInfo, type OutsideWrite, summarizeError, type WindowFact, type WindowInfo } from "../channel.js";
+import {
+  type ErrorSummary,
+  frameworkNamespace,
+  type ModuleInfo,
+  type OutsideWrite,
+  summarizeError,
+  type WindowFact,
+  type WindowInfo,
+} from "../channel.js";
 import { hub } from "../hub.js";
 import { keyName, listEntries } from "../table-entries.js";
-import { signalEvaluated } from "./evaluated.js";
+
+/** Announces a dispatch module's table to the hub. `exports`: an ES module's namespace, or a CommonJS `module.exports`. */
+export function signalEvaluated(info: ModuleInfo, exports: unknown): void {
+  hub().announce({
+    via: "hook",
+    namespace: frameworkNamespace,
+    backend: info.backend,
+    module: info.url,
+    exports,
+    exportName: info.exportName,
+    host: info.host,
+  });
+}
 
 /** One module instance's timeline. Kept by the copy whose generated code marks it. */
 interface Timeline {
@@ -121,9 +137,8 @@ function record(line: Timeline, info: WindowInfo, state: "open" | "missing", err
 }
 
 /**
- * Generated code: opens window `index` of a module instance (`windows`), or, at index
- * `windows.length`, ends the synchronous pass. The first call announces the table. `missing` names
- * a registration module that could not be found: its window is recorded, never opened.
+ * Opens window `index` of a module instance, or at `windows.length` ends the synchronous pass; the
+ * first call announces the table. `missing` names a registration module not found: recorded, never opened.
  */
 export function step(module: ModuleInfo, exports: unknown, windows: readonly WindowInfo[], index: number, missing?: string): void {
   const h = hub();
@@ -158,10 +173,8 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
 }
 
 /**
- * Once the job that ran the first step is over, a window still in its synchronous part did not
- * finish: its module threw and stopped the pass. It is marked failed, but not settled: a host that
- * evaluates modules asynchronously (Vite's module runner awaits every import) reaches the next step
- * later, and the window then carries on.
+ * Marked failed, not settled: a host that evaluates modules asynchronously (Vite's module runner
+ * awaits every import) reaches the next step later, and the window then carries on.
  */
 function abandon(windows: readonly WindowInfo[]): void {
   const h = hub();
@@ -171,7 +184,7 @@ function abandon(windows: readonly WindowInfo[]): void {
   }
 }
 
-/** Generated code, once the registration modules of these windows have finished (top-level awaits included). */
+/** Once the registration modules of these windows have finished (top-level awaits included). */
 export function finish(windows: readonly WindowInfo[]): void {
   const h = hub();
   for (const info of windows) {
@@ -211,4 +224,64 @@ export function runRegistration(info: WindowInfo, module: ModuleInfo, exports: u
   } finally {
     h.enterWindow(line.outer);
   }
+}
+
+export interface RequiredRegistration {
+  readonly window: WindowInfo;
+  /** What to pass to require(). */
+  readonly path: string;
+  /** Set when the file is known to be missing. */
+  readonly missing?: string;
+}
+
+/** A CommonJS module's registration modules, required each in its window; a throw or a missing file is recorded. */
+export function requireRegistrations(
+  module: ModuleInfo,
+  exports: unknown,
+  load: (id: string) => unknown,
+  registrations: readonly RequiredRegistration[],
+): void {
+  for (const registration of registrations) {
+    if (registration.missing !== undefined) missingRegistration(registration.window, module, exports, registration.missing);
+    else runRegistration(registration.window, module, exports, () => load(registration.path));
+  }
+}
+
+/** What a CommonJS module's `module` gives the epilogue. */
+interface LoadingModule {
+  exports: unknown;
+  readonly loaded?: boolean;
+}
+
+/**
+ * The epilogue's call: requires the registration modules when the module's loader first reads
+ * `module.exports` after setting `module.loaded` (see hooks/instrument.ts). Until then a require()
+ * cycle gets what it would without us; the plain property is put back before the first one runs.
+ * A host whose modules have no `loaded` flag gets them at once.
+ */
+export function requireWhenLoaded(
+  module: LoadingModule,
+  info: ModuleInfo,
+  load: (id: string) => unknown,
+  registrations: readonly RequiredRegistration[],
+): void {
+  if (registrations.length === 0) return;
+  if (typeof module.loaded !== "boolean") {
+    requireRegistrations(info, module.exports, load, registrations);
+    return;
+  }
+  let value = module.exports;
+  Object.defineProperty(module, "exports", {
+    configurable: true,
+    enumerable: true,
+    get() {
+      if (module.loaded !== true) return value;
+      Object.defineProperty(module, "exports", { configurable: true, enumerable: true, writable: true, value });
+      requireRegistrations(info, value, load, registrations);
+      return module.exports;
+    },
+    set(next: unknown) {
+      value = next;
+    },
+  });
 }

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { type FacadeInput, facadeSource, markerSource } from "../../src/hooks/facade.js";
+import { type FacadeInput, facadeSource, markerSource, windowInfo } from "../../src/hooks/facade.js";
 import { thrown } from "../helpers.js";
 import { makeTree } from "../integration/fixture.js";
 
@@ -104,5 +104,18 @@ describe("markerSource", () => {
 
   it("refuses a registration index the plan does not have, with a code", () => {
     expect(thrown(() => markerSource("step", 5, base)).code).toBe("ERR_DISPATCH_INVALID_OPTION");
+  });
+});
+
+describe("windowInfo", () => {
+  it("names a window by module instance and registration module, so two routes to one load share it", () => {
+    const module = { url: "file:///t.js?copy=2", backend: "cpu", exportName: "t", format: "commonjs" as const };
+    expect(windowInfo(module, { plugin: "p", url: "file:///r.js" })).toEqual({
+      id: "file:///t.js?copy=2 file:///r.js",
+      url: "file:///t.js?copy=2",
+      backend: "cpu",
+      plugin: "p",
+      module: "file:///r.js",
+    });
   });
 });

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { hub } from "../../src/hub.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry } from "../../src/registry/registry.js";
-import { finish, missingRegistration, runRegistration, step } from "../../src/runtime/window.js";
-import { byNameAdapter, collect } from "../helpers.js";
+import { finish, missingRegistration, requireRegistrations, runRegistration, signalEvaluated, step } from "../../src/runtime/window.js";
+import { byNameAdapter, collect, tablesOf } from "../helpers.js";
 
 class Conv {}
 class Pool {}
@@ -179,5 +179,66 @@ describe("registration windows", () => {
     finish(outer);
     step(outerModule, { cpuTable: new Map() }, outer, 1);
     expect(hub().currentWindow()).toBeUndefined();
+  });
+});
+
+describe("signalEvaluated", () => {
+  it("tells registries waiting for the backend now, and answers for the table later", () => {
+    const registry = createRegistry();
+    class Gpu {}
+    registry.register("gpu", Gpu, () => "gpu");
+    const namespace = { gpuTable: new Map() };
+    signalEvaluated({ url: "file:///gpu.js", backend: "gpu", exportName: "gpuTable", format: "module" }, namespace);
+    expect(namespace.gpuTable.get(Gpu)?.()).toBe("gpu");
+    expect(tablesOf("gpu")).toEqual([
+      {
+        via: "hook",
+        namespace: "dispatch",
+        backend: "gpu",
+        module: "file:///gpu.js",
+        exports: namespace,
+        exportName: "gpuTable",
+        host: undefined,
+      },
+    ]);
+    registry.dispose();
+  });
+});
+
+const rrModule = { url: "file:///rr/table.cjs", backend: "cpu", exportName: "cpuTable", format: "commonjs" as const };
+const rrWindow = (name: string) => ({
+  id: `rr ${name}`,
+  url: rrModule.url,
+  backend: "cpu",
+  plugin: name,
+  module: `file:///rr/${name}.cjs`,
+});
+
+describe("requireRegistrations", () => {
+  it("loads each in order, each in its window; a missing one and a throwing one are recorded, and the rest still run", () => {
+    const loaded: string[] = [];
+    const exports = { cpuTable: new Map() };
+    requireRegistrations(
+      rrModule,
+      exports,
+      (id) => {
+        loaded.push(id);
+        if (id === "/rr/throws.cjs") throw new Error("broken plugin");
+        return {};
+      },
+      [
+        { window: rrWindow("first"), path: "/rr/first.cjs" },
+        { window: rrWindow("gone"), path: "/rr/gone.cjs", missing: "Cannot find /rr/gone.cjs" },
+        { window: rrWindow("throws"), path: "/rr/throws.cjs" },
+        { window: rrWindow("last"), path: "/rr/last.cjs" },
+      ],
+    );
+    expect(loaded).toEqual(["/rr/first.cjs", "/rr/throws.cjs", "/rr/last.cjs"]);
+    const states = Object.fromEntries(
+      facts()
+        .filter((w) => w.info.id.startsWith("rr "))
+        .map((w) => [w.info.plugin, w.state]),
+    );
+    expect(states).toEqual({ first: "done", gone: "missing", throws: "failed", last: "done" });
   });
 });
