@@ -15,15 +15,7 @@
  * comparing the table's entries at each mark: what changed belongs to the window whose module ran in
  * between (during the synchronous pass, exactly one), or, after it, to every window still awaiting.
  */
-import {
-  type ErrorSummary,
-  frameworkNamespace,
-  type ModuleInfo,
-  type OutsideWrite,
-  summarizeError,
-  type WindowFact,
-  type WindowInfo,
-} from "../channel.js";
+import { frameworkNamespace, type ModuleInfo, type OutsideWrite, summarizeError, type WindowFact, type WindowInfo } from "../channel.js";
 import { hub } from "../hub.js";
 import { keyName, listEntries } from "../table-entries.js";
 
@@ -62,13 +54,9 @@ function tableIn(module: ModuleInfo, exports: unknown): object | undefined {
   return typeof table === "object" && table !== null ? table : undefined;
 }
 
-function snapshot(table: unknown): Map<unknown, unknown> | undefined {
-  const entries = listEntries(table);
-  return entries === undefined ? undefined : new Map(entries);
-}
-
 function timeline(module: ModuleInfo, exports: unknown): Timeline {
   const table = tableIn(module, exports);
+  const entries = listEntries(table);
   const h = hub();
   const outerInfo = h.currentWindow();
   const current = outerInfo === undefined ? undefined : h.window(outerInfo.id);
@@ -76,7 +64,7 @@ function timeline(module: ModuleInfo, exports: unknown): Timeline {
   const outer = current?.state === "open" || current?.state === "awaiting" ? current : undefined;
   return {
     table: table === undefined ? undefined : new WeakRef(table),
-    last: snapshot(table),
+    last: entries === undefined ? undefined : new Map(entries),
     outer,
     current: undefined,
     awaiting: new Set(),
@@ -128,11 +116,13 @@ function suspend(line: Timeline): void {
   }
 }
 
-function record(line: Timeline, info: WindowInfo, state: "open" | "missing", error?: ErrorSummary): WindowFact {
-  const fact: WindowFact = { info, state, outside: [], error };
+/** Records window `info`: opened, or, for a registration module that could not be loaded, missing. */
+function record(line: Timeline, info: WindowInfo, missing?: string): WindowFact {
+  const error = missing === undefined ? undefined : { name: "Error", message: missing, code: "ERR_DISPATCH_REGISTRATION_MODULE" };
+  const fact: WindowFact = { info, state: missing === undefined ? "open" : "missing", outside: [], error };
   timelines.set(fact, line);
-  hub().openWindow(fact, line.table?.deref(), state === "open");
-  if (state === "open") line.current = fact;
+  hub().openWindow(fact, line.table?.deref(), missing === undefined);
+  if (missing === undefined) line.current = fact;
   return fact;
 }
 
@@ -165,11 +155,8 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
     h.enterWindow(line.outer);
     return;
   }
-  if (missing === undefined) record(line, info, "open");
-  else {
-    record(line, info, "missing", { name: "Error", message: missing, code: "ERR_DISPATCH_REGISTRATION_MODULE" });
-    h.enterWindow(line.outer);
-  }
+  record(line, info, missing);
+  if (missing !== undefined) h.enterWindow(line.outer);
 }
 
 /**
@@ -204,7 +191,7 @@ export function finish(windows: readonly WindowInfo[]): void {
 /** Records a registration module that could not be loaded (it does not exist, say). */
 export function missingRegistration(info: WindowInfo, module: ModuleInfo, exports: unknown, message: string): void {
   if (seen(info, module, exports)) return;
-  record(timeline(module, exports), info, "missing", { name: "Error", message, code: "ERR_DISPATCH_REGISTRATION_MODULE" });
+  record(timeline(module, exports), info, message);
 }
 
 /** Runs a registration module through `load` (require()), inside its window; a throw is recorded, not rethrown. */
@@ -212,7 +199,7 @@ export function runRegistration(info: WindowInfo, module: ModuleInfo, exports: u
   const h = hub();
   if (seen(info, module, exports)) return;
   const line = timeline(module, exports);
-  const fact = record(line, info, "open");
+  const fact = record(line, info);
   try {
     load();
     finish([info]);
