@@ -14,7 +14,7 @@
 import type { Plugin } from "vite";
 import { url } from "../builtins.js";
 import type { MarkerKind } from "../hooks/facade.js";
-import { isPackageName } from "../hooks/package-path.js";
+import { isPackageName } from "../hooks/package-scope.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 import { identityMap } from "./identity-map.js";
 

@@ -8,20 +8,12 @@ import type { ConfigErrorCode } from "../registry/errors.js";
 import { backendNameProblem } from "../registry/names.js";
 import { suggest } from "../registry/options.js";
 import type { ConfigProblem, DispatchableDeclaration, FieldSource, PluginDeclaration, WatchRule } from "./declarations.js";
-import { isPackageName, isRecord, packagePath } from "./package-path.js";
-
-export type {
-  BackendDeclaration,
-  ConfigProblem,
-  DispatchableDeclaration,
-  DispatchHookField,
-  FieldSource,
-  PluginDeclaration,
-  WatchRule,
-} from "./declarations.js";
+import { isPackageName, isRecord, packagePath } from "./package-scope.js";
 
 const fieldKeys = ["backends", "registrations", "expects", "dispatchables"] as const;
 const backendKeys = ["module", "export", "package"] as const;
+const insidePackage = "Use a path inside the package, starting with ./";
+
 /** Collects rules, plugins and problems from any number of fields. */
 export class FieldReader {
   readonly rules: WatchRule[] = [];
@@ -29,7 +21,7 @@ export class FieldReader {
   readonly dispatchables: DispatchableDeclaration[] = [];
   readonly problems: ConfigProblem[] = [];
 
-  problem(source: FieldSource, code: ConfigErrorCode, key: string, message: string, fix: string): void {
+  problem(source: FieldSource, key: string, message: string, fix: string, code: ConfigErrorCode = "ERR_DISPATCH_CONFIG_INVALID"): void {
     this.problems.push({ code, file: source.file, key, message: `${message} (in ${source.label}, ${source.file})`, fix });
   }
 
@@ -37,7 +29,6 @@ export class FieldReader {
     const hint = suggest(key, known);
     this.problem(
       source,
-      "ERR_DISPATCH_CONFIG_INVALID",
       where === "" ? key : `${where}.${key}`,
       `Invalid option in ${source.label}: ${JSON.stringify(key)}${hint === undefined ? "" : ` (did you mean ${JSON.stringify(hint)}?)`}`,
       hint === undefined ? `Remove ${JSON.stringify(key)}; known keys are ${known.join(", ")}.` : `Rename it to ${JSON.stringify(hint)}.`,
@@ -46,56 +37,40 @@ export class FieldReader {
 
   #backendName(source: FieldSource, key: string, name: string): boolean {
     const problem = backendNameProblem(name);
-    if (problem === undefined) return true;
-    this.problem(
-      source,
-      "ERR_DISPATCH_CONFIG_INVALID",
-      key,
-      `${JSON.stringify(name)} is not a usable backend name: ${problem.reason}`,
-      "Use a plain name such as numba.",
-    );
-    return false;
+    if (problem !== undefined) {
+      this.problem(
+        source,
+        key,
+        `${JSON.stringify(name)} is not a usable backend name: ${problem.reason}`,
+        "Use a plain name such as numba.",
+      );
+    }
+    return problem === undefined;
   }
 
   #record(source: FieldSource, key: string, value: unknown, example: string): value is Record<string, unknown> {
-    if (isRecord(value)) return true;
-    this.problem(
-      source,
-      "ERR_DISPATCH_CONFIG_INVALID",
-      key,
-      `"${key}" in ${source.label} must be an object`,
-      `Write "${key}": ${example}.`,
-    );
-    return false;
+    if (!isRecord(value)) this.problem(source, key, `"${key}" in ${source.label} must be an object`, `Write "${key}": ${example}.`);
+    return isRecord(value);
   }
 
-  /** Reads one `dispatchHook` field. */
   /** The DISPATCH_HOOK_CONFIG file holds a field's value; one shaped like a package.json is read too, and named. */
   fileField(source: FieldSource, value: unknown): void {
     const wrapped = isRecord(value) && Object.keys(value).length === 1 && isRecord(value.dispatchHook);
     if (wrapped) {
-      const message =
-        'the file holds a "dispatchHook" key, read as the field it wraps: move the keys inside "dispatchHook" to the top level';
       this.problem(
         source,
-        "ERR_DISPATCH_CONFIG_INVALID",
         "dispatchHook",
-        message,
+        'the file holds a "dispatchHook" key, read as the field it wraps: move the keys inside "dispatchHook" to the top level',
         'Write the field\'s value alone, such as { "expects": { "cpu": ["Conv"] } }.',
       );
     }
     this.field(source, wrapped ? value.dispatchHook : value);
   }
 
+  /** Reads one `dispatchHook` field. */
   field(source: FieldSource, field: unknown): void {
     if (!isRecord(field)) {
-      this.problem(
-        source,
-        "ERR_DISPATCH_CONFIG_INVALID",
-        "dispatchHook",
-        `${source.label} must be an object`,
-        'Write "dispatchHook": { "backends": { … } }.',
-      );
+      this.problem(source, "dispatchHook", `${source.label} must be an object`, 'Write "dispatchHook": { "backends": { … } }.');
       return;
     }
     for (const key of Object.keys(field)) if (!(fieldKeys as readonly string[]).includes(key)) this.#unknownKey(source, key, "", fieldKeys);
@@ -110,44 +85,21 @@ export class FieldReader {
         const key = `registrations.${backend}`;
         if (!this.#backendName(source, key, backend)) continue;
         if (typeof value !== "string") {
-          this.problem(
-            source,
-            "ERR_DISPATCH_CONFIG_INVALID",
-            key,
-            `"${key}" must be a path string`,
-            'Write a package-relative path such as "./dispatch/numba.js".',
-          );
+          this.problem(source, key, `"${key}" must be a path string`, 'Write a package-relative path such as "./dispatch/numba.js".');
           continue;
         }
         const resolved = packagePath(value);
-        if (!resolved.ok) {
-          this.problem(
-            source,
-            "ERR_DISPATCH_CONFIG_PATH",
-            key,
-            `"${key}" ${JSON.stringify(value)} ${resolved.reason}`,
-            "Use a path inside the package, starting with ./",
-          );
-          continue;
-        }
-        registrations[backend] = url.pathToFileURL(path.join(source.dir, resolved.path)).href;
+        if (resolved.ok) registrations[backend] = url.pathToFileURL(path.join(source.dir, resolved.path)).href;
+        else this.problem(source, key, `"${key}" ${JSON.stringify(value)} ${resolved.reason}`, insidePackage, "ERR_DISPATCH_CONFIG_PATH");
       }
     }
     if (field.expects !== undefined && this.#record(source, "expects", field.expects, '{ "numba": ["PoolLayer"] }')) {
       for (const [backend, ops] of Object.entries(field.expects)) {
         const key = `expects.${backend}`;
         if (!this.#backendName(source, key, backend)) continue;
-        if (!Array.isArray(ops) || ops.some((op) => typeof op !== "string" || op.length === 0)) {
-          this.problem(
-            source,
-            "ERR_DISPATCH_CONFIG_INVALID",
-            key,
-            `"${key}" must be an array of op type names`,
-            'Write "expects": { "numba": ["PoolLayer", "Im2Col"] }.',
-          );
-          continue;
-        }
-        expects[backend] = [...ops];
+        if (Array.isArray(ops) && ops.every((op) => typeof op === "string" && op.length > 0)) expects[backend] = [...ops];
+        else
+          this.problem(source, key, `"${key}" must be an array of op type names`, 'Write "expects": { "numba": ["PoolLayer", "Im2Col"] }.');
       }
     }
     if (field.dispatchables !== undefined) this.#dispatchables(source, field.dispatchables);
@@ -170,21 +122,14 @@ export class FieldReader {
   }
 
   #backends(source: FieldSource, backends: unknown): void {
-    if (
-      !this.#record(source, "backends", backends, '{ "numba": { "module": "./link/numba/dispatch/basic.js", "export": "numbaFuncify" } }')
-    )
-      return;
+    const example = '{ "numba": { "module": "./link/numba/dispatch/basic.js", "export": "numbaFuncify" } }';
+    if (!this.#record(source, "backends", backends, example)) return;
     for (const [backend, declaration] of Object.entries(backends)) {
       const key = `backends.${backend}`;
       if (backend !== "*" && !this.#backendName(source, key, backend)) continue;
       if (!isRecord(declaration)) {
-        this.problem(
-          source,
-          "ERR_DISPATCH_CONFIG_INVALID",
-          key,
-          `"${key}" must be an object with "module" and "export"`,
-          `Write "${backend}": { "module": "./…", "export": "…" }.`,
-        );
+        const fix = `Write "${backend}": { "module": "./…", "export": "…" }.`;
+        this.problem(source, key, `"${key}" must be an object with "module" and "export"`, fix);
         continue;
       }
       let bad = false;
@@ -199,48 +144,24 @@ export class FieldReader {
         ["export", exportName],
       ] as const) {
         if (typeof value === "string" && value.length > 0) continue;
-        this.problem(
-          source,
-          "ERR_DISPATCH_CONFIG_INVALID",
-          `${key}.${name}`,
-          `"${key}.${name}" must be a non-empty string`,
-          `Add "${name}" to the declaration.`,
-        );
+        this.problem(source, `${key}.${name}`, `"${key}.${name}" must be a non-empty string`, `Add "${name}" to the declaration.`);
         bad = true;
       }
       if (packageName !== undefined && (typeof packageName !== "string" || !isPackageName(packageName))) {
-        this.problem(
-          source,
-          "ERR_DISPATCH_CONFIG_INVALID",
-          `${key}.package`,
-          `"${key}.package" must be a package name`,
-          'Write a package name such as "tensorlab".',
-        );
+        this.problem(source, `${key}.package`, `"${key}.package" must be a package name`, 'Write a package name such as "tensorlab".');
         bad = true;
       }
       if (bad) continue;
       const resolved = packagePath(module as string);
       if (!resolved.ok) {
-        this.problem(
-          source,
-          "ERR_DISPATCH_CONFIG_PATH",
-          `${key}.module`,
-          `"${key}.module" ${JSON.stringify(module)} ${resolved.reason}`,
-          "Use a path inside the package, starting with ./",
-        );
-        continue;
+        const message = `"${key}.module" ${JSON.stringify(module)} ${resolved.reason}`;
+        this.problem(source, `${key}.module`, message, insidePackage, "ERR_DISPATCH_CONFIG_PATH");
+      } else if (backend === "*" && !resolved.path.includes("{backend}")) {
+        const fix = 'Write "module": "./link/{backend}/dispatch/basic.js".';
+        this.problem(source, `${key}.module`, `"backends.*" needs {backend} in its module path`, fix);
+      } else {
+        this.#rule(source, key, backend, resolved.path, exportName as string, packageName as string | undefined);
       }
-      if (backend === "*" && !resolved.path.includes("{backend}")) {
-        this.problem(
-          source,
-          "ERR_DISPATCH_CONFIG_INVALID",
-          `${key}.module`,
-          `"backends.*" needs {backend} in its module path`,
-          'Write "module": "./link/{backend}/dispatch/basic.js".',
-        );
-        continue;
-      }
-      this.#rule(source, key, backend, resolved.path, exportName as string, packageName as string | undefined);
     }
   }
 
@@ -263,9 +184,9 @@ export class FieldReader {
       backend: backend === "*" ? undefined : backend,
       exportName: backend === "*" ? exportName : exportName.replaceAll("{backend}", backend),
     };
-    const same = (other: WatchRule) =>
-      other.subpath === rule.subpath && other.packageName === rule.packageName && other.backend === rule.backend;
-    const existing = this.rules.find(same);
+    const existing = this.rules.find(
+      (other) => other.subpath === rule.subpath && other.packageName === rule.packageName && other.backend === rule.backend,
+    );
     if (existing !== undefined) {
       // The same declaration read again (a second copy of the package): one rule, both roots.
       for (const root of rule.roots) if (!existing.roots.includes(root)) (existing.roots as string[]).push(root);
@@ -275,10 +196,10 @@ export class FieldReader {
     if (clash !== undefined) {
       this.problem(
         source,
-        "ERR_DISPATCH_CONFIG_DUPLICATE",
         key,
         `backend ${JSON.stringify(backend)} is declared twice with different modules: ${clash.packageName ?? "?"}/${clash.subpath} (in ${clash.declaredIn}) and ${owner ?? "?"}/${subpath}. Both are watched`,
         "Keep one declaration, or give the backends different names.",
+        "ERR_DISPATCH_CONFIG_DUPLICATE",
       );
     }
     this.rules.push(rule);

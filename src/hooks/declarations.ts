@@ -1,9 +1,11 @@
 /**
  * What a `dispatchHook` field declares, once read and checked (config-field.ts reads it): backends,
  * plugins with their registration modules and expectations, the watch rules built from them, the
- * problems found, and where each field came from.
+ * problems found, and where each field came from. Also the same declarations given in code (to
+ * install() or to a host adapter), turned into the inline fields discovery reads.
  */
 import type { ConfigErrorCode } from "../registry/errors.js";
+import { checkOptions } from "../registry/options.js";
 
 /** One backend declaration, as written in `dispatchHook.backends`. */
 export interface BackendDeclaration {
@@ -80,4 +82,40 @@ export interface DispatchableDeclaration {
   /** The package directory its paths resolve against. */
   readonly dir: string;
   readonly declaredIn: string;
+}
+
+export interface PluginOptions {
+  readonly name?: string;
+  /** The plugin's directory; its registration paths resolve against it (default: root). */
+  readonly root?: string;
+  readonly registrations?: Readonly<Record<string, string>>;
+  readonly expects?: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface InlineDeclarations {
+  /** Backends declared in code, as in package.json `dispatchHook.backends`. */
+  readonly backends?: Readonly<Record<string, BackendDeclaration>>;
+  /** Plugins declared in code. */
+  readonly plugins?: readonly PluginOptions[];
+}
+
+const pluginKeys = { name: "string", root: "string", registrations: "object", expects: "object" } as const;
+
+/** The inline fields for Discovery; `where` names the caller in a refusal ("install()"). */
+export function inlineFields(options: InlineDeclarations, where: string): Array<{ field: DispatchHookField; dir?: string; name?: string }> {
+  const inline: Array<{ field: DispatchHookField; dir?: string; name?: string }> = [];
+  if (options.backends !== undefined) inline.push({ field: { backends: options.backends } });
+  (options.plugins ?? []).forEach((plugin, i) => {
+    checkOptions(plugin, pluginKeys, `${where}: plugins[${i}]`);
+    const field: DispatchHookField = {
+      ...(plugin.registrations === undefined ? {} : { registrations: plugin.registrations }),
+      ...(plugin.expects === undefined ? {} : { expects: plugin.expects }),
+    };
+    inline.push({
+      field,
+      ...(plugin.root === undefined ? {} : { dir: plugin.root }),
+      ...(plugin.name === undefined ? {} : { name: plugin.name }),
+    });
+  });
+  return inline;
 }

@@ -11,28 +11,27 @@
  * The cost follows what the program loads, not what is installed.
  */
 import { fs, path, url } from "../builtins.js";
-import {
-  type ConfigProblem,
-  type DispatchableDeclaration,
-  type DispatchHookField,
-  FieldReader,
-  type FieldSource,
-  type PluginDeclaration,
-  type WatchRule,
-} from "./config-field.js";
-import { isPackageName } from "./package-path.js";
+import { FieldReader } from "./config-field.js";
+import type {
+  ConfigProblem,
+  DispatchableDeclaration,
+  DispatchHookField,
+  FieldSource,
+  PluginDeclaration,
+  WatchRule,
+} from "./declarations.js";
 import {
   dependencyNames,
   findPackage,
-  findPackageDir,
   findPackageRoot,
+  isPackageName,
   moduleFormat,
   type PackageJson,
   readJson,
   realDir,
 } from "./package-scope.js";
 
-export type { BackendDeclaration, ConfigProblem, DispatchHookField, PluginDeclaration, WatchRule } from "./config-field.js";
+export type { BackendDeclaration, ConfigProblem, DispatchHookField, PluginDeclaration, WatchRule } from "./declarations.js";
 
 export interface HookConfig {
   readonly rules: readonly WatchRule[];
@@ -195,7 +194,7 @@ export class Discovery {
 
   #lookup(from: string): (name: string) => string | undefined {
     return (name) => {
-      const dir = findPackageDir(from, name);
+      const dir = findPackage(from, name)?.dir;
       return dir === undefined ? undefined : realDir(dir);
     };
   }
@@ -219,10 +218,10 @@ export class Discovery {
     if (!json.ok) {
       this.#reader.problem(
         source(fallback),
-        "ERR_DISPATCH_CONFIG_JSON",
         "",
         `package.json is not valid JSON: ${json.error}`,
         "Fix the JSON syntax; this package's declarations are ignored until then.",
+        "ERR_DISPATCH_CONFIG_JSON",
       );
       return undefined;
     }
@@ -285,10 +284,10 @@ export class Discovery {
     else
       this.#reader.problem(
         source,
-        "ERR_DISPATCH_CONFIG_JSON",
         "",
         `the DISPATCH_HOOK_CONFIG file cannot be read as JSON: ${json.error}`,
         'Point DISPATCH_HOOK_CONFIG at a JSON file holding what a dispatchHook field would, such as { "expects": { "cpu": ["Conv"] } }.',
+        "ERR_DISPATCH_CONFIG_JSON",
       );
     this.#version++;
   }

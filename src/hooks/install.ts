@@ -10,15 +10,15 @@ import { DispatchHookError } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import { warnConfigProblems } from "./config-field.js";
+import { type InlineDeclarations, inlineFields } from "./declarations.js";
 import { type DiscoverOptions, Discovery, emptyConfig, type HookConfig } from "./discovery.js";
 import { attachHooks } from "./hook-api.js";
 import { type HookMode, hookMode } from "./hook-mode.js";
-import { type InlineDeclarations, inlineFields } from "./inline-declarations.js";
 import { loaderFindings } from "./loader-findings.js";
 import { Matcher } from "./matcher.js";
 import type { HookReport } from "./node-hooks.js";
 
-export type { PluginOptions } from "./inline-declarations.js";
+export type { PluginOptions } from "./declarations.js";
 
 export interface InstallOptions extends InlineDeclarations {
   /** The app's directory (default: the package of the entry point, else the working directory's). */

@@ -1,4 +1,4 @@
-import type { PluginDeclaration, WatchRule } from "./config-field.js";
+import type { PluginDeclaration, WatchRule } from "./declarations.js";
 
 /** A plugin's registration module for one backend. */
 export interface PlannedRegistration {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { WatchRule } from "../../src/hooks/config-field.js";
+import type { WatchRule } from "../../src/hooks/declarations.js";
 import { Matcher } from "../../src/hooks/matcher.js";
 
 const pattern: WatchRule = {

@@ -1,6 +1,15 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { dependencyNames, findPackageDir, findPackageRoot, readJson, realDir } from "../../src/hooks/package-scope.js";
+import {
+  dependencyNames,
+  findPackage,
+  findPackageRoot,
+  isPackageName,
+  isRecord,
+  packagePath,
+  readJson,
+  realDir,
+} from "../../src/hooks/package-scope.js";
 import { makeTree } from "../integration/fixture.js";
 
 describe("package scopes", () => {
@@ -16,9 +25,12 @@ describe("package scopes", () => {
       "node_modules/kit/node_modules/dep/package.json": "{}",
       "node_modules/kit/package.json": "{}",
     });
-    expect(findPackageDir(join(root, "node_modules/kit"), "dep")).toBe(join(root, "node_modules/kit/node_modules/dep"));
-    expect(findPackageDir(root, "dep")).toBe(join(root, "node_modules/dep"));
-    expect(findPackageDir(root, "absent")).toBeUndefined();
+    expect(findPackage(join(root, "node_modules/kit"), "dep")).toEqual({
+      dir: join(root, "node_modules/kit/node_modules/dep"),
+      json: { ok: true, value: {} },
+    });
+    expect(findPackage(root, "dep")?.dir).toBe(join(root, "node_modules/dep"));
+    expect(findPackage(root, "absent")).toBeUndefined();
   });
 
   it("lists run-time dependencies, and development ones only for the app", () => {
@@ -38,5 +50,28 @@ describe("package scopes", () => {
     const missing = readJson(join(root, "missing.json"));
     expect(!missing.ok && missing.error).toContain("ENOENT");
     expect(realDir(join(root, "missing"))).toBe(join(root, "missing"));
+  });
+});
+
+describe("package paths", () => {
+  it("normalise paths inside the package and refuse the rest with a reason", () => {
+    expect(packagePath("./dispatch/numba.js")).toEqual({ ok: true, path: "dispatch/numba.js" });
+    expect(packagePath("a/../b.js")).toEqual({ ok: true, path: "b.js" });
+    expect(packagePath("../x.js")).toEqual({ ok: false, reason: "leaves the package; it must point inside it" });
+    expect(packagePath("/etc/passwd")).toMatchObject({ ok: false, reason: expect.stringContaining("is absolute") });
+    expect(packagePath("C:\\\\x.js")).toMatchObject({ ok: false });
+    expect(packagePath("file:///x.js")).toMatchObject({ ok: false });
+    expect(packagePath("a\0b")).toEqual({ ok: false, reason: "contains a NUL character" });
+    expect(packagePath("")).toEqual({ ok: false, reason: "is empty" });
+  });
+
+  it("tell package names and plain objects", () => {
+    expect([isPackageName("ml-ops"), isPackageName("@scope/pkg"), isPackageName("../x"), isPackageName("a b")]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect([isRecord({}), isRecord([]), isRecord(null), isRecord("x")]).toEqual([true, false, false, false]);
   });
 });

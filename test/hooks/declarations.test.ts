@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { inlineFields } from "../../src/hooks/inline-declarations.js";
+import { inlineFields } from "../../src/hooks/declarations.js";
 
 describe("inlineFields", () => {
   it("turns code declarations into the fields discovery reads, a plugin's directory and name kept", () => {
