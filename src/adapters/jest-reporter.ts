@@ -8,8 +8,7 @@
  * same report as `dispatch-hook audit`, and fails the run when a registration missed or a test file
  * wrote no record.
  */
-import { RunDirectory } from "../hooks/run-directory.js";
-import type { RunAudit } from "../hooks/run-fold.js";
+import { type RunAudit, RunDirectory } from "../hooks/run-fold.js";
 import { DispatchHookError } from "../registry/errors.js";
 
 export default class DispatchHookReporter {

@@ -9,8 +9,7 @@
  * run when a registration missed or a worker wrote no record.
  */
 import type { Reporter, TestModule, Vitest } from "vitest/node";
-import { RunDirectory } from "../hooks/run-directory.js";
-import type { RunAudit } from "../hooks/run-fold.js";
+import { type RunAudit, RunDirectory } from "../hooks/run-fold.js";
 
 export default class DispatchHookReporter implements Reporter {
   #vitest: Vitest | undefined;

@@ -108,15 +108,13 @@ export class Discovery {
   constructor(options: DiscoverOptions = {}) {
     this.root = appRoot({ root: options.root, entry: options.entry ?? process.argv[1] });
     this.#packages = options.packages !== false;
-    if (this.#packages && fs.existsSync(path.join(this.root, "package.json")) && this.#read(this.root, true) !== undefined) {
-      const app = this.#known.get(this.root);
-      if (app !== undefined) this.#readDeps(app);
-    }
+    const app = this.#packages && fs.existsSync(path.join(this.root, "package.json")) ? this.#read(this.root, true) : undefined;
+    if (app !== undefined) this.#readDeps(app);
     if (options.transitive === true) this.#walk();
     if (options.configFile !== undefined) this.#configFile(options.configFile);
+    const inlineSource = options.inlineSource ?? "install() options";
     for (const { field, dir, name } of options.inline ?? []) {
-      const source = options.inlineSource ?? "install() options";
-      const label = name === undefined ? source : `${source} for ${name}`;
+      const label = name === undefined ? inlineSource : `${inlineSource} for ${name}`;
       this.#reader.field(
         {
           file: label,

@@ -4,10 +4,10 @@
  * Plain data in, plain data out: the command line, the Vitest reporter and the Jest reporter print
  * the same thing with the same code.
  */
-import { fs, path, url } from "../builtins.js";
+import { fs, os, path, url } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
 import { formatReport, shortModule, waitingText } from "../registry/audit-format.js";
-import { type ProcessRecord, type RecordWriter, recordFormat } from "../registry/run-records.js";
+import { type ProcessRecord, type RecordWriter, recordFormat, runDirVariable } from "../registry/run-records.js";
 
 export const runFormat = "dispatch-hook/audit";
 
@@ -150,7 +150,7 @@ export function foldRun(dir: string, known?: KnownExit, alive?: (pid: number) =>
 }
 
 /** A process as people name it: its program, relative to `cwd`, and its arguments. */
-export function programOf(p: RecordWriter, cwd: string = process.cwd()): string {
+function programOf(p: RecordWriter, cwd: string = process.cwd()): string {
   if (p.entry === null && p.thread !== 0) return `worker thread ${p.thread} of pid ${p.pid}`;
   const entry = p.entry
     ?.split(", ")
@@ -171,7 +171,7 @@ function summary(p: RunProcess): string {
 }
 
 /** Why the run is not ok, or what it checked: the last line. */
-export function runVerdict(run: RunAudit): string {
+function runVerdict(run: RunAudit): string {
   const failing = run.processes.filter((p) => p.report !== undefined && !p.ok).length;
   const problems = run.processes.reduce((n, p) => n + (p.report?.problems.length ?? 0), 0);
   const parts = [
@@ -230,4 +230,53 @@ export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
   for (const u of run.unreadable) out.push(`  [unreadable] ${u.file} in the run directory: ${u.why}`);
   out.push(runVerdict(run));
   return out.join("\n");
+}
+
+/**
+ * The run directory a test-runner reporter folds: the command line's (DISPATCH_HOOK_AUDIT_DIR set),
+ * or one the reporter makes, names in the environment for the workers it starts next, empties at
+ * each run and removes at exit. In the command line's, the reporter's process and those that started
+ * it (npx, the runner's bin) write their records when they end, after the reporter has folded: it
+ * leaves the processes still running to the command's fold, which comes last.
+ */
+export class RunDirectory {
+  readonly path: string;
+  /** Whether it was made here (and so is emptied and removed here). */
+  readonly #own: boolean;
+
+  constructor() {
+    const given = process.env[runDirVariable];
+    this.#own = !given;
+    this.path = given || fs.mkdtempSync(path.join(os().tmpdir(), "dispatch-hook-run-"));
+    if (!this.#own) return;
+    // Workers start after the reporter, and inherit this.
+    process.env[runDirVariable] = this.path;
+    const dir = this.path;
+    process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+
+  /** At the start of a run: in watch mode, each run starts empty. */
+  clear(): void {
+    if (this.#own) for (const name of fs.readdirSync(this.path)) fs.unlinkSync(path.join(this.path, name));
+  }
+
+  /**
+   * The run's audit, its report for people, and whether the run fails: on a miss, a worker without a
+   * record, or an unreadable file; a run that registered nothing says so, and passes.
+   */
+  fold(root?: string): { audit: RunAudit; text: string; failed: boolean } {
+    const audit = foldRun(this.path, undefined, this.#own ? undefined : alive);
+    const failed = audit.processes.some((p) => !p.ok && !p.running) || audit.unreadable.length > 0;
+    return { audit, text: `\ndispatch-hook audit\n${formatRun(audit, root)}`, failed };
+  }
+}
+
+/** Whether a process has not ended (EPERM: it runs, as another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
 }
