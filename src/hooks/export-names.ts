@@ -2,7 +2,7 @@
  * Whether an ES module has a default export: the one thing a facade must know about the module
  * it stands for (`export *` re-exports every other name by itself, so nothing else is enumerated
  * and the module's export shape cannot drift); and where an original names `import.meta`
- * (original-source.ts). es-module-lexer answers both; it is loaded only when the first facade is
+ * (instrument.ts). es-module-lexer answers both; it is loaded only when the first facade is
  * built, so a process that loads no dispatch module never pays for it.
  */
 import { nodeModule } from "../builtins.js";

@@ -1,44 +1,21 @@
 /**
- * The generated modules, in one template module. Pure functions of their input: no I/O and no
- * globals, so every host (Node's hooks, the Vite, esbuild and Jest adapters) generates the same
- * code. Every value interpolated goes through JSON.stringify.
+ * The generated modules: pure functions of their input (every value through JSON.stringify), so
+ * every host (Node's hooks, the Vite, esbuild and Jest adapters) generates the same code. Importers
+ * of a watched ES dispatch module get its facade, which re-exports the original and then imports,
+ * per plugin, a step marker, the registration module and a done marker:
  *
- * Importers of a watched ES dispatch module get its facade instead:
- *
- *   export * from "<original>"; export { default } from "<original>";   // the same exports
+ *   export * from "<original>"; export { default } from "<original>";
  *   import "<step 0>";  import "<registration module 0>";  import "<done 0>";
- *   import "<step 1>";  import "<registration module 1>";  import "<done 1>";
  *   …
  *   import "<step n>";
  *
- * Step 0 announces the table (waiting registrations land) and opens plugin 0's window; step i opens
- * window i; done i imports registration module i, so it marks the moment that module has finished
- * (after its top-level awaits, if any); step n ends the synchronous pass (see runtime/window.ts).
- * Under Node 20's off-thread hooks a CommonJS registration module is not imported: done i
- * requires it instead.
- *
- * A module's static imports evaluate in order, so each registration module runs after the
- * original's body and before any importer continues, as the Python import hook's did, and it may
- * import the table from the dispatch module (it reads the facade's bindings, which are the
- * original's). The original's code is not changed (under Node's hooks only its `import.meta`
- * expressions are, to the same length: original-source.ts). A facade with no plugin announces the
- * table from its own body: one generated module, and one more per plugin.
- *
- * A host whose modules are files (Jest) gives require() of a CommonJS original a CommonJS facade
- * instead, which requires the original, announces its exports and then runs the registration
- * modules, each in its window with a throw contained. The original has finished loading by then,
- * so a registration module that imports it back finds it complete. (Node's hooks append an
- * epilogue to the original itself instead: instrument.ts.)
- *
- * A CommonJS original is first loaded with require() by a "require" marker: on Node 20 an ES module
- * that imports a CommonJS module which throws turns the error into an uncaught exception, even
- * when the importer catches it (Node 22 and 24 do not). Loaded by require() first, a throw is an
- * ordinary ES module error, and a successful load is cached, so the import that follows does not
- * run the module again.
+ * Static imports evaluate in order, so each registration module runs after the original's body and
+ * before any importer continues, and may import the table back (the facade's bindings are the
+ * original's). Step 0 announces the table; step i opens window i; done i marks that registration
+ * module i has finished, top-level awaits included; step n ends the synchronous pass (runtime/window.ts).
  */
 import type { ModuleInfo, WindowInfo } from "../channel.js";
 import { DispatchHookError } from "../registry/errors.js";
-import type { VirtualKind } from "./virtual-modules.js";
 
 export interface FacadeRegistration {
   readonly plugin: string;
@@ -55,8 +32,8 @@ export interface FacadeRegistration {
   readonly requirePath?: string;
 }
 
-/** The markers a facade imports: a "require" marker for a CommonJS original, and one step per plugin. */
-export type MarkerKind = VirtualKind;
+/** The markers a facade imports: a "require" marker for a CommonJS original, and step and done markers per plugin. */
+export type MarkerKind = "require" | "step" | "done";
 
 export interface FacadeInput {
   readonly module: ModuleInfo;
@@ -97,6 +74,12 @@ function namespace(input: FacadeInput, name: string): string {
   return input.module.format === "commonjs" ? `${name}.default` : name;
 }
 
+/**
+ * A CommonJS original is first loaded by a "require" marker: on Node 20 an ES module importing a
+ * CommonJS module that throws turns the error into an uncaught exception even when caught (not on 22
+ * and 24). Loaded by require() first, a throw is an ordinary error, and the import that follows gets
+ * the cached module. A facade with no plugin announces the table from its own body.
+ */
 export function facadeSource(input: FacadeInput): string {
   const lines: string[] = [];
   if (input.module.format === "commonjs" && input.requirePath !== undefined) lines.push(`import ${s(input.marker("require"))};`);
@@ -122,7 +105,12 @@ export function facadeSource(input: FacadeInput): string {
   return `${lines.join("\n")}\n`;
 }
 
-/** The CommonJS facade: `runtime` and `requirePath` are paths for require(). */
+/**
+ * The CommonJS facade, for hosts whose modules are files (Jest) when require() loads a CommonJS
+ * original: it requires the original, announces its exports, then runs the registration modules,
+ * each in its window with a throw contained; the original has finished loading by then, so one that
+ * imports it back finds it complete. `runtime` and `requirePath` are paths for require().
+ */
 export function cjsFacadeSource(input: FacadeInput): string {
   const registrations = input.registrations.map((r) => ({
     window: windowInfo(input.module, r),

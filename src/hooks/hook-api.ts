@@ -8,7 +8,8 @@ import { DispatchHookError } from "../registry/errors.js";
 import { type DiscoverOptions, Discovery } from "./discovery.js";
 import type { HookMode } from "./hook-mode.js";
 import type { HooksData } from "./hooks-thread.js";
-import { createHooks, type HookReport } from "./node-hooks.js";
+import type { HookReport } from "./module-facts.js";
+import { createHooks } from "./node-hooks.js";
 
 export interface AttachedHooks {
   /** Delivers reports still in flight from the hooks thread (none in-thread). */

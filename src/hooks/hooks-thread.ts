@@ -7,7 +7,8 @@
 import type { MessagePort } from "node:worker_threads";
 import { workerThreads } from "../builtins.js";
 import { type DiscoverOptions, Discovery, emptyConfig } from "./discovery.js";
-import { createHooks, type HookReport, type LoadResult, type ResolveResult } from "./node-hooks.js";
+import type { HookReport, LoadResult, ResolveResult } from "./module-facts.js";
+import { createHooks } from "./node-hooks.js";
 
 /** What install() passes to `initialize`. Plain data, plus the port back to the installation. */
 export interface HooksData {

@@ -16,7 +16,7 @@ import { type DiscoverOptions, Discovery, emptyConfig, type HookConfig } from ".
 import { attachHooks } from "./hook-api.js";
 import { type HookMode, hookMode } from "./hook-mode.js";
 import { Matcher } from "./matcher.js";
-import type { HookReport } from "./node-hooks.js";
+import type { HookReport } from "./module-facts.js";
 
 export type { PluginOptions } from "./declarations.js";
 

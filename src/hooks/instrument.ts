@@ -1,24 +1,14 @@
 /**
- * The epilogue appended to a watched CommonJS dispatch module that require() loads under Node's
- * in-thread hooks. The module keeps its own file name, so require.resolve(), __filename,
- * require.cache and stack traces name the real file. A pure function of its arguments: no I/O and
- * no globals.
- *
- * - Nothing is prepended or changed: `source` is an exact prefix of the result, so every line and
- *   column stays where it was. A trailing `//# sourceMappingURL` (or `sourceURL`) comment is
- *   repeated after the epilogue so that it stays last.
- * - The epilogue is one line. Every value in it is interpolated through JSON.stringify, and the
- *   identifier it declares occurs nowhere in `source`.
- * - At the end of the body it announces `module.exports`. The registration modules are required
- *   once the module has finished loading (`module.loaded`), when its loader first reads
- *   `module.exports` to hand it to the requirer (Node's Module#load and Module._load, Jest's
- *   requireModule): an ES registration module that imports the dispatch module back would fail
- *   with ERR_REQUIRE_CYCLE_MODULE while it is still loading (Node 22, 24, 26). Each runs in its
- *   window, a throw recorded rather than rethrown (runtime/require-registrations.ts).
+ * What the loader does to a watched module's own source, appending only, so that every line and
+ * column stays where it was: the epilogues (a CommonJS module that require() loads under in-thread
+ * hooks; an ES module with no registration module), and an ES original's `import.meta`. Pure
+ * functions: every value interpolated through JSON.stringify, every identifier declared free in the
+ * source, and a trailing `//# sourceMappingURL` (or `sourceURL`) comment repeated so that it stays last.
  */
 import { url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
+import { importMetaSpans } from "./export-names.js";
 import { windowInfo } from "./facade.js";
 import type { PlannedRegistration } from "./matcher.js";
 
@@ -29,6 +19,14 @@ export interface EpilogueInput {
   readonly runtime: string;
 }
 
+/**
+ * The CommonJS epilogue: the module keeps its file name, so require.resolve(), __filename,
+ * require.cache and stack traces name the real file. It announces `module.exports` at the end of the
+ * body; the registration modules are required once the module has finished loading, when its loader
+ * first reads `module.exports` to hand it over (Node's Module#load and Module._load, Jest's
+ * requireModule): an ES registration module importing the dispatch module back would fail with
+ * ERR_REQUIRE_CYCLE_MODULE while it is still loading (Node 22, 24, 26).
+ */
 export function instrument(source: string, input: EpilogueInput): string {
   if (typeof source !== "string") {
     throw new DispatchHookError("ERR_DISPATCH_INVALID_SOURCE", `instrument(): source must be a string, got ${describe(source)}.`);
@@ -45,11 +43,9 @@ export function instrument(source: string, input: EpilogueInput): string {
 }
 
 /**
- * The epilogue appended to a watched ES module that no plugin has a registration module for (Node's
- * hooks): at the end of its body it imports its own namespace (the exact URL, query included, so
- * the same instance) and announces the table. No generated module and no second URL: import.meta,
- * resolution, stack traces, and import() beside require() all see the module itself. The same rules
- * as instrument(): append only, one line, JSON.stringify for every value, free identifiers.
+ * The ES epilogue, for a watched module no plugin has a registration module for: it imports its own
+ * namespace (the exact URL, so the same instance) and announces the table. No generated module and no
+ * second URL: import.meta, resolution, stack traces, and import() beside require() see the module itself.
  */
 export function esmEpilogue(source: string, module: ModuleInfo, runtime: string): string {
   if (typeof source !== "string") {
@@ -80,12 +76,8 @@ function freeIdentifier(source: string): string {
   return `__dispatchHook${n}`;
 }
 
-/**
- * The `//# sourceMappingURL=` / `//# sourceURL=` comments at the end of `source`, to repeat after
- * the epilogue. Engines use the last such comment, so repeating them keeps source maps and names
- * working without touching the original text.
- */
-export function trailingDirectives(source: string): string {
+/** The `//# sourceMappingURL=` / `//# sourceURL=` comments ending `source`: engines use the last such comment. */
+function trailingDirectives(source: string): string {
   // Read from the end, a line at a time: the rest of a large module is never split or copied.
   const kept: string[] = [];
   for (let end = source.length; end > 0; ) {
@@ -97,4 +89,59 @@ export function trailingDirectives(source: string): string {
     kept.unshift(line);
   }
   return kept.length === 0 ? "" : `${kept.join("\n")}\n`;
+}
+
+const CALL_LENGTH = "import.meta".length;
+const names = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/** A function name that occurs nowhere in `source`, whose call is exactly as long as `import.meta`. */
+function freeName(source: string): string | undefined {
+  for (const c of names) {
+    const name = `_dhMeta${c}$`;
+    if (!source.includes(name)) return name;
+  }
+  return undefined;
+}
+
+/** The source with every `import.meta` replaced, and the declaration to append; or the source as it was. */
+function rewriteImportMeta(source: string, href: string): { readonly code: string; readonly declaration?: string } {
+  if (!source.includes("meta")) return { code: source };
+  let spans: Array<readonly [number, number]>;
+  try {
+    spans = importMetaSpans(source);
+  } catch {
+    return { code: source };
+  }
+  // A span across lines is left as it is: replacing it would move the lines after it.
+  spans = spans.filter(([start, end]) => end - start >= CALL_LENGTH && !/[\n\r\u2028\u2029]/.test(source.slice(start, end)));
+  const name = freeName(source);
+  if (spans.length === 0 || name === undefined) return { code: source };
+  let code = "";
+  let at = 0;
+  for (const [start, end] of spans) {
+    code += `${source.slice(at, start)}${name}()${" ".repeat(end - start - CALL_LENGTH)}`;
+    at = end;
+  }
+  code += source.slice(at);
+  const url = JSON.stringify(href);
+  return { code, declaration: `;function ${name}(){if(!${name}.d){${name}.d=1;try{import.meta.url=${url}}catch{}}return import.meta}` };
+}
+
+/**
+ * An ES original served at its second URL (virtual-modules.ts), changed so that it still sees its own
+ * URL. Each `import.meta` becomes a call of the same length (`_dhMeta0$()`, space-padded) to a hoisted
+ * function appended at the end, which sets `import.meta.url` to the module's own URL once and returns
+ * `import.meta` itself, so its other members (`filename`, `dirname`, `resolve`, `main`, a host's) are
+ * the module's. es-module-lexer finds the expressions, never in strings or comments; a module it cannot
+ * read keeps its `import.meta`. A `//# sourceURL=` names the module's own URL, so stack frames name it
+ * (and Node 20 to 26 find a `sourceMappingURL` map through it), unless the module names its own.
+ */
+export function originalSource(source: string, href: string): string {
+  const { code, declaration } = rewriteImportMeta(source, href);
+  const lines = declaration === undefined ? [] : [declaration];
+  if (!/^[ \t]*\/\/[#@][ \t]*sourceURL=/m.test(source) && !/[\n\r\u2028\u2029]/.test(href)) lines.push(`//# sourceURL=${href}`);
+  if (lines.length === 0) return code;
+  const separator = code.length === 0 || code.endsWith("\n") ? "" : "\n";
+  // Appended after the last line, and the trailing source map comments repeated: they stay last.
+  return `${code}${separator}${lines.join("\n")}\n${trailingDirectives(source)}`;
 }

@@ -1,10 +1,11 @@
 /**
- * What the hooks ask of a module and of Node: the shapes Node's hook API passes, and small facts
- * about a module (its format, its source as text, what require() has cached). Pure but for
- * reading require.cache and the file system.
+ * What the hooks exchange with Node (the shapes its hook API passes, and small facts about a module:
+ * its format, its source as text, what require() has cached) and with their installation.
  */
 import { fs, nodeModule, url } from "../builtins.js";
+import type { Discovery, HookConfig } from "./discovery.js";
 import type { FacadeRegistration } from "./facade.js";
+import type { ModulePlan } from "./matcher.js";
 
 export interface LoadResult {
   format?: string | null | undefined;
@@ -25,6 +26,48 @@ export type Context = {
 export type Maybe<T> = T | Promise<T>;
 export type NextResolve = (specifier: string, context?: Context) => Maybe<ResolveResult>;
 export type NextLoad = (url: string, context?: Context) => Maybe<LoadResult>;
+
+/** What the hooks tell their installation. Crosses the thread boundary on Node 20. */
+export type HookReport =
+  | { readonly type: "facade"; readonly url: string; readonly backend: string }
+  | { readonly type: "failed"; readonly url: string; readonly backend: string; readonly message: string }
+  | { readonly type: "config"; readonly config: HookConfig };
+
+/** Which modules are watched, and how; rebuilt when discovery learns something. */
+export interface WatchList {
+  watches(url: string): boolean;
+  match(url: string): ModulePlan | undefined;
+}
+
+export interface HookOptions {
+  readonly discovery: Pick<Discovery, "version" | "config" | "learn"> & Partial<Pick<Discovery, "formatOf">>;
+  /** Builds the watch list from the config (default: a Matcher). The corpus test watches everything. */
+  readonly watchList?: (config: HookConfig) => WatchList;
+  readonly mode: "registerHooks" | "register";
+  /** The runtime that ES facades import (a file URL) and CommonJS facades require (a path). */
+  readonly runtime: { readonly esm: string; readonly cjs: string };
+  readonly report: (message: HookReport) => void;
+  /** Whether the installation still wants changes made (default: until disable()). */
+  readonly enabled?: () => boolean;
+  /**
+   * Called before resolve() hands out a virtual URL, which only load() can serve: in-thread hooks
+   * attach load() then (see hook-api.ts), so that the modules loaded before the first watched one
+   * do not pass through it.
+   */
+  readonly needLoad?: () => void;
+  /**
+   * Called (from resolve(), never while load() builds a generated module) once every generated
+   * module handed out has been loaded: in-thread hooks detach load() then, until needLoad() asks
+   * again. Node builds each load's hook chain when the load starts, so a load already running
+   * keeps it either way.
+   */
+  readonly idle?: () => void;
+  /**
+   * Whether a registration module has finished in the installation's thread, for an earlier
+   * instance of its dispatch module. Once every one has, a new instance (`?v=2`) needs no windows.
+   */
+  readonly ran?: (registrationModule: string) => boolean;
+}
 
 export function then<T, U>(value: Maybe<T>, next: (value: T) => U): Maybe<U> {
   return value instanceof Promise ? value.then(next) : next(value);

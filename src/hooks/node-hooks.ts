@@ -1,32 +1,25 @@
 /**
- * Node's module hooks, built by a factory so that each installation has its own state. One
- * implementation serves both of Node's hook APIs: `module.registerHooks` (in-thread, synchronous)
- * and `module.register` (off-thread, asynchronous; see hooks-thread.ts).
- *
- * - resolve: learns the package scope of every resolved module (discovery), and leaves every URL
- *   as Node resolved it: importers of a watched dispatch module, `import.meta.resolve()` and
- *   `require.resolve()` all get the module's own URL. It short-circuits the URLs that generated
- *   code imports (virtual-modules.ts).
- * - load: serves a watched dispatch module's URL. An ES module that plugins have registration
- *   modules for, and a CommonJS one that `import` reaches, get their facade there (facade.ts), which
- *   imports the original at its second URL, served with its own `import.meta` (original-source.ts).
- *   A CommonJS module that require() loads (registerHooks) is itself, with an epilogue appended
- *   (instrument.ts), and an ES module with no registration module gets the signal appended. The
- *   markers are generated. Every other module is returned exactly as the next hook gave it.
- * A hook never throws because of dispatch-hook: a failure is reported, and the module loads as it
- * would without the loader.
+ * Node's module hooks, one implementation for `module.registerHooks` (in-thread, synchronous) and
+ * `module.register` (off-thread, asynchronous; hooks-thread.ts), built per installation.
+ * - resolve learns the package scope of every module (discovery) and leaves every URL as Node
+ *   resolved it, so importers, `import.meta.resolve()` and `require.resolve()` of a watched module get
+ *   its own URL; it short-circuits the URLs generated code imports (virtual-modules.ts).
+ * - load serves a watched module's URL: a facade (facade.ts) for an ES module with registration
+ *   modules and for a CommonJS one `import` reaches; the module with an epilogue (instrument.ts) for a
+ *   CommonJS one require() loads, and for an ES one with none. Every other module passes untouched.
+ * A hook never throws because of dispatch-hook: a failure is reported, and the module loads as without us.
  */
 import { fs, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import type { HookConfig } from "./discovery.js";
 import { hasDefaultExport, wrapsOwnFile } from "./export-names.js";
 import { type FacadeInput, facadeSource, markerSource } from "./facade.js";
-import type { HookOptions } from "./hook-options.js";
-import { esmEpilogue, instrument } from "./instrument.js";
+import { esmEpilogue, instrument, originalSource } from "./instrument.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
 import {
   type Context,
   facadeRegistrations,
+  type HookOptions,
   hasKeys,
   isCommonJs,
   isEsm,
@@ -40,10 +33,6 @@ import {
   text,
   then,
 } from "./module-facts.js";
-import { originalSource } from "./original-source.js";
-
-export type { HookOptions, HookReport, WatchList } from "./hook-options.js";
-export type { LoadResult, ResolveResult } from "./module-facts.js";
 
 import { originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
 

@@ -1,20 +1,17 @@
 /**
- * The URLs the Node hooks hand out besides a module's own. A dispatch module's facade is served at
- * the module's own URL, which is what its importers resolve, so that resolution names the real
- * file. The facade imports the original at the same URL with one more query parameter
- * (`basic.js?dispatch-hook-original`): the same file, so import.meta.filename, require()'s cache
- * key, __filename and relative resolution stay the file's own. The facade's markers live at virtual
- * siblings of the module's file (`basic.js.dispatch-hook-step0.mjs`, with the module's query and
- * hash kept), so that every module instance has its own. Each URL names everything needed to
- * generate the module again: the hooks keep no table of them.
+ * The URLs the Node hooks hand out besides a module's own (where its facade is served, so that
+ * resolution names the real file). The original is the same URL with one more query parameter
+ * (`basic.js?dispatch-hook-original`), so import.meta.filename, require()'s cache key, __filename and
+ * relative resolution stay the file's own; each marker is a virtual sibling
+ * (`basic.js.dispatch-hook-step0.mjs`, query and hash kept), one per module instance. Each URL names
+ * all it takes to generate the module again: the hooks keep no table of them.
  */
-/** The markers a facade imports (facade.ts). */
-export type VirtualKind = "require" | "step" | "done";
+import type { MarkerKind } from "./facade.js";
 
 /** What every URL of ours contains, virtual or original: a cheap first test before parsing. */
 export const TAG = "dispatch-hook-";
 /** What every virtual URL contains. */
-export const VIRTUAL_TAG = ".dispatch-hook-";
+const VIRTUAL_TAG = ".dispatch-hook-";
 const ORIGINAL = "dispatch-hook-original";
 // "-cjs" marks a CommonJS original: its exports are its namespace's default export.
 const pattern = /\.dispatch-hook-(require|step|done)(\d*)(-cjs)?\.[mc]js$/;
@@ -26,12 +23,12 @@ function split(href: string): [string, string] {
 
 export interface VirtualModule {
   readonly original: string;
-  readonly kind: VirtualKind;
+  readonly kind: MarkerKind;
   readonly index: number;
   readonly commonjs: boolean;
 }
 
-export function virtualUrl(original: string, kind: VirtualKind, index?: number, commonjs = false): string {
+export function virtualUrl(original: string, kind: MarkerKind, index?: number, commonjs = false): string {
   const [base, rest] = split(original);
   return `${base}${VIRTUAL_TAG}${kind}${index ?? ""}${commonjs ? "-cjs" : ""}.mjs${rest}`;
 }
@@ -43,7 +40,7 @@ export function parseVirtual(href: string): VirtualModule | undefined {
   if (found === null) return undefined;
   return {
     original: base.slice(0, found.index) + rest,
-    kind: found[1] as VirtualKind,
+    kind: found[1] as MarkerKind,
     index: Number(found[2] || 0),
     commonjs: found[3] !== undefined,
   };

@@ -3,7 +3,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { Discovery } from "../../src/hooks/discovery.js";
 import { runtimeLocation } from "../../src/hooks/hook-api.js";
-import { createHooks, type HookReport, type LoadResult, type ResolveResult } from "../../src/hooks/node-hooks.js";
+import type { HookReport, LoadResult, ResolveResult } from "../../src/hooks/module-facts.js";
+import { createHooks } from "../../src/hooks/node-hooks.js";
 import { originalUrl, parseOriginal, parseVirtual, virtualUrl } from "../../src/hooks/virtual-modules.js";
 import { appJson, makeTree } from "../integration/fixture.js";
 
