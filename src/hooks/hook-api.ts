@@ -28,11 +28,8 @@ const instance = Math.random().toString(36).slice(2, 10);
 
 /** Where the runtime that generated code imports lives: beside this bundle, or in dist/bundle for the per-file build. */
 export function runtimeLocation(): { esm: string; cjs: string } {
-  for (const dir of ["./", "../bundle/"]) {
-    const esm = new URL(`${dir}runtime.js`, import.meta.url);
-    if (fs.existsSync(esm)) return { esm: esm.href, cjs: urls.fileURLToPath(new URL(`${dir}runtime.cjs`, import.meta.url)) };
-  }
-  return { esm: new URL("./runtime.js", import.meta.url).href, cjs: urls.fileURLToPath(new URL("./runtime.cjs", import.meta.url)) };
+  const dir = ["./", "../bundle/"].find((d) => fs.existsSync(new URL(`${d}runtime.js`, import.meta.url))) ?? "./";
+  return { esm: new URL(`${dir}runtime.js`, import.meta.url).href, cjs: urls.fileURLToPath(new URL(`${dir}runtime.cjs`, import.meta.url)) };
 }
 
 type RegisterHooks = (hooks: { resolve?: unknown; load?: unknown }) => { deregister(): void };
@@ -129,9 +126,7 @@ export function attachHooks(
         late = true;
         process.emitWarning(
           `dispatch-hook's hooks thread did not report its config within ${CONFIG_WAIT_MS / 1000} s; answers until it does leave it out.`,
-          {
-            code: "DISPATCH_HOOK_CONFIG_LATE",
-          },
+          { code: "DISPATCH_HOOK_CONFIG_LATE" },
         );
       }
       for (let m = threads.receiveMessageOnPort(port1); m !== undefined; m = threads.receiveMessageOnPort(port1))

@@ -185,7 +185,6 @@ export function install(options: InstallOptions = {}): Installation {
   };
   const miss = (m: DispatchMiss) => {
     if (m.backend === undefined) return;
-    hooks.drain();
     const backend = m.backend;
     // What the loader could not see of the backend is the cause, where there is a finding: it
     // replaces the generic "register an implementation" (a registry's hint may have said it already).

@@ -24,22 +24,24 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 
-/** The subpath as a pattern: `{backend}` captures one path segment. */
-function subpathPattern(subpath: string): string {
-  const encoded = subpath
+/** A subpath as it appears in a URL, `{backend}` kept. */
+function encode(subpath: string): string {
+  return subpath
     .split("/")
     .map((segment) => encodeURIComponent(segment).replaceAll("%7Bbackend%7D", "{backend}"))
     .join("/");
-  return escapeRegExp(encoded).replaceAll("\\{backend\\}", "([^/?#]+)");
+}
+
+/** The subpath as a pattern: `{backend}` captures one path segment. */
+function subpathPattern(subpath: string): string {
+  return escapeRegExp(encode(subpath)).replaceAll("\\{backend\\}", "([^/?#]+)");
 }
 
 /** The longest literal run of a subpath (as it appears in a URL), around any `{backend}`. */
 function needle(subpath: string): string {
-  const encoded = subpath
-    .split("/")
-    .map((segment) => encodeURIComponent(segment).replaceAll("%7Bbackend%7D", "{backend}"))
-    .join("/");
-  const longest = encoded.split("{backend}").reduce((a, b) => (b.length > a.length ? b : a), "");
+  const longest = encode(subpath)
+    .split("{backend}")
+    .reduce((a, b) => (b.length > a.length ? b : a), "");
   // Without its slashes at the ends: a substring search looks for the needle's first character
   // first, and every URL is full of slashes.
   return longest.replace(/^\/+|\/+$/g, "");

@@ -34,7 +34,7 @@ export type HookReport =
   | { readonly type: "config"; readonly config: HookConfig };
 
 /** Which modules are watched, and how; rebuilt when discovery learns something. */
-export interface WatchList {
+interface WatchList {
   watches(url: string): boolean;
   match(url: string): ModulePlan | undefined;
 }

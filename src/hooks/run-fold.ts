@@ -9,7 +9,7 @@ import type { AuditReport } from "../registry/audit-events.js";
 import { formatReport, shortModule, waitingText } from "../registry/audit-format.js";
 import { type ProcessRecord, type RecordWriter, recordFormat, runDirVariable } from "../registry/run-records.js";
 
-export const runFormat = "dispatch-hook/audit";
+const runFormat = "dispatch-hook/audit";
 
 /** One thread of the run: its record, or why it has none. */
 export interface RunProcess extends RecordWriter {

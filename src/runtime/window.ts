@@ -1,19 +1,11 @@
 /**
- * The runtime's state: registration windows, each the evaluation of one plugin's registration module
- * right after its backend's dispatch module. Generated code marks the timeline of one module instance:
- *
- *   open 0   the table is announced; window 0 opens          ─ registration module 0 runs
- *   close 0  (imports module 0) it has finished: window 0 is done
- *   open 1   window 1 opens                                   ─ registration module 1 runs
- *   …
- *   end      the synchronous pass is over: no window is current for what the app runs next
- *
- * A module suspended at a top-level await lets the pass go on; its close runs once it has finished,
- * and meanwhile the hub's async-local storage keeps its window current for its code, so what it
- * registers is the plugin's. The hub keeps each window's facts while its table lives, so every copy
- * of the package sees every window. Writes made into the table, not through a registry, are found by
- * comparing the table's entries at each mark: what changed belongs to the window whose module ran in
- * between (during the synchronous pass, exactly one), or, after it, to every window still awaiting.
+ * Registration windows: each the evaluation of one plugin's registration module right after its
+ * backend's dispatch module. Generated code marks a module instance's timeline: step 0 announces
+ * the table and opens window 0, finish closes a window once its module has finished, step i opens
+ * window i, and step n ends the synchronous pass. A module suspended at a top-level await stays in
+ * its window (the hub's async-local storage carries it) while the pass goes on. Writes into the table
+ * not made through a registry are found by comparing its entries at each mark: what changed belongs
+ * to the window whose module ran in between, or, after the pass, to every window still awaiting.
  */
 import { frameworkNamespace, type ModuleInfo, type OutsideWrite, summarizeError, type WindowFact, type WindowInfo } from "../channel.js";
 import { hub } from "../hub.js";
@@ -213,7 +205,7 @@ export function runRegistration(info: WindowInfo, module: ModuleInfo, exports: u
   }
 }
 
-export interface RequiredRegistration {
+interface RequiredRegistration {
   readonly window: WindowInfo;
   /** What to pass to require(). */
   readonly path: string;
