@@ -4,18 +4,6 @@
  */
 export type HookMode = "registerHooks" | "register" | "none";
 
-function parse(version: string): [number, number, number] {
-  const [major = 0, minor = 0, patch = 0] = version
-    .replace(/^v/, "")
-    .split(".")
-    .map((part) => Number.parseInt(part, 10) || 0);
-  return [major, minor, patch];
-}
-
-function atLeast(version: [number, number, number], minor: number, patch: number): boolean {
-  return version[1] > minor || (version[1] === minor && version[2] >= patch);
-}
-
 /**
  * - `registerHooks` (in-thread, sees `require()`) where it is safe: on Node 22.15 to 22.22.2 even a
  *   pass-through registerHooks hook breaks `require(esm)` from a CommonJS main; fixed in 22.22.3
@@ -25,13 +13,16 @@ function atLeast(version: [number, number, number], minor: number, patch: number
  * - Node 26 deprecates `register` (DEP0205): where registerHooks is safe we never call it.
  */
 export function hookMode(version: string = process.versions.node): HookMode {
-  const v = parse(version);
-  const [major] = v;
+  const [major = 0, minor = 0, patch = 0] = version
+    .replace(/^v/, "")
+    .split(".")
+    .map((part) => Number.parseInt(part, 10) || 0);
+  const atLeast = (m: number, p: number) => minor > m || (minor === m && patch >= p);
   if (major >= 25) return "registerHooks";
-  if (major === 24) return atLeast(v, 11, 1) ? "registerHooks" : "register";
-  if (major === 22) return atLeast(v, 22, 3) ? "registerHooks" : "register";
+  if (major === 24) return atLeast(11, 1) ? "registerHooks" : "register";
+  if (major === 22) return atLeast(22, 3) ? "registerHooks" : "register";
   if (major === 23 || major === 21) return "register";
   // process.getBuiltinModule (20.16) keeps start-up cheap; module.register itself came in 20.6.
-  if (major === 20) return atLeast(v, 16, 0) ? "register" : "none";
+  if (major === 20) return atLeast(16, 0) ? "register" : "none";
   return "none";
 }

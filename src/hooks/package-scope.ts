@@ -72,20 +72,13 @@ export function findPackage(start: string, name: string): { dir: string; json: R
     const candidate = plain
       ? `${dir.endsWith(path.sep) ? dir : dir + path.sep}node_modules${path.sep}${own}`
       : path.join(dir, "node_modules", name);
-    let text: string | undefined;
     try {
-      text = fs.readFileSync(`${candidate}${path.sep}package.json`, "utf8");
+      return { dir: candidate, json: { ok: true, value: JSON.parse(fs.readFileSync(`${candidate}${path.sep}package.json`, "utf8")) } };
     } catch (error) {
-      if ((error as { code?: unknown }).code !== "ENOENT" && (error as { code?: unknown }).code !== "ENOTDIR") {
+      // Not there: look further up. Unreadable, or not JSON (a SyntaxError has no code): found, with why.
+      const code = (error as { code?: unknown }).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR")
         return { dir: candidate, json: { ok: false, error: error instanceof Error ? error.message : String(error) } };
-      }
-    }
-    if (text !== undefined) {
-      try {
-        return { dir: candidate, json: { ok: true, value: JSON.parse(text) } };
-      } catch (error) {
-        return { dir: candidate, json: { ok: false, error: error instanceof Error ? error.message : String(error) } };
-      }
     }
     if (path.dirname(dir) === dir) return undefined;
   }
