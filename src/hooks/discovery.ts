@@ -1,14 +1,9 @@
 /**
- * Finding the declarations, independent of the working directory and without scanning
- * node_modules. Three sources, all feeding one FieldReader:
- * - the program's own package: the package scope of the entry point (process.argv[1]), wherever
- *   node was started; its direct dependencies too. The working directory's package when there is no
- *   entry point (`node -e`) or the entry point is a tool's, inside node_modules (vitest, jest, tsx);
- * - package scopes as modules load: a package's package.json when the hooks first resolve one of its
- *   modules, and its direct dependencies when it depends on a framework or on dispatch-hook. That
- *   finds a plugin next to its framework anywhere in the tree before its backend loads;
- * - DISPATCH_HOOK_CONFIG and declarations given in code.
- * The cost follows what the program loads, not what is installed.
+ * Finding the declarations without scanning node_modules, so the cost follows what the program
+ * loads: the app's package (appRoot) and its direct dependencies; each package scope as the hooks
+ * first resolve one of its modules, and its direct dependencies when it depends on a framework or on
+ * dispatch-hook (so a plugin beside its framework is found before its backend loads); and
+ * DISPATCH_HOOK_CONFIG and declarations given in code. All feed one FieldReader.
  */
 import { fs, path, url } from "../builtins.js";
 import { FieldReader } from "./config-field.js";

@@ -1,9 +1,7 @@
 /**
- * Whether an ES module has a default export: the one thing a facade must know about the module
- * it stands for (`export *` re-exports every other name by itself, so nothing else is enumerated
- * and the module's export shape cannot drift); and where an original names `import.meta`
- * (instrument.ts). es-module-lexer answers both; it is loaded only when the first facade is
- * built, so a process that loads no dispatch module never pays for it.
+ * What es-module-lexer tells about an ES module: whether it has a default export (all a facade must
+ * know: `export *` re-exports every other name), where it names `import.meta`, whether it wraps its
+ * own file. Loaded with the first facade, so a process that loads no dispatch module never pays for it.
  */
 import { nodeModule } from "../builtins.js";
 

@@ -36,13 +36,10 @@ type RegisterHooks = (hooks: { resolve?: unknown; load?: unknown }) => { deregis
 type HookPair = Pick<ReturnType<typeof createHooks>, "resolve" | "load">;
 
 /**
- * In-thread hooks (module.registerHooks). Every hook Node calls costs each module a step through its
- * chain, as much as a whole do-nothing hook. load() serves only the generated modules (and notices
- * a watched module reached without one), so it is attached when resolve() hands out a generated
- * module's URL that Node has not loaded yet, before that module loads, and detached again once
- * every such module has loaded: the modules loaded before the first dispatch module and after the
- * last skip it. It runs first in the load chain while attached, which changes nothing: it serves
- * only the URLs it made and passes every other on.
+ * In-thread hooks (module.registerHooks). Every hook Node calls costs each module as much as a whole
+ * do-nothing hook, and load() serves only generated modules: it is attached when resolve() hands out
+ * a generated module's URL Node has not loaded, and detached once every such module has loaded, so
+ * the modules before the first dispatch module and after the last skip it.
  */
 export function attachInThread(
   registerHooks: RegisterHooks,

@@ -1,8 +1,6 @@
 /**
- * The hooks-thread entry for `module.register` (Node 20, and 22/24 before their registerHooks
- * fixes). Node calls `initialize`, `resolve` and `load` on its hooks thread. install() registers
- * this file under a URL with a query unique to the installation, so each installation gets its own
- * module instance and its own state here.
+ * The hooks-thread entry for `module.register` (Node 20, and 22/24 before their registerHooks fixes).
+ * install() registers it under a URL with a query unique to the installation: its own instance and state.
  */
 import type { MessagePort } from "node:worker_threads";
 import { workerThreads } from "../builtins.js";

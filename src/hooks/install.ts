@@ -1,8 +1,7 @@
 /**
- * install(): the one process-wide act of dispatch-hook. It reads the config, attaches the hooks
- * with the API the Node version supports, and from then on answers, for the thread, what the loader
- * knows: the files it read, what it watches, what it could not see (loader status), and what it can
- * add to a dispatch miss.
+ * install(): reads the config, attaches the hooks with the API the Node version supports, and then
+ * answers for the thread what the loader knows: files read, what it watches, what it could not see,
+ * and what it can add to a dispatch miss.
  */
 import { nodeModule, url } from "../builtins.js";
 import type { DispatchMiss, InstallationStatus, LoaderFinding } from "../channel.js";

@@ -49,17 +49,11 @@ export interface HookOptions {
   readonly report: (message: HookReport) => void;
   /** Whether the installation still wants changes made (default: until disable()). */
   readonly enabled?: () => boolean;
-  /**
-   * Called before resolve() hands out a virtual URL, which only load() can serve: in-thread hooks
-   * attach load() then (see hook-api.ts), so that the modules loaded before the first watched one
-   * do not pass through it.
-   */
+  /** Called before resolve() hands out a URL only load() can serve: in-thread hooks attach load() then (hook-api.ts). */
   readonly needLoad?: () => void;
   /**
-   * Called (from resolve(), never while load() builds a generated module) once every generated
-   * module handed out has been loaded: in-thread hooks detach load() then, until needLoad() asks
-   * again. Node builds each load's hook chain when the load starts, so a load already running
-   * keeps it either way.
+   * Called from resolve() (never while load() builds a module) once every generated module handed out
+   * has loaded: in-thread hooks detach load() until needLoad(). A running load keeps the chain it started with.
    */
   readonly idle?: () => void;
   /**
@@ -116,13 +110,6 @@ export function requireCacheEntry(href: string): { readonly loaded: boolean } | 
   }
 }
 
-export function missing(href: string): string | undefined {
-  try {
-    if (fs.existsSync(url.fileURLToPath(href))) return undefined;
-  } catch {}
-  return `Cannot find the registration module ${href}`;
-}
-
 /**
  * A facade's registration modules: each imported by its URL, one that does not exist recorded as
  * missing, and one that `required` says so required by its path (facade.ts: on Node 20's
@@ -134,8 +121,11 @@ export function facadeRegistrations(
   required: (href: string) => boolean,
 ): FacadeRegistration[] {
   return registrations.map(({ plugin, url: href }) => {
-    const gone = missing(href);
-    if (gone !== undefined) return { plugin, url: href, specifier: href, missing: gone };
+    let exists = false;
+    try {
+      exists = fs.existsSync(url.fileURLToPath(href));
+    } catch {}
+    if (!exists) return { plugin, url: href, specifier: href, missing: `Cannot find the registration module ${href}` };
     return { plugin, url: href, specifier: href, ...(required(href) ? { requirePath: url.fileURLToPath(href) } : {}) };
   });
 }
