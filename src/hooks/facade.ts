@@ -65,10 +65,6 @@ export function windowInfo(module: ModuleInfo, registration: { readonly plugin: 
   };
 }
 
-function windows(input: FacadeInput): WindowInfo[] {
-  return input.registrations.map((registration) => windowInfo(input.module, registration));
-}
-
 /** The namespace expression the runtime gets: a CommonJS module's exports are its default export. */
 function namespace(input: FacadeInput, name: string): string {
   return input.module.format === "commonjs" ? `${name}.default` : name;
@@ -152,7 +148,7 @@ export function markerSource(kind: MarkerKind, index: number, input: FacadeInput
   if (kind === "done") {
     // Imports its registration module, so it runs once that module has finished, awaits included.
     if (registration === undefined || registration.missing !== undefined) return "";
-    const info = windows(input)[index];
+    const info = windowInfo(input.module, registration);
     const finish = `import { finish } from ${s(input.runtime)};\n`;
     // A CommonJS one is required, in the window its step opened: imported, it would be run by
     // Node 20's ES module translator, whose require() breaks when a loader (tsx) gave the module's
@@ -165,8 +161,7 @@ export function markerSource(kind: MarkerKind, index: number, input: FacadeInput
     return `import ${s(registration.specifier)};\n${finish}finish(${s([info])});\n`;
   }
   const missing = registration?.missing;
-  const args = [s(input.module), namespace(input, "ns"), s(windows(input)), String(index), ...(missing === undefined ? [] : [s(missing)])];
-  return [`import * as ns from ${s(input.original)};`, `import { step } from ${s(input.runtime)};`, `step(${args.join(", ")});`, ""].join(
-    "\n",
-  );
+  const windows = input.registrations.map((r) => windowInfo(input.module, r));
+  const args = [s(input.module), namespace(input, "ns"), s(windows), String(index), ...(missing === undefined ? [] : [s(missing)])];
+  return `import * as ns from ${s(input.original)};\nimport { step } from ${s(input.runtime)};\nstep(${args.join(", ")});\n`;
 }

@@ -37,9 +37,7 @@ export function instrument(source: string, input: EpilogueInput): string {
   const epilogue =
     `;{const ${id}=require(${JSON.stringify(input.runtime)});${id}.signalEvaluated(${info},module.exports);` +
     `${id}.requireWhenLoaded(module,${info},require,${registrations});}`;
-  const trailer = trailingDirectives(source);
-  const separator = source.length === 0 || source.endsWith("\n") ? "" : "\n";
-  return `${source}${separator}${epilogue}\n${trailer}`;
+  return append(source, epilogue);
 }
 
 /**
@@ -56,8 +54,7 @@ export function esmEpilogue(source: string, module: ModuleInfo, runtime: string)
   const epilogue =
     `;import * as ${ns} from ${JSON.stringify(module.url)};import { signalEvaluated as ${signal} } from ${JSON.stringify(runtime)};` +
     `${signal}(${JSON.stringify(module)},${ns});`;
-  const separator = source.length === 0 || source.endsWith("\n") ? "" : "\n";
-  return `${source}${separator}${epilogue}\n${trailingDirectives(source)}`;
+  return append(source, epilogue);
 }
 
 /** What require() takes for a registration module: its path, or the URL itself if it is not a file URL. */
@@ -76,7 +73,13 @@ function freeIdentifier(source: string): string {
   return `__dispatchHook${n}`;
 }
 
-/** The `//# sourceMappingURL=` / `//# sourceURL=` comments ending `source`: engines use the last such comment. */
+/** `line` after the last line of `code`, then the source map comments ending `source` again: engines use the last one. */
+function append(code: string, line: string, source = code): string {
+  const separator = code.length === 0 || code.endsWith("\n") ? "" : "\n";
+  return `${code}${separator}${line}\n${trailingDirectives(source)}`;
+}
+
+/** The `//# sourceMappingURL=` / `//# sourceURL=` comments ending `source`. */
 function trailingDirectives(source: string): string {
   // Read from the end, a line at a time: the rest of a large module is never split or copied.
   const kept: string[] = [];
@@ -140,8 +143,5 @@ export function originalSource(source: string, href: string): string {
   const { code, declaration } = rewriteImportMeta(source, href);
   const lines = declaration === undefined ? [] : [declaration];
   if (!/^[ \t]*\/\/[#@][ \t]*sourceURL=/m.test(source) && !/[\n\r\u2028\u2029]/.test(href)) lines.push(`//# sourceURL=${href}`);
-  if (lines.length === 0) return code;
-  const separator = code.length === 0 || code.endsWith("\n") ? "" : "\n";
-  // Appended after the last line, and the trailing source map comments repeated: they stay last.
-  return `${code}${separator}${lines.join("\n")}\n${trailingDirectives(source)}`;
+  return lines.length === 0 ? code : append(code, lines.join("\n"), source);
 }
