@@ -50,11 +50,6 @@ function declarations(config: HookConfig): string[] {
   return config.rules.map((r) => `${r.backend ?? "{backend}"} (${r.packageName ?? "?"}: ./${r.subpath})`);
 }
 
-/**
- * What a loader could not see or do, asked fresh each time (a module that signals later drops out):
- * modules it could not instrument, watched modules that loaded but never signalled, and, where the
- * hooks do not see require() (module.register), watched modules that require() loaded.
- */
 interface LoaderRecord {
   readonly mode: HookMode;
   /** Watched modules the hooks generated a facade for, or instrumented: URL → backend. */
@@ -63,6 +58,11 @@ interface LoaderRecord {
   readonly matcher: Matcher;
 }
 
+/**
+ * What a loader could not see or do, asked fresh each time (a module that signals later drops out):
+ * modules it could not instrument, watched modules that loaded but never signalled, and, where the
+ * hooks do not see require() (module.register), watched modules that require() loaded.
+ */
 export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
   const signalled = new Set(
     hub()
