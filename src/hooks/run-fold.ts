@@ -1,8 +1,7 @@
 /**
- * One audit over every process of a run: the records in a run directory (run-records.ts), folded.
- * A record that is missing, truncated, corrupt or foreign is named, never skipped, and never ok.
- * Plain data in, plain data out: the command line, the Vitest reporter and the Jest reporter print
- * the same thing with the same code.
+ * One audit over every process of a run: the records in a run directory (run-records.ts), folded, for
+ * the command line and the Vitest and Jest reporters alike. A record that is missing, truncated,
+ * corrupt or foreign is named, never skipped, and never ok.
  */
 import { fs, os, path, url } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";

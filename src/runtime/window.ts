@@ -137,13 +137,9 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
   line ??= timeline(module, exports);
   if (line.current !== undefined) suspend(line);
   const info = windows[index];
-  if (info === undefined) {
-    line.syncOver = true;
-    h.enterWindow(line.outer);
-    return;
-  }
-  if (seen(info, module, exports)) {
-    // A second route to the same load: the module ran already.
+  if (info === undefined) line.syncOver = true;
+  // Past the last window, or a second route to the same load (the module ran already).
+  if (info === undefined || seen(info, module, exports)) {
     h.enterWindow(line.outer);
     return;
   }
