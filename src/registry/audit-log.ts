@@ -4,10 +4,8 @@
  * holds the events; the registry reads them (verify(), assertComplete(), format()), with what the
  * thread's loaders know.
  */
-import { assertedBackends } from "./asserted-backends.js";
 import type { AuditEvent, AuditReport, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { DispatchHookError } from "./errors.js";
-import { checkVerifyOptions } from "./options.js";
 
 export type { AuditEvent, AuditEventKind, AuditReport, VerifyOptions } from "./audit-events.js";
 
@@ -50,34 +48,6 @@ export class AuditLog {
   toJSONLines(): string {
     return this.#events.map((event) => JSON.stringify(event)).join("\n");
   }
-}
-
-/**
- * Reads a registry's report for assertComplete() and throws one error that lists every problem, if
- * there is any: ERR_DISPATCH_NO_LOADER when a backend named here (or expected) has no table and
- * nothing in the thread could make one signal, else ERR_DISPATCH_INCOMPLETE. The thread remembers
- * the backends named first (assertedBackends()), so that its exit audit holds the program to them
- * too, even when it caught the error. @internal
- */
-export function throwIfIncomplete(read: (options: VerifyOptions) => AuditReport, options: VerifyOptions): void {
-  checkVerifyOptions(options, "assertComplete()");
-  for (const backend of options.backends ?? []) if (typeof backend === "string") assertedBackends().add(backend);
-  const report = read(options);
-  if (report.ok) return;
-  const scope = options.backends === undefined ? "" : ` for ${options.backends.join(", ")}`;
-  const lines = report.problems.map((p) => `  - [${p.kind}] ${p.message}`);
-  const list = `${report.problems.length} registration problem${report.problems.length === 1 ? "" : "s"}${scope}:\n${lines.join("\n")}`;
-  const unserved = [...new Set(report.problems.flatMap((p) => (p.kind === "no-loader" ? [p.backend] : [])))];
-  if (unserved.length > 0) {
-    throw new DispatchHookError(
-      "ERR_DISPATCH_NO_LOADER",
-      `No table of ${unserved.join(", ")} exists, and no dispatch-hook loader or host adapter is installed in this thread that could make one signal. ` +
-        "Start the program with node --import dispatch-hook/loader.mjs, run it through a host adapter (dispatch-hook/vitest, dispatch-hook/vite, dispatch-hook/esbuild or dispatch-hook/jest), or have the framework call announce() in its dispatch modules.\n" +
-        list,
-      { details: { problems: report.problems } },
-    );
-  }
-  throw new DispatchHookError("ERR_DISPATCH_INCOMPLETE", list, { details: { problems: report.problems } });
 }
 
 /** A report, and everything in it, made read-only: what user code gets is a snapshot it cannot change. */

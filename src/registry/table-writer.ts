@@ -1,14 +1,14 @@
 /**
- * How a registry writes into tables: a registration made the owner of its op type and queued for
- * every table of its backend, applied through each table's adapter (an implementation the registry
- * did not put there is refused unless overridden), disposed with what the table held before put
- * back, revived by restore(), and a withdrawn table's entries taken out. Every step is audited; the
- * registry supplies its bookkeeping through WriterHost.
+ * How a registry writes into tables: owners applied to every table of their backend through its
+ * adapter (an entry the registry did not put there is refused unless overridden), disposed with what
+ * the table held put back, revived by restore(), and a withdrawn table's entries taken out. Every
+ * step is audited. It holds the registry's backends; the registry supplies the rest through WriterHost.
  */
 import { summarizeError } from "../channel.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
-import type { BackendState } from "./backend-state.js";
+import { BackendState } from "./backend-state.js";
 import type { Class } from "./dispatcher.js";
+import { DispatchHookError } from "./errors.js";
 import { noTables, type Registration, type Table, type TableHandle } from "./registration.js";
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
@@ -16,29 +16,33 @@ import type { TableAdapter } from "./table-adapter.js";
 export interface WriterHost {
   record(event: Unsequenced<AuditEvent>): void;
   setState(registration: Registration, next: RegistrationState): void;
-  /** The backend's state, created on first use. */
-  backend(name: string): BackendState;
-  /** The backend's state if it has one. */
-  existing(name: string): BackendState | undefined;
-  backends(): Iterable<BackendState>;
   /** Starts listening for the backend's tables, and learns those that exist already. */
   listen(backend: string): void;
   stopListening(backend: string): void;
-  /** Tables withdrawn with their handle: announcements of them are not accepted again. */
-  readonly withdrawn: WeakSet<object>;
 }
 
 export class TableWriter {
   readonly #host: WriterHost;
+  readonly backends = new Map<string, BackendState>();
+  /** Tables withdrawn with their handle: announcements of them are not accepted again. */
+  readonly withdrawn = new WeakSet<object>();
+  readonly #snapshots = new WeakSet<RegistrySnapshot>();
 
   constructor(host: WriterHost) {
     this.#host = host;
   }
 
+  /** The backend's state, created on first use. */
+  backend(name: string): BackendState {
+    const state = this.backends.get(name) ?? new BackendState(name);
+    this.backends.set(name, state);
+    return state;
+  }
+
   /** Puts an accepted registration behind the current owner of its op type. */
   wait(registration: Registration, owner: Registration, note: string): Registration {
     this.#host.setState(registration, "superseded");
-    this.#host.backend(registration.backend).wait(registration, true);
+    this.backend(registration.backend).wait(registration, true);
     this.#host.record({ kind: "superseded", id: registration.id, backend: registration.backend, op: registration.op, by: owner.id, note });
     return registration;
   }
@@ -48,7 +52,7 @@ export class TableWriter {
     // Learn of tables that already exist first, so that a registration made after its table
     // appeared is applied (and audited) as immediate.
     this.#host.listen(registration.backend);
-    const state = this.#host.backend(registration.backend);
+    const state = this.backend(registration.backend);
     const previous = state.owners.get(registration.opType);
     if (previous !== undefined) {
       // Only reachable with override: the previous owner steps aside until this one is disposed.
@@ -98,7 +102,7 @@ export class TableWriter {
   };
 
   dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {
-    const state = this.#host.backend(registration.backend);
+    const state = this.backend(registration.backend);
     const { opType } = registration;
     const wasOwner = state.owners.get(opType) === registration;
     state.unwait(registration);
@@ -138,7 +142,7 @@ export class TableWriter {
   }
 
   revive(registration: Registration): void {
-    const state = this.#host.backend(registration.backend);
+    const state = this.backend(registration.backend);
     const owner = state.owners.get(registration.opType);
     if (owner !== undefined && !registration.override) {
       // Something took the op type since; the restored registration waits behind it.
@@ -151,11 +155,11 @@ export class TableWriter {
   }
 
   withdraw(table: Table): void {
-    const state = this.#host.existing(table.backend);
+    const state = this.backends.get(table.backend);
     const index = state?.tables.indexOf(table) ?? -1;
     if (state === undefined || index < 0) return;
     state.tables.splice(index, 1);
-    this.#host.withdrawn.add(table.table);
+    this.withdrawn.add(table.table);
     for (const registration of state.owners.values()) {
       if (registration.removeTable(table)) {
         this.#putBack(table, registration);
@@ -191,11 +195,23 @@ export class TableWriter {
     return entry.handle;
   }
 
+  /** Which registrations are live and which backends sealed. */
+  snapshot(registrations: readonly Registration[]): RegistrySnapshot {
+    const live = new Set(registrations.filter((r) => r.state !== "disposed").map((r) => r.id));
+    const sealed = new Set([...this.backends.values()].filter((b) => b.sealed).map((b) => b.name));
+    const snapshot: RegistrySnapshot = Object.freeze({ live, sealed });
+    this.#snapshots.add(snapshot);
+    return snapshot;
+  }
+
   /**
-   * Returns to a snapshot: registrations made since are disposed, those disposed since come back
-   * (into every table, including tables provided since), and seals are as they were. Tables stay.
+   * Returns to a snapshot it took: registrations made since are disposed, those disposed since come
+   * back (into every table, including tables provided since), and seals are as they were. Tables stay.
    */
   restore(snapshot: RegistrySnapshot, registrations: readonly Registration[]): void {
+    if (!this.#snapshots.has(snapshot)) {
+      throw new DispatchHookError("ERR_DISPATCH_INVALID_SNAPSHOT", "restore() needs a snapshot taken from this registry with snapshot().");
+    }
     for (const registration of registrations.slice().reverse()) {
       // A plugin's registration module ran once, for a dispatch module instance that stays loaded:
       // what it registered stays, or that instance would miss from then on.
@@ -205,7 +221,7 @@ export class TableWriter {
     for (const registration of registrations) {
       if (snapshot.live.has(registration.id) && registration.state === "disposed") this.revive(registration);
     }
-    for (const state of this.#host.backends()) {
+    for (const state of this.backends.values()) {
       const sealed = snapshot.sealed.has(state.name);
       if (state.sealed !== sealed) {
         state.sealed = sealed;
@@ -216,7 +232,7 @@ export class TableWriter {
 
   /** Answers a window's question: did this registry write exactly this entry into that table? */
   wrote(table: object, key: Function | string, impl: unknown): boolean {
-    for (const state of this.#host.backends()) {
+    for (const state of this.backends.values()) {
       const entry = state.tables.find((t) => t.table === table);
       if (entry === undefined) continue;
       const wrote = (owner: Registration) => owner.impl === impl && owner.inTable(entry);

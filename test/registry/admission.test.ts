@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { admit, type Request } from "../../src/registry/admission.js";
 import { Registration } from "../../src/registry/registration.js";
+import { admit, type Request } from "../../src/registry/registry-input.js";
 
 class Pool {}
 const impl = () => 1;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backendNameProblem, checkBackend } from "../../src/registry/names.js";
+import { backendNameProblem, checkBackend } from "../../src/registry/options.js";
 import { thrown } from "../helpers.js";
 
 describe("backend names", () => {

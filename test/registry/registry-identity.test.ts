@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { copyDirectory, isDefault, markDefault, registryName } from "../../src/registry/registry-identity.js";
+import { copyDirectory, isDefault, markDefault, registryName } from "../../src/registry/thread-audit.js";
 import { repoRoot } from "../integration/fixture.js";
 
 describe("registry identity", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hub } from "../../src/hub.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
-import { gatherFacts } from "../../src/registry/thread-facts.js";
+import { gatherFacts } from "../../src/registry/thread-audit.js";
 
 class Conv {}
 
