@@ -1,16 +1,45 @@
 /**
  * The exit audit (DISPATCH_HOOK_AUDIT): one per thread, speaking for every registry of every copy
- * of dispatch-hook in it, and for the loaders (see registry/thread-audit.ts).
+ * of dispatch-hook in it, and for the loaders (see thread-audit.ts).
  */
 import { fs } from "../builtins.js";
 import { hub } from "../hub.js";
-import { type AuditMode, parseAuditMode } from "./audit-env.js";
 import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
 import { startRecord, writeRecord } from "./run-records.js";
 import { threadAudit } from "./thread-audit.js";
 
-export { type AuditMode, parseAuditMode } from "./audit-env.js";
+/** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, "off" is silent. */
+export type AuditMode = "strict" | "report" | "off";
+
+const on = new Set(["1", "true", "on", "yes"]);
+const off = new Set(["", "0", "false", "off", "no"]);
+
+/**
+ * The mode `value` names, in any case: strict; report, or 1/true/on/yes; off, or 0/false/no, or
+ * unset or empty. Anything else is off, with a warning unless `warn` is false (for a caller that asks often).
+ */
+export function parseAuditMode(value: string | undefined, warn = true): AuditMode {
+  const word = value?.trim().toLowerCase();
+  if (word === undefined || off.has(word)) return "off";
+  if (word === "strict" || word === "report") return word;
+  if (on.has(word)) return "report";
+  if (warn) {
+    process.emitWarning(
+      `DISPATCH_HOOK_AUDIT=${JSON.stringify(value)} is not a value it accepts: "strict"; "report" (or 1, true, on, yes); "off" (or 0, false, no, or empty). The audit stays off.`,
+      { code: "DISPATCH_HOOK_AUDIT_MODE" },
+    );
+  }
+  return "off";
+}
+
+/**
+ * Whether this process runs an audit (a mode, or a run directory): only then does a registry capture
+ * call sites unless told to. A capture costs several times the rest of a registration (bench/RESULTS.md).
+ */
+export function auditRunning(): boolean {
+  return parseAuditMode(process.env.DISPATCH_HOOK_AUDIT, false) !== "off" || Boolean(process.env.DISPATCH_HOOK_AUDIT_DIR);
+}
 
 /**
  * What the audit says at exit: the table (to stderr) in report mode, or when strict mode finds a

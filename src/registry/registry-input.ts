@@ -3,11 +3,10 @@
  * receive (each refusal has a code and changes nothing), and the rule that admits a registration.
  */
 import type { Origin } from "./audit-events.js";
-import type { CallSite } from "./call-site.js";
 import { type Class, type Impl, isClass } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { checkBackend, checkOptions } from "./options.js";
-import type { Registration } from "./registration.js";
+import type { CallSite, Registration } from "./registration.js";
 import { checkAdapter, type TableAdapter } from "./table-adapter.js";
 
 export interface RegisterOptions {

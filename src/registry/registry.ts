@@ -4,12 +4,19 @@ import { noticeTable } from "../table-entries.js";
 import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
 import { type AuditLog, createAuditLog } from "./audit-log.js";
-import { auditRunning, captureCallSite, formatCallSite } from "./call-site.js";
 import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
+import { auditRunning } from "./exit-audit.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend, checkOptions } from "./options.js";
-import { Registration, type RegistrationHandle, RequestedEvent, type TableHandle } from "./registration.js";
+import {
+  captureCallSite,
+  formatCallSite,
+  Registration,
+  type RegistrationHandle,
+  RequestedEvent,
+  type TableHandle,
+} from "./registration.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
 import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput, opName } from "./registry-input.js";
 import { adapterFor } from "./table-adapter.js";

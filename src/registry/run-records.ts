@@ -9,7 +9,6 @@
  */
 import { crypto, fs, path, workerThreads } from "../builtins.js";
 import { hub } from "../hub.js";
-import { writeFileAtomically } from "./atomic-write.js";
 import type { AuditReport } from "./audit-events.js";
 
 /** The variable that names the run directory. */
@@ -86,4 +85,25 @@ export function writeRecord(dir: string, report: AuditReport, exitCode: number |
     report,
   };
   writeFileAtomically(path.join(dir, `${stem()}.json`), JSON.stringify(record));
+}
+
+/**
+ * Writes `file` (a record, the Jest adapter's facades) under a temporary name beside it, then renames it into place, so that a concurrent
+ * reader sees the old file or the new one, never half of one. Throws what the file system throws,
+ * leaving no temporary file behind.
+ */
+export function writeFileAtomically(file: string, data: string | Uint8Array): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temporary, data);
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    // unlinkSync, not rmSync: rmSync loads Node's rimraf module, a start-up cost for the loader.
+    try {
+      fs.unlinkSync(temporary);
+    } catch {
+      // Never written.
+    }
+    throw error;
+  }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { captureCallSite, formatCallSite } from "../../src/registry/call-site.js";
+import { captureCallSite, formatCallSite } from "../../src/registry/registration.js";
 
 function registerLike() {
   return captureCallSite(registerLike);

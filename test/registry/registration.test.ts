@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { captureCallSite } from "../../src/registry/call-site.js";
-import { noTables, Registration, RequestedEvent, type Table } from "../../src/registry/registration.js";
+import { captureCallSite, noTables, Registration, RequestedEvent, type Table } from "../../src/registry/registration.js";
 
 class PoolLayer {}
 const table = (id: number) => ({ id }) as unknown as Table;
