@@ -1,17 +1,13 @@
 /**
- * A registry's audit log: the life of every registration, as events. It is read-only: events come
- * from its registry, never from outside, so a report cannot be forged into saying "ok". The log
- * holds the events; the registry reads them (verify(), assertComplete(), format()), with what the
- * thread's loaders know.
+ * A registry's audit log: the life of every registration, as events. Read-only: events come from its
+ * registry, never from outside, so a report cannot be forged into saying "ok".
  */
-import type { AuditEvent, AuditReport, Unsequenced, VerifyOptions } from "./audit-events.js";
+import type { AuditEvent, Unsequenced } from "./audit-events.js";
 import { DispatchHookError } from "./errors.js";
-
-export type { AuditEvent, AuditEventKind, AuditReport, VerifyOptions } from "./audit-events.js";
 
 const token = Symbol("AuditLog");
 
-function toData(event: AuditEvent): AuditEvent {
+export function toData(event: AuditEvent): AuditEvent {
   const json = (event as { toJSON?: () => AuditEvent }).toJSON;
   return typeof json === "function" ? json.call(event) : { ...event };
 }
@@ -59,23 +55,14 @@ export function frozen<T>(value: T): T {
   return value;
 }
 
-/**
- * The log (frozen: none of its methods can be replaced on it), its only writer, and the registry's
- * own ways of reading it, which go through nothing user code can reach. @internal
- */
-export function createAuditLog(report: (events: readonly AuditEvent[], options: VerifyOptions) => AuditReport): {
-  log: AuditLog;
-  record: (event: Unsequenced<AuditEvent>) => void;
-  events: () => AuditEvent[];
-  report: (options: VerifyOptions) => AuditReport;
-} {
+/** The log (frozen: none of its methods can be replaced on it), its events, and its only writer. @internal */
+export function createAuditLog(): { log: AuditLog; events: AuditEvent[]; record: (event: Unsequenced<AuditEvent>) => void } {
   const events: AuditEvent[] = [];
-  const read = (options: VerifyOptions) => frozen(report(events, options));
   const log = new AuditLog(token, events);
   Object.freeze(log);
   const record = (event: Unsequenced<AuditEvent>) => {
     (event as { seq: number }).seq = events.length;
     events.push(event as AuditEvent);
   };
-  return { log, record, events: () => events.map(toData), report: read };
+  return { log, events, record };
 }

@@ -3,7 +3,7 @@ import { hub } from "../hub.js";
 import { noticeTable } from "../table-entries.js";
 import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
-import { type AuditLog, createAuditLog } from "./audit-log.js";
+import { type AuditLog, createAuditLog, frozen, toData } from "./audit-log.js";
 import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
 import { auditRunning } from "./exit-audit.js";
@@ -34,9 +34,9 @@ const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "fai
 const warned = new WeakSet<object>();
 
 export class Registry {
-  /** The registry's audit log: read-only, and not replaceable. verify() and the thread's audit read it through #report. */
+  /** The registry's audit log: read-only, and not replaceable. verify() and the thread's audit read #events. */
   declare readonly audit: AuditLog;
-  readonly #report: (options: VerifyOptions) => AuditReport;
+  readonly #events: AuditEvent[];
   readonly #record: (event: Unsequenced<AuditEvent>) => void;
   readonly #registrations: Registration[] = []; // every registration accepted, indexed by id
   readonly #callSites: boolean;
@@ -63,9 +63,9 @@ export class Registry {
   constructor(options: RegistryOptions = {}) {
     checkOptions(options, { callSites: "boolean", name: "string", namespace: "string" }, "createRegistry()");
     this.#callSites = options.callSites ?? auditRunning();
-    const { log, record, events, report } = createAuditLog((all, verifyOptions) => this.#reportOf(all, verifyOptions));
+    const { log, events, record } = createAuditLog();
     Object.defineProperty(this, "audit", { value: log, enumerable: true, writable: false, configurable: false });
-    this.#report = report;
+    this.#events = events;
     this.#record = (event) => {
       record(event);
       if (!stickyKinds.has(event.kind)) return;
@@ -80,14 +80,11 @@ export class Registry {
       miss: (miss) =>
         this.#misses.explain(miss, { registrations: this.#registrations, backend: (b) => this.#writer.backend(b), record: this.#record }),
       wrote: (table, key, impl) => this.#writer.wrote(table, key, impl),
-      events,
+      events: () => events.map(toData),
     };
   }
 
-  /**
-   * Registers `impl` for `opType` on `backend`. If the backend's table exists it is applied now;
-   * otherwise it waits for the table. Returns a handle that undoes it.
-   */
+  /** Registers `impl` for `opType` on `backend`: applied now if its table exists, else when it appears. The handle undoes it. */
   register(backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
     return this.registerFrom(this.register, backend, opType, impl, options);
   }
@@ -171,7 +168,7 @@ export class Registry {
     return formatReport(this.#report(options));
   }
   assertComplete(options: VerifyOptions = {}): void {
-    throwIfIncomplete(this.#report, options);
+    throwIfIncomplete((o) => this.#report(o), options);
   }
 
   /** Records which registrations are live and which backends are sealed. */
@@ -180,10 +177,7 @@ export class Registry {
     return this.#writer.snapshot(this.#registrations);
   }
 
-  /**
-   * Returns to a snapshot: registrations made since are disposed (but a plugin's registration module's,
-   * whose module instance stays), those disposed since come back, and seals are as they were.
-   */
+  /** Back to a snapshot: later registrations are disposed (not a plugin module's), disposed ones come back, seals as they were. */
   restore(snapshot: RegistrySnapshot): void {
     this.#checkOpen("restore()");
     this.#writer.restore(snapshot, this.#registrations);
@@ -212,13 +206,9 @@ export class Registry {
     }
   }
 
-  #reportOf(events: readonly AuditEvent[], options: VerifyOptions): AuditReport {
-    return registryReport(
-      this,
-      events,
-      options,
-      [...this.#writer.backends.values()].flatMap((b) => b.tables),
-    );
+  #report(options: VerifyOptions): AuditReport {
+    const tables = [...this.#writer.backends.values()].flatMap((b) => b.tables);
+    return frozen(registryReport(this, this.#events, options, tables));
   }
 
   #join(): void {
