@@ -1,6 +1,5 @@
-import { type DispatchMiss, dispatcherBrand } from "../channel.js";
+import { type DispatchMiss, dispatcherBrand, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
-import { noticeTable } from "../table-entries.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { checkOptions } from "./options.js";
 

@@ -2,6 +2,7 @@
  * What the registry's methods are given: the option and snapshot types, the checks on what they
  * receive (each refusal has a code and changes nothing), and the rule that admits a registration.
  */
+import { keyName } from "../channel.js";
 import type { Origin } from "./audit-events.js";
 import { type Class, type Impl, isClass } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
@@ -46,10 +47,6 @@ export interface RegistrySnapshot {
   readonly sealed: ReadonlySet<string>;
 }
 
-export function opName(type: Class): string {
-  return type.name || "(anonymous class)";
-}
-
 export function checkRegisterInput(backend: string, opType: Class, impl: Impl, options: RegisterOptions | undefined): void {
   checkBackend(backend, "register()");
   if (!isClass(opType)) {
@@ -61,10 +58,10 @@ export function checkRegisterInput(backend: string, opType: Class, impl: Impl, o
   if (typeof impl !== "function") {
     throw new DispatchHookError(
       "ERR_DISPATCH_INVALID_IMPL",
-      `register(${JSON.stringify(backend)}, ${opName(opType)}, …): the implementation must be a function, got ${describe(impl)}.`,
+      `register(${JSON.stringify(backend)}, ${keyName(opType)}, …): the implementation must be a function, got ${describe(impl)}.`,
     );
   }
-  checkOptions(options, { override: "boolean" }, `register(${JSON.stringify(backend)}, ${opName(opType)}, …)`);
+  checkOptions(options, { override: "boolean" }, `register(${JSON.stringify(backend)}, ${keyName(opType)}, …)`);
 }
 
 export function checkExpectInput(backend: string, ops: readonly string[], source: string | undefined): void {
@@ -126,7 +123,7 @@ export function admit(request: Request, sealed: boolean, owner: Registration | u
     return {
       action: "refuse",
       code: "ERR_DISPATCH_SEALED",
-      message: `The ${backend} backend is sealed; ${opName(opType)} cannot be registered. The framework sealed it; register before it does.`,
+      message: `The ${backend} backend is sealed; ${keyName(opType)} cannot be registered. The framework sealed it; register before it does.`,
     };
   }
   if (owner === undefined) return take;
@@ -140,6 +137,6 @@ export function admit(request: Request, sealed: boolean, owner: Registration | u
   return {
     action: "refuse",
     code: "ERR_DISPATCH_CONFLICT",
-    message: `${opName(opType)} already has an implementation on ${backend} (registration #${owner.id}${owner.origin === undefined ? "" : `, ${owner.origin.plugin}'s`}). Pass { override: true } to replace it, or dispose the other registration first.`,
+    message: `${keyName(opType)} already has an implementation on ${backend} (registration #${owner.id}${owner.origin === undefined ? "" : `, ${owner.origin.plugin}'s`}). Pass { override: true } to replace it, or dispose the other registration first.`,
   };
 }

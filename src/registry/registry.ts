@@ -1,6 +1,5 @@
-import { frameworkNamespace, type HubMember, type TableNotice } from "../channel.js";
+import { frameworkNamespace, type HubMember, keyName, noticeTable, type TableNotice } from "../channel.js";
 import { hub } from "../hub.js";
-import { noticeTable } from "../table-entries.js";
 import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
 import { type AuditLog, createAuditLog, frozen, toData } from "./audit-log.js";
@@ -18,7 +17,7 @@ import {
   type TableHandle,
 } from "./registration.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
-import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput, opName } from "./registry-input.js";
+import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput } from "./registry-input.js";
 import { adapterFor } from "./table-adapter.js";
 import { TableWriter } from "./table-writer.js";
 import { copyDirectory, registryName, registryReport, throwIfIncomplete } from "./thread-audit.js";
@@ -237,7 +236,7 @@ export class Registry {
   /** A new registration, recorded as requested (state pending; not yet the owner of anything). */
   #accepted(request: Request): Registration {
     const { backend, opType, impl, override, origin, site } = request;
-    const registration = new Registration(this.#nextId++, backend, opType, opName(opType), impl, override, this.#disposeHandle);
+    const registration = new Registration(this.#nextId++, backend, opType, keyName(opType), impl, override, this.#disposeHandle);
     registration.origin = origin;
     this.#registrations.push(registration);
     registration.requested = new RequestedEvent(registration, site);
@@ -253,8 +252,8 @@ export class Registry {
     const { backend, opType, origin } = request;
     if (origin === undefined) {
       this.#join();
-      this.#record({ kind: "refused", id: undefined, backend, op: opName(opType), code, message, table: undefined });
-      throw new DispatchHookError(code, message, { details: { backend, op: opName(opType) } });
+      this.#record({ kind: "refused", id: undefined, backend, op: keyName(opType), code, message, table: undefined });
+      throw new DispatchHookError(code, message, { details: { backend, op: keyName(opType) } });
     }
     // Thrown here, it would take the framework's backend down with the plugin.
     const registration = this.#accepted(request);

@@ -4,9 +4,8 @@
  * fact that stopped being true is gone). A registry's own verify() answers only for itself (registryReport).
  */
 import { url } from "../builtins.js";
-import { frameworkNamespace, type HostFacts } from "../channel.js";
+import { frameworkNamespace, type HostFacts, keyName, listEntries, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
-import { keyName, listEntries, noticeTable } from "../table-entries.js";
 import type { AuditEvent, AuditReport, VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
 import { frozen } from "./audit-log.js";

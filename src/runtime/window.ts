@@ -19,9 +19,17 @@
  * entries at each mark: what changed since the last mark belongs to the window whose module ran in
  * between (during the synchronous pass, exactly one), or, after it, to every window still awaiting.
  */
-import { type ErrorSummary, type ModuleInfo, type OutsideWrite, summarizeError, type WindowFact, type WindowInfo } from "../channel.js";
+import {
+  type ErrorSummary,
+  keyName,
+  listEntries,
+  type ModuleInfo,
+  type OutsideWrite,
+  summarizeError,
+  type WindowFact,
+  type WindowInfo,
+} from "../channel.js";
 import { hub } from "../hub.js";
-import { keyName, listEntries } from "../table-entries.js";
 import { signalEvaluated } from "./evaluated.js";
 
 /** One module instance's timeline. Kept by the copy whose generated code marks it. */

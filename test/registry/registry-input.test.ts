@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkExpectInput, checkRegisterInput, opName } from "../../src/registry/registry-input.js";
+import { keyName } from "../../src/channel.js";
+import { checkExpectInput, checkRegisterInput } from "../../src/registry/registry-input.js";
 
 class Pool {}
 
@@ -26,7 +27,7 @@ describe("registry input checks", () => {
   });
 
   it("names anonymous classes", () => {
-    expect(opName(Pool)).toBe("Pool");
-    expect(opName((() => class {})())).toBe("(anonymous class)");
+    expect(keyName(Pool)).toBe("Pool");
+    expect(keyName((() => class {})())).toBe("(anonymous class)");
   });
 });
