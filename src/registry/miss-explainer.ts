@@ -7,8 +7,7 @@
 import type { DispatchMiss } from "../channel.js";
 import { hub } from "../hub.js";
 import type { AuditEvent, Unsequenced } from "./audit-events.js";
-import type { BackendState } from "./backend-state.js";
-import type { Registration, Table } from "./registration.js";
+import type { BackendState, Registration, Table } from "./registration.js";
 
 export interface MissContext {
   readonly registrations: readonly Registration[];

@@ -1,21 +1,15 @@
 import { frameworkNamespace, type HubMember, keyName, noticeTable, type TableNotice } from "../channel.js";
 import { hub } from "../hub.js";
-import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
+import type { AuditEvent, AuditLog, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
+import { createAuditLog, frozen, toData } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
-import { type AuditLog, createAuditLog, frozen, toData } from "./audit-log.js";
 import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
 import { auditRunning } from "./exit-audit.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend, checkOptions } from "./options.js";
-import {
-  captureCallSite,
-  formatCallSite,
-  Registration,
-  type RegistrationHandle,
-  RequestedEvent,
-  type TableHandle,
-} from "./registration.js";
+import type { RegistrationHandle, TableHandle } from "./registration.js";
+import { captureCallSite, formatCallSite, Registration, RequestedEvent } from "./registration.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
 import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput } from "./registry-input.js";
 import { adapterFor } from "./table-adapter.js";

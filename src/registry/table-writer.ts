@@ -1,15 +1,13 @@
 /**
- * How a registry writes into tables: owners applied to every table of their backend through its
- * adapter (an entry the registry did not put there is refused unless overridden), disposed with what
- * the table held put back, revived by restore(), and a withdrawn table's entries taken out. Every
- * step is audited. It holds the registry's backends; the registry supplies the rest through WriterHost.
+ * How a registry writes into tables, each step audited: owners applied through each table's adapter
+ * (an entry it did not put there is refused unless overridden), disposed with what the table held put
+ * back, revived by restore(), and a withdrawn table's entries taken out. It holds the registry's backends.
  */
 import { summarizeError } from "../channel.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
-import { BackendState } from "./backend-state.js";
 import type { Class } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
-import { noTables, type Registration, type Table, type TableHandle } from "./registration.js";
+import { BackendState, noTables, type Registration, type Table, type TableHandle } from "./registration.js";
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
 
@@ -22,15 +20,12 @@ export interface WriterHost {
 }
 
 export class TableWriter {
-  readonly #host: WriterHost;
   readonly backends = new Map<string, BackendState>();
   /** Tables withdrawn with their handle: announcements of them are not accepted again. */
   readonly withdrawn = new WeakSet<object>();
   readonly #snapshots = new WeakSet<RegistrySnapshot>();
 
-  constructor(host: WriterHost) {
-    this.#host = host;
-  }
+  constructor(private readonly host: WriterHost) {}
 
   /** The backend's state, created on first use. */
   backend(name: string): BackendState {
@@ -41,9 +36,9 @@ export class TableWriter {
 
   /** Puts an accepted registration behind the current owner of its op type. */
   wait(registration: Registration, owner: Registration, note: string): Registration {
-    this.#host.setState(registration, "superseded");
+    this.host.setState(registration, "superseded");
     this.backend(registration.backend).wait(registration, true);
-    this.#host.record({ kind: "superseded", id: registration.id, backend: registration.backend, op: registration.op, by: owner.id, note });
+    this.host.record({ kind: "superseded", id: registration.id, backend: registration.backend, op: registration.op, by: owner.id, note });
     return registration;
   }
 
@@ -51,15 +46,15 @@ export class TableWriter {
   activate(registration: Registration, mechanism: Mechanism): void {
     // Learn of tables that already exist first, so that a registration made after its table
     // appeared is applied (and audited) as immediate.
-    this.#host.listen(registration.backend);
+    this.host.listen(registration.backend);
     const state = this.backend(registration.backend);
     const previous = state.owners.get(registration.opType);
     if (previous !== undefined) {
       // Only reachable with override: the previous owner steps aside until this one is disposed.
-      this.#host.setState(previous, "superseded");
+      this.host.setState(previous, "superseded");
       previous.tables = noTables;
       state.wait(previous);
-      this.#host.record({ kind: "superseded", id: previous.id, backend: previous.backend, op: previous.op, by: registration.id });
+      this.host.record({ kind: "superseded", id: previous.id, backend: previous.backend, op: previous.op, by: registration.id });
     }
     state.owners.set(registration.opType, registration);
     state.enqueueEverywhere(registration, mechanism);
@@ -75,8 +70,8 @@ export class TableWriter {
           const message =
             `${op} already has an implementation in the ${backend} table${table.module ? ` of ${table.module}` : ""} that this registry did not put there. ` +
             "Pass { override: true } to replace it.";
-          if (registration.state !== "failed") this.#host.setState(registration, "refused");
-          this.#host.record({
+          if (registration.state !== "failed") this.host.setState(registration, "refused");
+          this.host.record({
             kind: "refused",
             id,
             backend,
@@ -92,13 +87,13 @@ export class TableWriter {
       }
       table.adapter.set(table.table, opType, registration.impl);
     } catch (error) {
-      this.#host.setState(registration, "failed");
-      this.#host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
+      this.host.setState(registration, "failed");
+      this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
       return;
     }
     registration.addTable(table);
-    if (registration.state === "pending") this.#host.setState(registration, "applied");
-    this.#host.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
+    if (registration.state === "pending") this.host.setState(registration, "applied");
+    this.host.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
   };
 
   dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {
@@ -106,8 +101,8 @@ export class TableWriter {
     const { opType } = registration;
     const wasOwner = state.owners.get(opType) === registration;
     state.unwait(registration);
-    this.#host.setState(registration, "disposed");
-    this.#host.record({ kind: "disposed", id: registration.id, backend: registration.backend, op: registration.op, reason });
+    this.host.setState(registration, "disposed");
+    this.host.record({ kind: "disposed", id: registration.id, backend: registration.backend, op: registration.op, reason });
     if (!wasOwner) return;
     state.owners.delete(opType);
     const heir = state.heir(opType);
@@ -115,15 +110,15 @@ export class TableWriter {
     registration.tables = noTables;
     if (heir !== undefined) {
       // The registration this one replaced comes back, everywhere this one was.
-      this.#host.setState(heir, "pending");
+      this.host.setState(heir, "pending");
       state.owners.set(opType, heir);
-      this.#host.record({ kind: "restored", id: heir.id, backend: heir.backend, op: heir.op });
+      this.host.record({ kind: "restored", id: heir.id, backend: heir.backend, op: heir.op });
       state.enqueueEverywhere(heir, "immediate");
       state.drain(this.apply);
       return;
     }
     for (const table of tables) this.#putBack(table, registration);
-    if (state.owners.size === 0) this.#host.stopListening(state.name);
+    if (state.owners.size === 0) this.host.stopListening(state.name);
   }
 
   /** Restores what a table held for the op type before the registry wrote it. */
@@ -137,7 +132,7 @@ export class TableWriter {
     } catch (error) {
       // The table refused to give the entry back: the implementation is still in it. Say so.
       const { id, backend, op } = registration;
-      this.#host.record({ kind: "stuck", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
+      this.host.record({ kind: "stuck", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
     }
   }
 
@@ -149,8 +144,8 @@ export class TableWriter {
       this.wait(registration, owner, "restored behind the registration that took its place");
       return;
     }
-    this.#host.setState(registration, "pending");
-    this.#host.record({ kind: "restored", id: registration.id, backend: registration.backend, op: registration.op });
+    this.host.setState(registration, "pending");
+    this.host.record({ kind: "restored", id: registration.id, backend: registration.backend, op: registration.op });
     this.activate(registration, "immediate");
   }
 
@@ -163,10 +158,10 @@ export class TableWriter {
     for (const registration of state.owners.values()) {
       if (registration.removeTable(table)) {
         this.#putBack(table, registration);
-        if (registration.tables.length === 0 && registration.state === "applied") this.#host.setState(registration, "pending");
+        if (registration.tables.length === 0 && registration.state === "applied") this.host.setState(registration, "pending");
       }
     }
-    this.#host.record({ kind: "withdrawn", backend: table.backend, table: table.id });
+    this.host.record({ kind: "withdrawn", backend: table.backend, table: table.id });
   }
 
   /** Attaches a newly provided table to its backend, audits it, and applies every live registration to it. */
@@ -182,7 +177,7 @@ export class TableWriter {
       handle: { id, backend: state.name, dispose: () => this.withdraw(entry), [Symbol.dispose]: () => this.withdraw(entry) },
     };
     state.tables.push(entry);
-    this.#host.record({
+    this.host.record({
       kind: "provided",
       backend: state.name,
       table: id,
@@ -225,7 +220,7 @@ export class TableWriter {
       const sealed = snapshot.sealed.has(state.name);
       if (state.sealed !== sealed) {
         state.sealed = sealed;
-        this.#host.record({ kind: "sealed", backend: state.name, sealed });
+        this.host.record({ kind: "sealed", backend: state.name, sealed });
       }
     }
   }

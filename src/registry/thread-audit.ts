@@ -6,9 +6,8 @@
 import { url } from "../builtins.js";
 import { frameworkNamespace, type HostFacts, keyName, listEntries, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
-import type { AuditEvent, AuditReport, VerifyOptions } from "./audit-events.js";
+import { type AuditEvent, type AuditReport, frozen, type VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
-import { frozen } from "./audit-log.js";
 import { buildReport, type NamedFold, type TableFact, type ThreadFacts } from "./audit-report.js";
 import { DispatchHookError } from "./errors.js";
 import { checkVerifyOptions } from "./options.js";

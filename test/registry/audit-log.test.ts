@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AuditLog } from "../../src/registry/audit-log.js";
+import { AuditLog } from "../../src/registry/audit-events.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { DispatchHookError } from "../../src/registry/errors.js";
 import { createRegistry } from "../../src/registry/registry.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BackendState } from "../../src/registry/backend-state.js";
-import { Registration, type Table } from "../../src/registry/registration.js";
+import { BackendState, Registration, type Table } from "../../src/registry/registration.js";
 
 class A {}
 class B {}
