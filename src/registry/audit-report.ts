@@ -26,7 +26,7 @@ export interface ThreadFacts {
   readonly asserted?: ReadonlySet<string>;
 }
 
-export interface ReportScope {
+interface ReportScope {
   /** Whether the loaders' own facts count (expectations, plugins' modules, "nothing to watch"): not for an isolated registry. */
   readonly connected: boolean;
   readonly focus?: readonly string[] | undefined;

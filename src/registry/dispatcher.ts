@@ -21,8 +21,6 @@ export type Impl = (...args: any[]) => unknown;
 // biome-ignore lint/suspicious/noExplicitAny: a class of any shape, abstract or not.
 export type Class = abstract new (...args: any[]) => unknown;
 
-export { dispatcherBrand };
-
 export interface DispatcherOptions<F extends Impl> {
   /** Shown in errors. Defaults to the backend, or "dispatcher". */
   readonly name?: string;

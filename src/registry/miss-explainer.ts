@@ -9,7 +9,7 @@ import { hub } from "../hub.js";
 import type { AuditEvent, Unsequenced } from "./audit-events.js";
 import type { BackendState, Registration, Table } from "./registration.js";
 
-export interface MissContext {
+interface MissContext {
   readonly registrations: readonly Registration[];
   backend(name: string): BackendState;
   record(event: Unsequenced<AuditEvent>): void;

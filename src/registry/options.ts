@@ -40,7 +40,7 @@ export function didYouMean(word: string, known: readonly string[]): string {
 }
 
 /** What a value must be: a kind name, or a list of the literal values allowed ("any": checked by the caller, with its own code). */
-export type OptionKind = "any" | "boolean" | "string" | "function" | "object" | "array" | "registry" | readonly string[];
+type OptionKind = "any" | "boolean" | "string" | "function" | "object" | "array" | "registry" | readonly string[];
 
 function fits(value: unknown, kind: OptionKind): boolean {
   if (Array.isArray(kind)) return typeof value === "string" && kind.includes(value);
@@ -60,11 +60,7 @@ function fits(value: unknown, kind: OptionKind): boolean {
 
 function kindText(kind: OptionKind): string {
   if (Array.isArray(kind)) return `one of ${kind.map((k) => JSON.stringify(k)).join(", ")}`;
-  return kind === "array"
-    ? "an array"
-    : kind === "object" || kind === "registry"
-      ? `a${kind === "object" ? "n" : ""} ${kind}`
-      : `a ${kind}`;
+  return `${kind === "array" || kind === "object" ? "an" : "a"} ${kind}`;
 }
 
 /**

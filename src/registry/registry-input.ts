@@ -104,7 +104,7 @@ export interface Request {
   readonly site: CallSite | undefined;
 }
 
-export type Admission =
+type Admission =
   | { readonly action: "refuse"; readonly code: "ERR_DISPATCH_SEALED" | "ERR_DISPATCH_CONFLICT"; readonly message: string }
   | { readonly action: "wait"; readonly owner: Registration; readonly note: string }
   | { readonly action: "take" };

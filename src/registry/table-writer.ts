@@ -11,7 +11,7 @@ import { BackendState, noTables, type Registration, type Table, type TableHandle
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
 
-export interface WriterHost {
+interface WriterHost {
   record(event: Unsequenced<AuditEvent>): void;
   setState(registration: Registration, next: RegistrationState): void;
   /** Starts listening for the backend's tables, and learns those that exist already. */

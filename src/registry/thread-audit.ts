@@ -43,7 +43,7 @@ export function isDefault(registry: object): boolean {
  * The backends a program named to assertComplete() in this thread. Kept at the hub, so that the exit
  * audit of any copy holds the program to them even when it caught the error.
  */
-export function assertedBackends(): Set<string> {
+function assertedBackends(): Set<string> {
   return hub().shared("asserted-backends@1", () => new Set<string>());
 }
 
