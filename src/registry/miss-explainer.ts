@@ -1,8 +1,7 @@
 /**
- * What a registry adds to a Dispatcher's miss error: the registrations it holds for the missed type
- * and why each has not landed in that table, including the case where the class that reached the
- * table is another copy of the registered class (the same name, another identity). Those two kinds
- * of miss are also recorded in the audit, once per registration and table.
+ * What a registry adds to a Dispatcher's miss error: its registrations for the missed type and why each
+ * has not landed in that table, or that the class that reached it is a second copy of the registered
+ * one. Those two kinds of miss are also recorded in the audit, once per registration and table.
  */
 import type { DispatchMiss } from "../channel.js";
 import { hub } from "../hub.js";
