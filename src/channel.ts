@@ -108,7 +108,7 @@ export interface HubLoader {
   ran?(registrationModule: string): void;
 }
 
-/** A registration window: one plugin's registration module evaluating for one dispatch module instance; what it registers is the plugin's. */
+/** A window: one plugin's registration module evaluating for one dispatch module instance; what it registers is the plugin's. */
 export interface WindowInfo {
   readonly id: string; // unique per dispatch module instance and registration module
   readonly url: string; // the dispatch module instance whose backend loaded

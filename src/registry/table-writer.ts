@@ -44,8 +44,7 @@ export class TableWriter {
 
   /** Makes a registration the owner of its op type and queues it for every table. */
   activate(registration: Registration, mechanism: Mechanism): void {
-    // Learn of tables that already exist first, so that a registration made after its table
-    // appeared is applied (and audited) as immediate.
+    // Learn of existing tables first, so that a registration made after its table appeared is audited as immediate.
     this.host.listen(registration.backend);
     const state = this.backend(registration.backend);
     const previous = state.owners.get(registration.opType);
@@ -199,10 +198,7 @@ export class TableWriter {
     return snapshot;
   }
 
-  /**
-   * Returns to a snapshot it took: registrations made since are disposed, those disposed since come
-   * back (into every table, including tables provided since), and seals are as they were. Tables stay.
-   */
+  /** Returns to a snapshot it took: later registrations disposed, disposed ones back in every table, seals as they were. */
   restore(snapshot: RegistrySnapshot, registrations: readonly Registration[]): void {
     if (!this.#snapshots.has(snapshot)) {
       throw new DispatchHookError("ERR_DISPATCH_INVALID_SNAPSHOT", "restore() needs a snapshot taken from this registry with snapshot().");

@@ -100,9 +100,8 @@ function inNamespace(events: readonly AuditEvent[], namespace: string): readonly
 }
 
 /**
- * One registry's report: its own events, the thread's facts and the tables it was given directly.
- * The loaders' facts (expectations, plugins' modules) count for the registry a loader feeds, and,
- * with no loader, for the default registry that host adapters feed.
+ * One registry's report: its events, the thread's facts and the tables it was given. The loaders' facts
+ * count for the registry a loader feeds, and, with no loader, for the default registry that host adapters feed.
  */
 export function registryReport(
   registry: object,
@@ -117,10 +116,9 @@ export function registryReport(
 }
 
 /**
- * Reads a registry's report for assertComplete() and throws one error that lists every problem, if
- * there is any: ERR_DISPATCH_NO_LOADER when a backend named here (or expected) has no table and
- * nothing in the thread could make one signal, else ERR_DISPATCH_INCOMPLETE. The backends named are
- * remembered first (assertedBackends()). @internal
+ * assertComplete(): remembers the backends named, then throws one error listing every problem, if any:
+ * ERR_DISPATCH_NO_LOADER when a needed backend has no table and nothing could make one signal, else
+ * ERR_DISPATCH_INCOMPLETE. @internal
  */
 export function throwIfIncomplete(read: (options: VerifyOptions) => AuditReport, options: VerifyOptions): void {
   checkVerifyOptions(options, "assertComplete()");
