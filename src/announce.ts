@@ -2,8 +2,7 @@
 import { frameworkNamespace } from "./channel.js";
 import { hub } from "./hub.js";
 import { DispatchHookError, describe } from "./registry/errors.js";
-import { checkBackend } from "./registry/names.js";
-import { checkOptions } from "./registry/options.js";
+import { checkBackend, checkOptions } from "./registry/options.js";
 
 /**
  * Call it at the end of a backend's dispatch module. It announces the table to every registry in

@@ -1,9 +1,6 @@
 /**
- * The Node builtins dispatch-hook uses, read in one place.
- *
- * process.getBuiltinModule, not `import`: building the ES module facade of a builtin costs start-up
- * time (node:fs alone about 3 ms on Node 24), and the loader runs at the start of every process.
- * Needs Node >= 20.16 (see notes/node-versions.md).
+ * The Node builtins dispatch-hook uses, through process.getBuiltinModule (Node >= 20.16), not `import`:
+ * a builtin's ES module facade costs start-up time (node:fs about 3 ms on Node 24), in every process.
  */
 export const diagnosticsChannel = process.getBuiltinModule("node:diagnostics_channel");
 export const fs = process.getBuiltinModule("node:fs");

@@ -1,17 +1,10 @@
 /**
- * The wire contract: how every copy of dispatch-hook in a thread finds the thread's one hub, and the
- * shapes that cross between copies once it has. A copy asks once, on one diagnostics channel; the
- * hub's creator answers; after that everything is plain method calls on the hub (hub.ts).
- *
- * Versions. The handshake names the hub API versions the asking copy can use (`accepts`). A hub
- * answers when it implements one of them, and every version it implements stays a subset of the
- * next: a field or method is only ever added, never changed in meaning. A request that is not a
- * handshake of this shape, or that accepts no version the hub implements, is refused with a
- * warning (its copy then runs on a hub of its own, and nothing already registered is lost).
- *
- * Realms. Node's channels are one per thread, but a host that runs each test file in a vm context
- * of its own (Jest, Vitest's vm pools) evaluates every module again in each. A hub answers only
- * requests from its own realm (global object), so the tables of one test file never meet the next's.
+ * The wire contract: how every copy of dispatch-hook in a thread finds the thread's one hub (one
+ * handshake on a diagnostics channel, then plain method calls, hub.ts), and the shapes that cross.
+ * Versions: a hub answers a handshake that accepts a version it implements; a version only ever adds
+ * fields and methods. Anything else is refused with a warning, and its copy runs on a hub of its own.
+ * Realms: a host that runs each test file in a vm context of its own (Jest, Vitest's vm pools)
+ * evaluates every module again in each; a hub answers only its own realm, so test files never meet.
  */
 import { diagnosticsChannel } from "./builtins.js";
 
@@ -47,10 +40,7 @@ export interface HostFacts {
   readonly plugins: readonly PluginStatus[];
 }
 
-/**
- * The namespace of framework dispatch tables. Registries and tables of other namespaces (a backend
- * set's private registry) never meet these unless code names this namespace explicitly.
- */
+/** The namespace of framework dispatch tables; other namespaces (a backend set's private registry) never meet them. */
 export const frameworkNamespace = "dispatch";
 
 /** A table that exists in this thread. */
@@ -107,8 +97,7 @@ export interface InstallationStatus {
   readonly registry?: object; // the registry the installation was connected to
   readonly files?: readonly string[]; // every package.json or config file it read
   readonly root?: string; // where discovery started: the entry point's package, or the working directory
-  /** One line per declaration: "numba (tensorlab: ./link/numba/dispatch/basic.js)". */
-  readonly declarations?: readonly string[];
+  readonly declarations?: readonly string[]; // one line each: "numba (tensorlab: ./link/numba/dispatch/basic.js)"
   readonly plugins?: readonly PluginStatus[];
 }
 
@@ -119,10 +108,7 @@ export interface HubLoader {
   ran?(registrationModule: string): void;
 }
 
-/**
- * A registration window: the evaluation of one plugin's registration module for one dispatch module
- * instance. Registrations made inside it (after an `await` too) are the plugin's, not the app's.
- */
+/** A window: one plugin's registration module evaluating for one dispatch module instance; what it registers is the plugin's. */
 export interface WindowInfo {
   readonly id: string; // unique per dispatch module instance and registration module
   readonly url: string; // the dispatch module instance whose backend loaded
@@ -134,10 +120,8 @@ export interface WindowInfo {
 /** An entry a registration module wrote into the table directly, not through a registry. */
 export interface OutsideWrite {
   readonly op: string;
-  /** The entry's key: an op type, or an op's name in a table keyed by name. */
-  readonly opType: Function | string;
-  /** True when it replaced an entry that was there before the module ran. */
-  readonly replaced: boolean;
+  readonly opType: Function | string; // the entry's key: an op type, or an op's name in a table keyed by name
+  readonly replaced: boolean; // it replaced an entry that was there before the module ran
 }
 
 /** "open": running its synchronous part; "awaiting": suspended at a top-level await. */
@@ -156,8 +140,7 @@ export interface HubMember {
   readonly namespace: string;
   readonly name: string; // "default", given, or "#n"
   readonly copy: string; // the package directory of the copy it belongs to
-  /** A table of a backend it listens to has appeared in its namespace. */
-  table(notice: TableNotice): void;
+  table(notice: TableNotice): void; // a table of a backend it listens to appeared in its namespace
   miss(miss: DispatchMiss): void;
   wrote(table: object, key: Function | string, impl: unknown): boolean; // did it write exactly this entry?
   events(): readonly unknown[]; // its audit events, as plain data
@@ -181,53 +164,44 @@ export interface HubApi {
   hasLoader(): boolean;
   /** A Dispatcher missed: registries of the backend and the loaders say why. */
   miss(miss: DispatchMiss): void;
-  /** Did any registry write exactly this entry into that table? */
-  wrote(table: object, key: Function | string, impl: unknown, backend: string): boolean;
+  wrote(table: object, key: Function | string, impl: unknown, backend: string): boolean; // did any registry write exactly this entry?
   /** Records a window, held while `table` lives; it becomes the current window when `enter` is set. */
   openWindow(fact: WindowFact, table: object | undefined, enter: boolean): void;
   /** Makes `fact` (or no window) current for the code that runs next, and its async continuations. */
   enterWindow(fact: WindowFact | undefined): void;
-  /** A window left the open and awaiting states. */
-  settleWindow(fact: WindowFact): void;
+  settleWindow(fact: WindowFact): void; // it left the open and awaiting states
   window(id: string): WindowFact | undefined;
   /** The window the running code belongs to, if it is open or awaiting. */
   currentWindow(): WindowInfo | undefined;
   windows(): WindowFact[];
-  /** True for the first caller only: the thread's exit audit is claimed. */
-  claimExit(): boolean;
+  claimExit(): boolean; // true for the first caller only: the thread's exit audit is claimed
   /** A value every copy in the realm shares, created by the first to ask. */
   shared<T>(key: string, create: () => T): T;
   /** Notes a copy whose handshake it refused: that copy's registrations cannot be audited here. */
   refuse(note: string): void;
-  /** What it refused. */
   refusals(): string[];
 }
 
 /** The handshake: published once per copy and realm, answered by the hub of that realm. */
 export interface HubRequest {
   readonly kind: "dispatch-hook:hub";
-  /** The newest hub API version the asker knows. */
-  readonly version: number;
-  /** Every hub API version the asker can use. */
-  readonly accepts: readonly number[];
+  readonly version: number; // the newest hub API version the asker knows
+  readonly accepts: readonly number[]; // every version the asker can use
   readonly realm: object;
   hub?: HubApi;
-  /** Set by a hub that refuses the request: why, so that the asker's own audit says so too. */
-  refused?: string;
+  refused?: string; // set by a hub that refuses: why, so that the asker's own audit says so too
 }
 
 export const hubChannelName = "dispatch-hook:hub";
 export const hubVersion = 1;
-/** The hub API versions this copy can use: a hub that speaks any of them will do. */
 const hubAccepts: readonly number[] = [hubVersion];
 const channel = diagnosticsChannel.channel(hubChannelName);
 let connected: HubApi | undefined;
 const warned = new Set<string>();
 
 function warnOnce(code: string, message: string): void {
-  if (warned.has(code)) return;
+  if (!warned.has(code)) process.emitWarning(message, { code });
   warned.add(code);
-  process.emitWarning(message, { code });
 }
 
 function isHub(value: unknown): value is HubApi {
@@ -256,13 +230,12 @@ function answer(message: unknown, hub: HubApi, realm: object): void {
   request.hub = hub;
 }
 
-/** This copy's answer to handshakes, while its realm lives (the relay below holds it weakly). */
+/** This copy's answer to handshakes, kept while its realm lives (the relay below holds it weakly). */
 let answering: ((message: unknown) => void) | undefined;
 
 /**
- * What the channel holds for a hub. In the main realm, the answer itself. In a vm realm (Jest,
- * Vitest's vm pools) any function or object of the realm would keep the whole realm alive from the
- * thread's channel, so the channel holds a relay made in the main realm, which holds the answer weakly.
+ * What the channel holds for a hub: in the main realm, the answer itself; in a vm realm, whose every
+ * function would keep the whole realm alive from the thread's channel, a main-realm relay that holds it weakly.
  */
 function subscriber(answer: (message: unknown) => void): (message: unknown) => void {
   if (Object.getPrototypeOf(process.getBuiltinModule) === Function.prototype) return answer;
@@ -273,9 +246,8 @@ function subscriber(answer: (message: unknown) => void): (message: unknown) => v
 }
 
 /**
- * The hub of this thread and realm: found with one handshake, or made with `create` when no copy
- * answers. The channel subscription that answers for a hub is never ended (an unsubscribe during a
- * publish skips the next subscriber on Node 20.16).
+ * The hub of this thread and realm: found with one handshake, or made with `create`. Its subscription
+ * is never ended (an unsubscribe during a publish skips the next subscriber on Node 20.16).
  */
 export function connect(create: () => HubApi): HubApi {
   if (connected !== undefined) return connected;
@@ -296,4 +268,32 @@ export function connect(create: () => HubApi): HubApi {
   channel.subscribe(subscriber(answering));
   connected = hub;
   return hub;
+}
+
+/** A table's entries, for tables that can list them (a Dispatcher of any copy, by its brand, and a Map). */
+export function listEntries(table: unknown): ReadonlyMap<unknown, unknown> | undefined {
+  if (typeof table !== "object" || table === null) return undefined;
+  if (table instanceof Map) return table;
+  if ((table as { [dispatcherBrand]?: unknown })[dispatcherBrand] !== true) return undefined;
+  const entries = (table as { entries?: unknown }).entries;
+  const listable = typeof entries === "object" && entries !== null && typeof (entries as Map<unknown, unknown>).get === "function";
+  return listable ? (entries as ReadonlyMap<unknown, unknown>) : undefined;
+}
+
+/**
+ * The op a table key stands for, in messages and expectations: a class by its name, a string key (a
+ * table keyed by op name) as itself. Any other key names no op: not counted, nor reported as written.
+ */
+export function keyName(key: Function | string): string;
+export function keyName(key: unknown): string | undefined;
+export function keyName(key: unknown): string | undefined {
+  if (typeof key === "function") return key.name || "(anonymous class)";
+  return typeof key === "string" ? key : undefined;
+}
+
+/** The table a notice names (a hook notice holds the module's namespace, or its exports). */
+export function noticeTable(notice: TableNotice): unknown {
+  if (notice.via === "native") return notice.table;
+  const namespace = notice.exports;
+  return typeof namespace === "object" && namespace !== null ? (namespace as Record<string, unknown>)[notice.exportName] : undefined;
 }

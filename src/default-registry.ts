@@ -2,7 +2,7 @@
 import type { Class, Impl } from "./registry/dispatcher.js";
 import { auditFromEnvironment } from "./registry/exit-audit.js";
 import { type RegisterOptions, type RegistrationHandle, Registry } from "./registry/registry.js";
-import { markDefault } from "./registry/registry-identity.js";
+import { markDefault } from "./registry/thread-audit.js";
 
 /** The default registry. Creating it subscribes to nothing and changes nothing. */
 export const registry: Registry = markDefault(new Registry({ name: "default" }));

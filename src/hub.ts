@@ -1,9 +1,7 @@
 /**
- * The hub: the one meeting point of a thread and realm, found with one handshake (channel.ts).
- * Tables, registries, windows and loaders of every installed copy meet here through plain method
- * calls. Tables and listeners are indexed by namespace and backend, windows by id, so an event costs
- * what it touches. Tables are held weakly; registries weakly, and strongly only while they hold work
- * that has not landed; windows as long as their table lives; loaders until they leave.
+ * The hub: where the tables, registries, windows and loaders of every copy in a thread and realm meet
+ * (found with one handshake, channel.ts). Indexed so that an event costs what it touches. Tables are
+ * held weakly; registries weakly, strongly while work has not landed; windows while their table lives.
  */
 import { asyncHooks } from "./builtins.js";
 import {
@@ -247,7 +245,7 @@ class Hub implements HubApi {
     return undefined;
   }
 
-  /** Its table is gone, or a newer instance took its id: the window goes, and no longer keeps the storage on. */
+  /** Its table is gone, or a newer instance took its id: the window goes, and stops keeping the storage on. */
   #dropWindow(record: WindowRecord): void {
     if (this.#windows.get(record.fact.info.id) !== record) return;
     if (record.live) this.settleWindow(record.fact);

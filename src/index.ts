@@ -20,6 +20,7 @@ export type { Wraps } from "./dispatchable/wrapping.js";
 export type {
   AuditEvent,
   AuditEventKind,
+  AuditLog,
   AuditReport,
   BackendRecord,
   ErrorSummary,
@@ -34,7 +35,6 @@ export type {
   VerifyOptions,
 } from "./registry/audit-events.js";
 export { formatReport } from "./registry/audit-format.js";
-export type { AuditLog } from "./registry/audit-log.js";
 export type { Class, DispatcherOptions, Impl } from "./registry/dispatcher.js";
 export { Dispatcher, isDispatcher } from "./registry/dispatcher.js";
 export type { ErrorCode, WarningCode } from "./registry/errors.js";

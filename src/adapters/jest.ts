@@ -7,7 +7,7 @@
  * its path, so the original's code, line numbers and coverage are untouched.
  */
 import { crypto, fs, os, path } from "../builtins.js";
-import { writeFileAtomically } from "../registry/atomic-write.js";
+import { writeFileAtomically } from "../registry/run-records.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
 export type { AdapterOptions } from "./adapter-core.js";

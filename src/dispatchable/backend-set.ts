@@ -11,8 +11,7 @@
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { checkBackend } from "../registry/names.js";
-import { checkOptions } from "../registry/options.js";
+import { checkBackend, checkOptions } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
 import { sortBackends } from "./backend-order.js";
 import { Classifier } from "./classifier.js";

@@ -5,8 +5,7 @@
  */
 import { path, url } from "../builtins.js";
 import type { ConfigErrorCode } from "../registry/errors.js";
-import { backendNameProblem } from "../registry/names.js";
-import { suggest } from "../registry/options.js";
+import { backendNameProblem, suggest } from "../registry/options.js";
 import type { ConfigProblem, DispatchableDeclaration, FieldSource, PluginDeclaration, WatchRule } from "./declarations.js";
 import { isPackageName, isRecord, packagePath } from "./package-scope.js";
 

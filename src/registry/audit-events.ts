@@ -1,5 +1,9 @@
-/** The audit log's events and the report folded from them. All plain data: `JSON.stringify` gives them whole. */
+/**
+ * A registry's audit log, its events and the report folded from them (plain data: `JSON.stringify`
+ * gives them whole). Read-only: events come from its registry, so a report cannot be forged into "ok".
+ */
 import type { ErrorSummary } from "../channel.js";
+import { DispatchHookError } from "./errors.js";
 
 export type { ErrorSummary } from "../channel.js";
 
@@ -148,4 +152,66 @@ export interface VerifyOptions {
    * problem even if its table was never provided.
    */
   readonly backends?: readonly string[];
+}
+
+const token = Symbol("AuditLog");
+
+export function toData(event: AuditEvent): AuditEvent {
+  const json = (event as { toJSON?: () => AuditEvent }).toJSON;
+  return typeof json === "function" ? json.call(event) : { ...event };
+}
+
+export class AuditLog {
+  readonly #events: AuditEvent[];
+
+  /** @internal A registry creates its log with createAuditLog(); the log cannot be written from outside. */
+  constructor(key: symbol, events: AuditEvent[]) {
+    if (key !== token) {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_OPTION",
+        "An AuditLog belongs to a registry and cannot be created on its own: read one through registry.audit.",
+      );
+    }
+    this.#events = events;
+  }
+
+  get size(): number {
+    return this.#events.length;
+  }
+
+  /** The events so far, oldest first, as plain data: a snapshot, read-only. */
+  events(): AuditEvent[] {
+    return frozen(this.#events.map(toData));
+  }
+
+  /** The events as data, so that `JSON.stringify({ audit })` nests them. */
+  toJSON(): AuditEvent[] {
+    return this.events();
+  }
+
+  /** The events as JSON Lines: one event per line. */
+  toJSONLines(): string {
+    return this.#events.map((event) => JSON.stringify(event)).join("\n");
+  }
+}
+
+/** A report, and everything in it, made read-only: what user code gets is a snapshot it cannot change. */
+export function frozen<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) frozen((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
+/** The log (frozen: none of its methods can be replaced on it), its events, and its only writer. @internal */
+export function createAuditLog(): { log: AuditLog; events: AuditEvent[]; record: (event: Unsequenced<AuditEvent>) => void } {
+  const events: AuditEvent[] = [];
+  const log = new AuditLog(token, events);
+  Object.freeze(log);
+  const record = (event: Unsequenced<AuditEvent>) => {
+    (event as { seq: number }).seq = events.length;
+    events.push(event as AuditEvent);
+  };
+  return { log, events, record };
 }

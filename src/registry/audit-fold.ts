@@ -1,9 +1,19 @@
 /**
- * Folds one registry's audit events into its registrations and its own problems. Pure: the same
- * events always give the same fold, whichever copy of the package folds them (the exit audit folds
- * the events of every registry in the thread).
+ * Folds one registry's audit events into its registrations and its own problems, and the plugins'
+ * registration windows into what they add to a report. Pure: the same events always give the same
+ * fold, whichever copy of the package folds them (the exit audit folds every registry in the thread).
  */
-import type { AuditEvent, ErrorSummary, Mechanism, Origin, Problem, RegistrationState } from "./audit-events.js";
+import type { WindowFact } from "../channel.js";
+import type {
+  AuditEvent,
+  ErrorSummary,
+  Mechanism,
+  Origin,
+  OutsideRecord,
+  PluginModuleRecord,
+  Problem,
+  RegistrationState,
+} from "./audit-events.js";
 
 export interface MutableRecord {
   id: number;
@@ -140,4 +150,69 @@ export function fold(events: readonly unknown[]): Fold {
   }
   out.problems.push(...stuck);
   return out;
+}
+
+/** Each plugin's registration module and how it loaded, the entries it wrote into a table directly, and their problems. */
+export function windowRecords(facts: { readonly windows: readonly WindowFact[] }): {
+  plugins: PluginModuleRecord[];
+  outside: OutsideRecord[];
+  problems: Problem[];
+} {
+  const plugins: PluginModuleRecord[] = [];
+  const outside: OutsideRecord[] = [];
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  for (const { info, state, outside: writes, error } of facts.windows) {
+    if (seen.has(info.id)) continue;
+    seen.add(info.id);
+    const where = `${info.plugin}'s registration module for ${info.backend} (${info.module})`;
+    plugins.push({
+      plugin: info.plugin,
+      backend: info.backend,
+      module: info.module,
+      for: info.url,
+      state: state === "done" ? "loaded" : state === "open" || state === "awaiting" ? "loading" : state,
+      error,
+    });
+    if (state === "missing") {
+      problems.push({
+        kind: "failed",
+        backend: info.backend,
+        op: "-",
+        id: undefined,
+        message: `${where} could not be loaded: ${error?.message ?? "unknown error"}. The backend loaded without it.`,
+      });
+    } else if (state === "failed" || state === "awaiting") {
+      problems.push({
+        kind: "failed",
+        backend: info.backend,
+        op: "-",
+        id: undefined,
+        message:
+          error === undefined
+            ? `${where} did not finish evaluating: it threw (the error reached whoever imported ${info.url}), or it is still waiting at a top-level await.`
+            : `${where} threw: ${error.message}`,
+      });
+    }
+    for (const write of writes) {
+      outside.push({
+        backend: info.backend,
+        op: write.op,
+        plugin: info.plugin,
+        module: info.module,
+        table: info.url,
+        replaced: write.replaced,
+      });
+      if (write.replaced) {
+        problems.push({
+          kind: "conflict",
+          backend: info.backend,
+          op: write.op,
+          id: undefined,
+          message: `${where} replaced the ${info.backend} table's entry for ${write.op} directly, outside the registry. Register through dispatch-hook (register(…, { override: true })) so the replacement is audited and can be undone.`,
+        });
+      }
+    }
+  }
+  return { plugins, outside, problems };
 }

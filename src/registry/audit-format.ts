@@ -1,8 +1,7 @@
 /**
- * The audit report for people: an aligned table with one row per registration (and one per entry a
- * plugin wrote outside the registry), what the audit saw, the problems, and a verdict that says
- * "ok" only when something was checked and nothing is wrong. Works on report data, so the
- * command line prints a report it read from a file with the same code.
+ * The audit report for people: a row per registration (and per entry written outside the registry),
+ * what the audit saw, the problems, and a verdict. Works on report data, so the command line prints a
+ * report it read from a file with the same code.
  */
 import { path, url } from "../builtins.js";
 import type { AuditReport, RegistrationRecord } from "./audit-events.js";
@@ -21,9 +20,8 @@ export function shortModule(href: string, cwd: string = process.cwd()): string {
 }
 
 /**
- * The last line of a report: its verdict. "ok" only when something was checked, and never "every
- * registration landed" over a registration still waiting for a backend that never loaded (no
- * problem: a plugin registers for backends the app may never use, but nothing landed there).
+ * A report's verdict: "ok" only when something was checked, and never "every registration landed" over
+ * one waiting for a backend that never loaded (no problem: a plugin registers for backends the app may not use).
  */
 export function verdict(report: AuditReport): string {
   if (!report.ok) return `${report.problems.length} problem(s):`;

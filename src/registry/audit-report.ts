@@ -1,13 +1,42 @@
 /**
- * Turns folded registries and what the thread knows (its tables, its loaders, its plugins'
- * registration windows) into one report. Pure. A registry's verify() and the thread's exit audit
- * both come through here, so they give one answer to one question.
+ * Turns folded registries and what the thread knows (its tables, loaders, plugins' registration
+ * windows) into one report. Pure. A registry's verify() and the thread's exit audit both come
+ * through here, so they give one answer to one question.
  */
+import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, Problem, RegistrationRecord } from "./audit-events.js";
-import { getOrCreate, type MutableRecord } from "./audit-fold.js";
-import type { NamedFold, ReportScope, ThreadFacts } from "./report-facts.js";
-import { windowRecords } from "./window-records.js";
-import { withoutLoader } from "./without-loader.js";
+import { type Fold, getOrCreate, type MutableRecord, windowRecords } from "./audit-fold.js";
+
+/** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
+export interface TableFact {
+  readonly backend: string;
+  readonly module: string | undefined;
+  readonly names: ReadonlySet<string> | undefined;
+  /** The host adapter whose facade announced the table, and what it knew of the backend's plugins. */
+  readonly host?: HostFacts | undefined;
+}
+
+export interface ThreadFacts {
+  readonly tables: readonly TableFact[];
+  readonly loaders: readonly InstallationStatus[];
+  readonly windows: readonly WindowFact[];
+  /** Copies of the package whose hub handshake was refused: what they registered is out of sight. */
+  readonly refusals?: readonly string[];
+  /** Backends the program named to assertComplete() in this thread. */
+  readonly asserted?: ReadonlySet<string>;
+}
+
+interface ReportScope {
+  /** Whether the loaders' own facts count (expectations, plugins' modules, "nothing to watch"): not for an isolated registry. */
+  readonly connected: boolean;
+  readonly focus?: readonly string[] | undefined;
+}
+
+export interface NamedFold {
+  readonly fold: Fold;
+  /** Shown when a report covers several registries. */
+  readonly name?: string;
+}
 
 const live = new Set(["pending", "applied", "failed"]);
 
@@ -87,16 +116,13 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
 
   problems.push(...withoutLoader(folds, facts, loaded, scope));
 
-  // Loader findings: everything a loader could not see is a problem for the thread, and for a
-  // registry with registrations on that backend.
+  // What a loader could not see is a problem for the thread, and for a registry with registrations on that backend.
   for (const finding of findings) {
     if (!scope.connected && !ownBackends.has(finding.backend)) continue;
     problems.push({ kind: "loader", backend: finding.backend, op: "-", id: undefined, message: finding.message });
   }
-  // A loader with nothing to watch is a problem while a registration waits, while plugins declare
-  // registration modules or expectations it can never serve, or when no table exists at all
-  // (installed for the wrong directory, say); a framework that announces its own tables, or a
-  // program that only chooses backends per call, needs nothing watched.
+  // A loader that watches nothing is a problem while a registration waits, while plugins declare what it
+  // can never serve, or when no table exists at all; a framework that announces its own tables needs nothing watched.
   const waiting = loaded.size === 0 || registrations.some((r) => r.state === "pending");
   if (scope.connected) {
     for (const loader of facts.loaders) {
@@ -118,8 +144,7 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
   const outsideOps = new Map<string, Set<string>>();
   for (const write of windows.outside) getOrCreate(outsideOps, write.backend, () => new Set<string>()).add(write.op);
 
-  // Expectations are checked on every backend that loaded, against what its tables hold, what was
-  // registered and what plugins wrote directly; a backend that never loaded is "not loaded".
+  // Expectations are checked on backends that loaded, against what their tables hold, what was registered and what plugins wrote.
   const expected = new Map<string, Map<string, string>>();
   const expect = (backend: string, op: string, source: string) => {
     const ops = getOrCreate(expected, backend, () => new Map<string, string>());
@@ -235,4 +260,40 @@ function notes(
     );
   }
   return out;
+}
+
+/**
+ * Keeps "ok" from meaning "nothing was looked at": backends the program needs (named to verify() or
+ * assertComplete(), or expected) with no table, where no loader or host adapter could serve them.
+ * With a loader such a backend is "not loaded" instead. Registrations alone say nothing: a plugin
+ * registers for every backend it supports, whether or not the app uses it.
+ */
+function withoutLoader(folds: readonly NamedFold[], facts: ThreadFacts, loaded: ReadonlySet<string>, scope: ReportScope): Problem[] {
+  if (facts.loaders.length > 0 || facts.tables.some((t) => t.host !== undefined)) return [];
+  const declared = new Map<string, string>();
+  const declare = (backend: string, how: string) => {
+    if (!declared.has(backend)) declared.set(backend, how);
+  };
+  for (const backend of scope.focus ?? []) declare(backend, "named to verify() or assertComplete()");
+  if (scope.connected) for (const backend of facts.asserted ?? []) declare(backend, "named to assertComplete()");
+  for (const { fold: f } of folds) {
+    for (const [backend, ops] of f.expected) {
+      const [source] = ops.values();
+      declare(backend, `expected to hold ${[...ops.keys()].join(", ")} (by ${source})`);
+    }
+  }
+  const problems: Problem[] = [];
+  for (const [backend, how] of declared) {
+    if (loaded.has(backend)) continue;
+    problems.push({
+      kind: "no-loader",
+      backend,
+      op: "-",
+      id: undefined,
+      message:
+        `${backend} was ${how}, but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no ${backend} table exists: nothing could make its registrations land or check them. ` +
+        `Start the program with node --import dispatch-hook/loader.mjs, run it through a host adapter (dispatch-hook/vitest, dispatch-hook/vite, dispatch-hook/esbuild or dispatch-hook/jest), or have the framework call announce(${JSON.stringify(backend)}, table) in its ${backend} dispatch module.`,
+    });
+  }
+  return problems;
 }

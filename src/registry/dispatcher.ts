@@ -1,6 +1,5 @@
-import { type DispatchMiss, dispatcherBrand } from "../channel.js";
+import { type DispatchMiss, dispatcherBrand, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
-import { noticeTable } from "../table-entries.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { checkOptions } from "./options.js";
 
@@ -21,8 +20,6 @@ function withoutLoader(table: object): string {
 export type Impl = (...args: any[]) => unknown;
 // biome-ignore lint/suspicious/noExplicitAny: a class of any shape, abstract or not.
 export type Class = abstract new (...args: any[]) => unknown;
-
-export { dispatcherBrand };
 
 export interface DispatcherOptions<F extends Impl> {
   /** Shown in errors. Defaults to the backend, or "dispatcher". */

@@ -1,8 +1,4 @@
-/**
- * Every error dispatch-hook throws and every warning it emits, in one table. Each has a stable
- * `code`; tests and users branch on the code, never on the message. Messages say what happened and
- * what to do next.
- */
+/** Every error and warning dispatch-hook emits, each with a stable `code` to branch on (never the message). */
 
 export const errorCodes = {
   ERR_DISPATCH_NO_IMPL: "no implementation found for a dispatched type",

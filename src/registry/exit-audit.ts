@@ -1,21 +1,47 @@
 /**
  * The exit audit (DISPATCH_HOOK_AUDIT): one per thread, speaking for every registry of every copy
- * of dispatch-hook in it, and for the loaders (see registry/thread-audit.ts).
+ * of dispatch-hook in it, and for the loaders (see thread-audit.ts).
  */
 import { fs } from "../builtins.js";
 import { hub } from "../hub.js";
-import { type AuditMode, parseAuditMode } from "./audit-env.js";
 import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
 import { startRecord, writeRecord } from "./run-records.js";
 import { threadAudit } from "./thread-audit.js";
 
-export { type AuditMode, parseAuditMode } from "./audit-env.js";
+/** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, "off" is silent. */
+export type AuditMode = "strict" | "report" | "off";
+
+const on = new Set(["1", "true", "on", "yes"]);
+const off = new Set(["", "0", "false", "off", "no"]);
 
 /**
- * What the audit says at exit: the table (to stderr) in report mode, or when strict mode finds a
- * problem; and in strict mode a non-zero exit code.
+ * The mode `value` names, in any case: strict; report, or 1/true/on/yes; off, or 0/false/no, or
+ * unset or empty. Anything else is off, with a warning unless `warn` is false (for a caller that asks often).
  */
+export function parseAuditMode(value: string | undefined, warn = true): AuditMode {
+  const word = value?.trim().toLowerCase();
+  if (word === undefined || off.has(word)) return "off";
+  if (word === "strict" || word === "report") return word;
+  if (on.has(word)) return "report";
+  if (warn) {
+    process.emitWarning(
+      `DISPATCH_HOOK_AUDIT=${JSON.stringify(value)} is not a value it accepts: "strict"; "report" (or 1, true, on, yes); "off" (or 0, false, no, or empty). The audit stays off.`,
+      { code: "DISPATCH_HOOK_AUDIT_MODE" },
+    );
+  }
+  return "off";
+}
+
+/**
+ * Whether this process runs an audit (a mode, or a run directory): only then does a registry capture
+ * call sites unless told to. A capture costs several times the rest of a registration (bench/RESULTS.md).
+ */
+export function auditRunning(): boolean {
+  return parseAuditMode(process.env.DISPATCH_HOOK_AUDIT, false) !== "off" || Boolean(process.env.DISPATCH_HOOK_AUDIT_DIR);
+}
+
+/** What the audit says at exit: the table in report mode, or when strict mode finds a problem, which also fails the exit code. */
 export function auditVerdict(report: AuditReport, mode: AuditMode): { text: string; fail: boolean } {
   if (mode === "off") return { text: "", fail: false };
   const fail = mode === "strict" && !report.ok;
@@ -25,20 +51,17 @@ export function auditVerdict(report: AuditReport, mode: AuditMode): { text: stri
 
 export interface AuditAtExitOptions {
   readonly mode: AuditMode;
-  /** DISPATCH_HOOK_AUDIT_DIR: the run directory, where each thread writes its record (run-records.ts). */
-  readonly dir?: string | undefined;
+  readonly dir?: string | undefined; // DISPATCH_HOOK_AUDIT_DIR: the run directory, where each thread writes its record
 }
 
 /**
- * Arranges the thread's exit audit. Only the first caller in a thread and realm does (a second
- * loader, of another copy, finds it claimed), and it adds nothing when both mode and dir are off.
- * Every thread, worker or main, writes its own record and prints its own table.
+ * Arranges the thread's exit audit: only the first caller in a thread and realm, whichever copy, and
+ * nothing when both mode and dir are off. Every thread writes its own record and prints its own table.
  */
 export function auditAtExit(options: AuditAtExitOptions): void {
   const { mode } = options;
   let dir = options.dir === "" ? undefined : options.dir;
   if (mode === "off" && dir === undefined) return;
-  // One exit audit per thread, whichever copy's loader asks first.
   if (!hub().claimExit()) return;
   if (dir !== undefined && !startRecord(dir)) dir = undefined;
   if (dir !== undefined) recordAfterTestFile();
@@ -46,7 +69,7 @@ export function auditAtExit(options: AuditAtExitOptions): void {
     const report = threadAudit();
     if (dir !== undefined) {
       try {
-        writeRecord(dir, report, code, testFiles());
+        writeRecord(dir, report, code, entry());
       } catch (error) {
         fs.writeSync(
           2,
@@ -62,10 +85,8 @@ export function auditAtExit(options: AuditAtExitOptions): void {
 }
 
 /**
- * The exit audit the environment asks for (DISPATCH_HOOK_AUDIT, DISPATCH_HOOK_AUDIT_DIR), armed by
- * whichever comes first in a thread: the loader, or dispatch-hook's main entry. Worker threads never
- * run the loader's `--import`, and a program may run with no loader at all: there the main entry
- * arms it, so that every thread that registers anything is audited.
+ * The exit audit the environment asks for, armed by the loader or by the main entry, whichever comes
+ * first: worker threads never run the loader's `--import`, and a program may run with no loader at all.
  */
 export function auditFromEnvironment(): void {
   const { DISPATCH_HOOK_AUDIT: mode, DISPATCH_HOOK_AUDIT_DIR: dir } = process.env;
@@ -73,26 +94,20 @@ export function auditFromEnvironment(): void {
 }
 
 /** The test files this realm ran, when a test runner's worker wrote its record after them: the record's `entry`. */
-function testFiles(): string | undefined {
-  const files = hub().shared("test-files", () => new Set<string>());
-  return files.size === 0 ? undefined : [...files].join(", ");
-}
+const testFiles = () => hub().shared("test-files", () => new Set<string>());
+const entry = () => [...testFiles()].join(", ") || undefined;
 
 /**
- * For test runners, whose workers are stopped without running exit handlers: writes this realm's
- * record now, naming the test file, when the environment names a run directory. Returns whether it
- * wrote one.
+ * For test runners, whose workers are stopped without running exit handlers: writes this realm's record
+ * now, naming the test file, when the environment names a run directory. Returns whether it wrote one.
  */
 export function recordTestFile(testFile: string | undefined): boolean {
   const dir = process.env.DISPATCH_HOOK_AUDIT_DIR;
   if (!dir) return false;
   auditFromEnvironment();
   try {
-    if (testFile !== undefined)
-      hub()
-        .shared("test-files", () => new Set<string>())
-        .add(testFile);
-    writeRecord(dir, threadAudit(), null, testFiles());
+    if (testFile !== undefined) testFiles().add(testFile);
+    writeRecord(dir, threadAudit(), null, entry());
     return true;
   } catch (error) {
     process.emitWarning(
@@ -103,16 +118,14 @@ export function recordTestFile(testFile: string | undefined): boolean {
   }
 }
 
-type Hook = (fn: () => void) => void;
 interface TestGlobals {
-  readonly afterAll?: Hook;
+  readonly afterAll?: (fn: () => void) => void;
   readonly expect?: { readonly getState?: () => { readonly testPath?: string } };
 }
 
 /**
- * Under a test runner that puts `afterAll` in the test file's globals (Jest), the record is written
- * after the file too: Jest gives each file a `process` of its own, whose exit handlers never run.
- * Loaded inside a test, where no hook may be added, the process keeps only its exit record.
+ * Under a test runner that puts `afterAll` in the test file's globals (Jest, which gives each file a
+ * `process` whose exit handlers never run), the record is written after the file too.
  */
 function recordAfterTestFile(): void {
   const globals = globalThis as TestGlobals;

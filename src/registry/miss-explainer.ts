@@ -1,16 +1,14 @@
 /**
- * What a registry adds to a Dispatcher's miss error: the registrations it holds for the missed type
- * and why each has not landed in that table, including the case where the class that reached the
- * table is another copy of the registered class (the same name, another identity). Those two kinds
- * of miss are also recorded in the audit, once per registration and table.
+ * What a registry adds to a Dispatcher's miss error: its registrations for the missed type and why each
+ * has not landed in that table, or that the class that reached it is a second copy of the registered
+ * one. Those two kinds of miss are also recorded in the audit, once per registration and table.
  */
 import type { DispatchMiss } from "../channel.js";
 import { hub } from "../hub.js";
 import type { AuditEvent, Unsequenced } from "./audit-events.js";
-import type { BackendState } from "./backend-state.js";
-import type { Registration, Table } from "./registration.js";
+import type { BackendState, Registration, Table } from "./registration.js";
 
-export interface MissContext {
+interface MissContext {
   readonly registrations: readonly Registration[];
   backend(name: string): BackendState;
   record(event: Unsequenced<AuditEvent>): void;

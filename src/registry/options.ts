@@ -1,7 +1,6 @@
 /**
- * One option checker for every API that takes an options object (Registry, Dispatcher, install(),
- * the adapters): unknown keys are refused with the nearest known key suggested, and each value is
- * checked against its kind. Config files use the same suggestions.
+ * The checks where input enters: one option checker for every API that takes an options object
+ * (unknown keys are refused with the nearest known key suggested), and the one rule for backend names.
  */
 import { DispatchHookError, describe } from "./errors.js";
 
@@ -41,7 +40,7 @@ export function didYouMean(word: string, known: readonly string[]): string {
 }
 
 /** What a value must be: a kind name, or a list of the literal values allowed ("any": checked by the caller, with its own code). */
-export type OptionKind = "any" | "boolean" | "string" | "function" | "object" | "array" | "registry" | readonly string[];
+type OptionKind = "any" | "boolean" | "string" | "function" | "object" | "array" | "registry" | readonly string[];
 
 function fits(value: unknown, kind: OptionKind): boolean {
   if (Array.isArray(kind)) return typeof value === "string" && kind.includes(value);
@@ -61,11 +60,7 @@ function fits(value: unknown, kind: OptionKind): boolean {
 
 function kindText(kind: OptionKind): string {
   if (Array.isArray(kind)) return `one of ${kind.map((k) => JSON.stringify(k)).join(", ")}`;
-  return kind === "array"
-    ? "an array"
-    : kind === "object" || kind === "registry"
-      ? `a${kind === "object" ? "n" : ""} ${kind}`
-      : `a ${kind}`;
+  return `${kind === "array" || kind === "object" ? "an" : "a"} ${kind}`;
 }
 
 /**
@@ -108,4 +103,33 @@ export function checkVerifyOptions(options: unknown, where: string): void {
       `${where}: "backends" must list backend names, got ${describe(backends[bad])}.`,
     );
   }
+}
+
+const reserved = new Set(["__proto__", "constructor", "prototype"]);
+
+/** Why `name` cannot be a backend name (the API and config files alike), or undefined if it can. */
+export function backendNameProblem(
+  name: unknown,
+): { code: "ERR_DISPATCH_INVALID_BACKEND" | "ERR_DISPATCH_RESERVED_NAME"; reason: string } | undefined {
+  if (typeof name !== "string" || name.length === 0) {
+    return { code: "ERR_DISPATCH_INVALID_BACKEND", reason: `the backend must be a non-empty string, got ${describe(name)}` };
+  }
+  if (reserved.has(name)) {
+    return {
+      code: "ERR_DISPATCH_RESERVED_NAME",
+      reason: `${JSON.stringify(name)} cannot be a backend name, because it names a property of every object; choose another name`,
+    };
+  }
+  if (/[\s/\\]/.test(name)) {
+    return {
+      code: "ERR_DISPATCH_INVALID_BACKEND",
+      reason: `${JSON.stringify(name)} cannot be a backend name: it contains whitespace or a path separator; use a plain name such as numba`,
+    };
+  }
+  return undefined;
+}
+
+export function checkBackend(backend: unknown, where: string): asserts backend is string {
+  const problem = backendNameProblem(backend);
+  if (problem !== undefined) throw new DispatchHookError(problem.code, `${where}: ${problem.reason}.`);
 }

@@ -1,5 +1,6 @@
-import type { AuditEvent, Origin } from "./audit-events.js";
-import { type CallSite, formatCallSite } from "./call-site.js";
+/** A registration and its handle, its call site (formatted only when read), and the state of a backend in a registry. */
+import { path, url } from "../builtins.js";
+import type { AuditEvent, Mechanism, Origin } from "./audit-events.js";
 import type { Class, Impl } from "./dispatcher.js";
 import type { TableAdapter } from "./table-adapter.js";
 
@@ -38,11 +39,7 @@ export interface Table {
 /** @internal */
 export const noTables: readonly Table[] = Object.freeze([]);
 
-/**
- * One registration, and the handle its caller holds: a single object, so that registering costs
- * one allocation for both.
- */
-/** @internal */
+/** One registration and the handle its caller holds: one object, so that registering costs one allocation. @internal */
 export class Registration implements RegistrationHandle {
   state: HandleState = "pending";
   /** The tables it is in now; most registrations reach one table, so an array, shared while empty. */
@@ -93,11 +90,7 @@ export class Registration implements RegistrationHandle {
   }
 }
 
-/**
- * The `requested` event. A class rather than a literal: registering is the hot path, and the call
- * site is formatted only when someone reads it (formatting a stack costs microseconds).
- */
-/** @internal */
+/** The `requested` event: a class, so that the call site is formatted (microseconds) only when read. @internal */
 export class RequestedEvent {
   readonly kind = "requested" as const;
   seq = 0;
@@ -130,5 +123,130 @@ export class RequestedEvent {
     const event = { kind: this.kind, seq: this.seq, id: this.id, backend: this.backend, op: this.op, site: this.site };
     if (this.origin === undefined && !this.override) return event;
     return { ...event, ...(this.origin === undefined ? {} : { origin: this.origin }), ...(this.override ? { override: true } : {}) };
+  }
+}
+
+export interface CallSite {
+  readonly stack?: string;
+}
+
+/**
+ * Captures only the frame that called `above`: a stack limit of 1 is about a third cheaper than the
+ * default 10 (bench/RESULTS.md), and V8 formats the stack lazily, when the audit log is read.
+ */
+export function captureCallSite(above: Function): CallSite {
+  const holder: CallSite = {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 1;
+  try {
+    Error.captureStackTrace(holder, above);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  return holder;
+}
+
+/** "path/to/file.js:12", relative to the working directory, or "unknown". */
+export function formatCallSite(site: CallSite | undefined): string {
+  if (site === undefined) return "unknown";
+  const frame = site.stack?.split("\n").find((line) => line.trimStart().startsWith("at "));
+  if (frame === undefined) return "unknown";
+  const text = frame.trim().slice(3);
+  const location = text.endsWith(")") ? text.slice(text.lastIndexOf("(") + 1, -1) : text;
+  const match = /^(.*):(\d+):\d+$/.exec(location);
+  if (match === null) return location;
+  let file = match[1] as string;
+  if (file.startsWith("file://")) {
+    try {
+      file = url.fileURLToPath(file);
+    } catch {
+      // Keep the URL as it is.
+    }
+  }
+  if (file.startsWith("/")) {
+    // Relative to the working directory only when that is shorter ("/usr/lib/…", not "../../../../usr/lib/…").
+    const rel = path.relative(process.cwd(), file);
+    if (rel.length < file.length) file = rel;
+  }
+  return `${file}:${match[2]}`;
+}
+
+/**
+ * One backend inside a registry: its tables, which registration owns each op type (and who waits
+ * behind it), the seal, and the queue of (registration, table) pairs still to apply, drained
+ * re-entrancy-safely: a registration made while a table is being filled is applied after the current one.
+ */
+interface Job {
+  readonly registration: Registration;
+  readonly table: Table;
+  readonly mechanism: Mechanism;
+}
+
+export class BackendState {
+  readonly tables: Table[] = [];
+  /** The live registration per op type. */
+  readonly owners = new Map<Class, Registration>();
+  /** Registrations waiting behind an owner, newest last: they come back when it goes. */
+  readonly #waiting = new Map<Class, Registration[]>();
+  sealed = false;
+  adapter: TableAdapter | undefined;
+  readonly #queue: Job[] = [];
+  #draining = false;
+
+  constructor(readonly name: string) {}
+
+  /** The live registrations, oldest first. */
+  live(): Registration[] {
+    const live = [...this.owners.values()];
+    // The map is in registration order unless an heir or a restored registration came back later.
+    for (let i = 1; i < live.length; i++) {
+      if ((live[i] as Registration).id < (live[i - 1] as Registration).id) return live.sort((a, b) => a.id - b.id);
+    }
+    return live;
+  }
+
+  /** Puts `registration` behind the owner of its op type; `first` puts it at the back of the line. */
+  wait(registration: Registration, first = false): void {
+    const line = this.#waiting.get(registration.opType) ?? [];
+    if (first) line.unshift(registration);
+    else line.push(registration);
+    this.#waiting.set(registration.opType, line);
+  }
+
+  /** Removes `registration` from the waiting line of its op type. */
+  unwait(registration: Registration): void {
+    const line = this.#waiting.get(registration.opType);
+    const index = line?.indexOf(registration) ?? -1;
+    if (index >= 0) line?.splice(index, 1);
+  }
+
+  /** The newest registration waiting for `opType`, taken out of the line. */
+  heir(opType: Class): Registration | undefined {
+    return this.#waiting.get(opType)?.pop();
+  }
+
+  enqueue(registration: Registration, table: Table, mechanism: Mechanism): void {
+    this.#queue.push({ registration, table, mechanism });
+  }
+
+  /** Queues `registration` for every table of the backend. */
+  enqueueEverywhere(registration: Registration, mechanism: Mechanism): void {
+    for (const table of this.tables) this.#queue.push({ registration, table, mechanism });
+  }
+
+  drain(apply: (registration: Registration, table: Table, mechanism: Mechanism) => void): void {
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      for (let i = 0; i < this.#queue.length; i++) {
+        const { registration, table, mechanism } = this.#queue[i] as Job;
+        if (this.owners.get(registration.opType) !== registration || registration.inTable(table)) continue;
+        if (!this.tables.includes(table)) continue;
+        apply(registration, table, mechanism);
+      }
+    } finally {
+      this.#queue.length = 0;
+      this.#draining = false;
+    }
   }
 }

@@ -1,11 +1,13 @@
 /**
- * What the registry's methods are given: the option and snapshot types, and the checks on what
- * register() and expect() receive. Each refusal has a code and changes nothing.
+ * What the registry's methods are given: the option and snapshot types, the checks on what they
+ * receive (each refusal has a code and changes nothing), and the rule that admits a registration.
  */
+import { keyName } from "../channel.js";
+import type { Origin } from "./audit-events.js";
 import { type Class, type Impl, isClass } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
-import { checkBackend } from "./names.js";
-import { checkOptions } from "./options.js";
+import { checkBackend, checkOptions } from "./options.js";
+import type { CallSite, Registration } from "./registration.js";
 import { checkAdapter, type TableAdapter } from "./table-adapter.js";
 
 export interface RegisterOptions {
@@ -45,10 +47,6 @@ export interface RegistrySnapshot {
   readonly sealed: ReadonlySet<string>;
 }
 
-export function opName(type: Class): string {
-  return type.name || "(anonymous class)";
-}
-
 export function checkRegisterInput(backend: string, opType: Class, impl: Impl, options: RegisterOptions | undefined): void {
   checkBackend(backend, "register()");
   if (!isClass(opType)) {
@@ -60,10 +58,10 @@ export function checkRegisterInput(backend: string, opType: Class, impl: Impl, o
   if (typeof impl !== "function") {
     throw new DispatchHookError(
       "ERR_DISPATCH_INVALID_IMPL",
-      `register(${JSON.stringify(backend)}, ${opName(opType)}, …): the implementation must be a function, got ${describe(impl)}.`,
+      `register(${JSON.stringify(backend)}, ${keyName(opType)}, …): the implementation must be a function, got ${describe(impl)}.`,
     );
   }
-  checkOptions(options, { override: "boolean" }, `register(${JSON.stringify(backend)}, ${opName(opType)}, …)`);
+  checkOptions(options, { override: "boolean" }, `register(${JSON.stringify(backend)}, ${keyName(opType)}, …)`);
 }
 
 export function checkExpectInput(backend: string, ops: readonly string[], source: string | undefined): void {
@@ -93,4 +91,52 @@ export function checkDeclareInput(backend: string, options: DeclareOptions): Tab
   const where = `declare(${JSON.stringify(backend)}, …)`;
   checkOptions(options, { adapter: "object" }, where);
   return options?.adapter === undefined ? undefined : checkAdapter(options.adapter, where);
+}
+
+/** What register() was asked, with where it came from. */
+export interface Request {
+  readonly backend: string;
+  readonly opType: Class;
+  readonly impl: Impl;
+  readonly override: boolean;
+  /** Set when a plugin's registration module made it while its backend loaded. */
+  readonly origin: Origin | undefined;
+  readonly site: CallSite | undefined;
+}
+
+type Admission =
+  | { readonly action: "refuse"; readonly code: "ERR_DISPATCH_SEALED" | "ERR_DISPATCH_CONFLICT"; readonly message: string }
+  | { readonly action: "wait"; readonly owner: Registration; readonly note: string }
+  | { readonly action: "take" };
+
+/** One object for the common answer: registering is the hot path. */
+const take: Admission = Object.freeze({ action: "take" });
+
+/**
+ * A new registration, given what its backend holds: refused (sealed, or a conflict without override),
+ * waiting behind the current owner (the same implementation again, or a plugin's registration where
+ * the app overrode explicitly, whichever came first), or taking over.
+ */
+export function admit(request: Request, sealed: boolean, owner: Registration | undefined): Admission {
+  const { backend, opType, impl, override, origin } = request;
+  if (sealed) {
+    return {
+      action: "refuse",
+      code: "ERR_DISPATCH_SEALED",
+      message: `The ${backend} backend is sealed; ${keyName(opType)} cannot be registered. The framework sealed it; register before it does.`,
+    };
+  }
+  if (owner === undefined) return take;
+  // The same implementation again: its own handle, waiting behind the first, so that disposing one
+  // leaves the other in place.
+  if (owner.impl === impl) return { action: "wait", owner, note: "the same implementation" };
+  // An app's explicit override wins over a plugin's declarative registration, whichever comes first.
+  if (origin !== undefined && owner.origin === undefined && owner.override)
+    return { action: "wait", owner, note: "the app's explicit override wins" };
+  if (override) return take;
+  return {
+    action: "refuse",
+    code: "ERR_DISPATCH_CONFLICT",
+    message: `${keyName(opType)} already has an implementation on ${backend} (registration #${owner.id}${owner.origin === undefined ? "" : `, ${owner.origin.plugin}'s`}). Pass { override: true } to replace it, or dispose the other registration first.`,
+  };
 }

@@ -1,25 +1,20 @@
-import { frameworkNamespace, type HubMember, type TableNotice } from "../channel.js";
+import { frameworkNamespace, type HubMember, keyName, noticeTable, type TableNotice } from "../channel.js";
 import { hub } from "../hub.js";
-import { admit, type Request } from "./admission.js";
-import type { AuditEvent, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
+import type { AuditEvent, AuditLog, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
+import { createAuditLog, frozen, toData } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
-import { type AuditLog, createAuditLog, throwIfIncomplete } from "./audit-log.js";
-import { BackendState } from "./backend-state.js";
-import { auditRunning, captureCallSite, formatCallSite } from "./call-site.js";
 import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
+import { auditRunning } from "./exit-audit.js";
 import { MissExplainer } from "./miss-explainer.js";
-import { checkBackend } from "./names.js";
-import { acceptNotice } from "./notice-intake.js";
-import { checkOptions } from "./options.js";
-import { Registration, type RegistrationHandle, RequestedEvent, type TableHandle } from "./registration.js";
-import { copyDirectory, isDefault, registryName } from "./registry-identity.js";
-import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
-import { checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput, opName } from "./registry-input.js";
-import { checkSnapshot, takeSnapshot } from "./snapshots.js";
+import { checkBackend, checkOptions } from "./options.js";
+import type { RegistrationHandle, TableHandle } from "./registration.js";
+import { captureCallSite, formatCallSite, Registration, RequestedEvent } from "./registration.js";
+import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
+import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput } from "./registry-input.js";
 import { adapterFor } from "./table-adapter.js";
 import { TableWriter } from "./table-writer.js";
-import { registryReport } from "./thread-audit.js";
+import { copyDirectory, registryName, registryReport, throwIfIncomplete } from "./thread-audit.js";
 
 export type { HandleState, RegistrationHandle, TableHandle } from "./registration.js";
 export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
@@ -28,12 +23,14 @@ export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, Reg
 const stickyKinds: ReadonlySet<string> = new Set(["refused", "identity", "unseen-table", "stuck", "rejected"]);
 /** Registration states that have not landed: a registry holding any is kept alive. */
 const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
+/** Tables whose rejection was said: every registry that listens rejects it, and it is said once. */
+const warned = new WeakSet<object>();
+
 export class Registry {
-  /** The registry's audit log: read-only, and not replaceable. verify() and the thread's audit read it through #report. */
+  /** The registry's audit log: read-only, and not replaceable. verify() and the thread's audit read #events. */
   declare readonly audit: AuditLog;
-  readonly #report: (options: VerifyOptions) => AuditReport;
+  readonly #events: AuditEvent[];
   readonly #record: (event: Unsequenced<AuditEvent>) => void;
-  readonly #backends = new Map<string, BackendState>();
   readonly #registrations: Registration[] = []; // every registration accepted, indexed by id
   readonly #callSites: boolean;
   readonly #member: HubMember; // how the hub knows it (weakly, so it can be collected)
@@ -41,16 +38,11 @@ export class Registry {
   #held = false; // whether the hub holds it strongly now
   readonly #listening = new Set<string>(); // backends whose tables it takes in now (live registrations)
   readonly #misses = new MissExplainer();
-  readonly #withdrawn = new WeakSet<object>(); // tables withdrawn with their handle: never accepted again
   readonly #writer: TableWriter = new TableWriter({
     record: (event) => this.#record(event),
     setState: (registration, next) => this.#setState(registration, next),
-    backend: (name) => this.#backend(name),
-    existing: (name) => this.#backends.get(name),
-    backends: () => this.#backends.values(),
     listen: (backend) => this.#listen(backend),
     stopListening: (backend) => this.#listening.delete(backend),
-    withdrawn: this.#withdrawn,
   });
   readonly #disposeHandle = (registration: Registration) => {
     if (registration.state !== "disposed" && !this.#disposed) this.#writer.dispose(registration, "handle");
@@ -64,9 +56,9 @@ export class Registry {
   constructor(options: RegistryOptions = {}) {
     checkOptions(options, { callSites: "boolean", name: "string", namespace: "string" }, "createRegistry()");
     this.#callSites = options.callSites ?? auditRunning();
-    const { log, record, events, report } = createAuditLog((all, verifyOptions) => this.#reportOf(all, verifyOptions));
+    const { log, events, record } = createAuditLog();
     Object.defineProperty(this, "audit", { value: log, enumerable: true, writable: false, configurable: false });
-    this.#report = report;
+    this.#events = events;
     this.#record = (event) => {
       record(event);
       if (!stickyKinds.has(event.kind)) return;
@@ -79,16 +71,13 @@ export class Registry {
       copy: copyDirectory,
       table: (notice) => this.#accept(notice),
       miss: (miss) =>
-        this.#misses.explain(miss, { registrations: this.#registrations, backend: (b) => this.#backend(b), record: this.#record }),
+        this.#misses.explain(miss, { registrations: this.#registrations, backend: (b) => this.#writer.backend(b), record: this.#record }),
       wrote: (table, key, impl) => this.#writer.wrote(table, key, impl),
-      events,
+      events: () => events.map(toData),
     };
   }
 
-  /**
-   * Registers `impl` for `opType` on `backend`. If the backend's table exists it is applied now;
-   * otherwise it waits for the table. Returns a handle that undoes it.
-   */
+  /** Registers `impl` for `opType` on `backend`: applied now if its table exists, else when it appears. The handle undoes it. */
   register(backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
     return this.registerFrom(this.register, backend, opType, impl, options);
   }
@@ -106,7 +95,7 @@ export class Registry {
       origin: window === undefined ? undefined : { plugin: window.plugin, module: window.module },
       site: this.#callSites ? captureCallSite(caller) : undefined,
     };
-    const state = this.#backends.get(backend);
+    const state = this.#writer.backends.get(backend);
     const admission = admit(request, state?.sealed === true, state?.owners.get(opType));
     if (admission.action === "refuse") return this.#refuse(admission.code, request, admission.message);
     if (admission.action === "wait") return this.#writer.wait(this.#accepted(request), admission.owner, admission.note);
@@ -120,19 +109,19 @@ export class Registry {
   provide(backend: string, table: unknown, meta?: ProvideMeta): TableHandle {
     this.#checkOpen("provide()");
     const custom = checkProvideInput(backend, meta);
-    const adapter = adapterFor(table, backend, custom ?? this.#backends.get(backend)?.adapter);
+    const adapter = adapterFor(table, backend, custom ?? this.#writer.backends.get(backend)?.adapter);
     this.#join();
-    const state = this.#backend(backend);
+    const state = this.#writer.backend(backend);
     const known = state.tables.find((t) => t.table === table);
     if (known !== undefined) return known.handle;
-    this.#withdrawn.delete(table as object);
+    this.#writer.withdrawn.delete(table as object);
     return this.#writer.attach(state, this.#nextTable++, table as object, adapter, meta);
   }
 
   /** Declares how to treat a backend's tables before any is provided. */
   declare(backend: string, options: DeclareOptions): void {
     this.#checkOpen("declare()");
-    this.#backend(backend).adapter = checkDeclareInput(backend, options);
+    this.#writer.backend(backend).adapter = checkDeclareInput(backend, options);
   }
 
   /** Names op types that must be registered on `backend`; verify() reports any that never are. */
@@ -149,14 +138,14 @@ export class Registry {
   seal(backend: string): void {
     this.#checkOpen("seal()");
     checkBackend(backend, "seal()");
-    const state = this.#backend(backend);
+    const state = this.#writer.backend(backend);
     if (state.sealed) return;
     state.sealed = true;
     this.#record({ kind: "sealed", backend, sealed: true });
   }
 
   isSealed(backend: string): boolean {
-    return this.#backends.get(backend)?.sealed ?? false;
+    return this.#writer.backends.get(backend)?.sealed ?? false;
   }
 
   /** Registrations for `backend` (all backends if omitted) that are still waiting for a table. */
@@ -172,22 +161,18 @@ export class Registry {
     return formatReport(this.#report(options));
   }
   assertComplete(options: VerifyOptions = {}): void {
-    throwIfIncomplete(this.#report, options);
+    throwIfIncomplete((o) => this.#report(o), options);
   }
 
   /** Records which registrations are live and which backends are sealed. */
   snapshot(): RegistrySnapshot {
     this.#checkOpen("snapshot()");
-    return takeSnapshot(this, this.#registrations, this.#backends.values());
+    return this.#writer.snapshot(this.#registrations);
   }
 
-  /**
-   * Returns to a snapshot: registrations made since are disposed (but a plugin's registration module's,
-   * whose module instance stays), those disposed since come back, and seals are as they were.
-   */
+  /** Back to a snapshot: later registrations are disposed (not a plugin module's), disposed ones come back, seals as they were. */
   restore(snapshot: RegistrySnapshot): void {
     this.#checkOpen("restore()");
-    checkSnapshot(this, snapshot);
     this.#writer.restore(snapshot, this.#registrations);
   }
 
@@ -214,11 +199,9 @@ export class Registry {
     }
   }
 
-  #reportOf(events: readonly AuditEvent[], options: VerifyOptions): AuditReport {
-    const own = [...this.#backends.values()].flatMap((b) => b.tables);
-    const connected = (loaders: readonly { registry?: object }[]) =>
-      loaders.some((l) => l.registry === this) || (loaders.length === 0 && isDefault(this));
-    return registryReport(events, options, own, connected);
+  #report(options: VerifyOptions): AuditReport {
+    const tables = [...this.#writer.backends.values()].flatMap((b) => b.tables);
+    return frozen(registryReport(this, this.#events, options, tables));
   }
 
   #join(): void {
@@ -244,16 +227,10 @@ export class Registry {
     }
   }
 
-  #backend(name: string): BackendState {
-    const state = this.#backends.get(name) ?? new BackendState(name);
-    this.#backends.set(name, state);
-    return state;
-  }
-
   /** A new registration, recorded as requested (state pending; not yet the owner of anything). */
   #accepted(request: Request): Registration {
     const { backend, opType, impl, override, origin, site } = request;
-    const registration = new Registration(this.#nextId++, backend, opType, opName(opType), impl, override, this.#disposeHandle);
+    const registration = new Registration(this.#nextId++, backend, opType, keyName(opType), impl, override, this.#disposeHandle);
     registration.origin = origin;
     this.#registrations.push(registration);
     registration.requested = new RequestedEvent(registration, site);
@@ -269,8 +246,8 @@ export class Registry {
     const { backend, opType, origin } = request;
     if (origin === undefined) {
       this.#join();
-      this.#record({ kind: "refused", id: undefined, backend, op: opName(opType), code, message, table: undefined });
-      throw new DispatchHookError(code, message, { details: { backend, op: opName(opType) } });
+      this.#record({ kind: "refused", id: undefined, backend, op: keyName(opType), code, message, table: undefined });
+      throw new DispatchHookError(code, message, { details: { backend, op: keyName(opType) } });
     }
     // Thrown here, it would take the framework's backend down with the plugin.
     const registration = this.#accepted(request);
@@ -287,9 +264,24 @@ export class Registry {
     for (const notice of hub().listen(this.#member, backend)) this.#accept(notice);
   }
 
+  /** A table announced in the thread, provided unless withdrawn; one it cannot use is recorded, never thrown into its module. */
   #accept(notice: TableNotice): void {
     if (!this.#listening.has(notice.backend) || this.#disposed) return;
-    acceptNotice(notice, { withdrawn: this.#withdrawn, provide: (b, t, meta) => this.provide(b, t, meta), record: this.#record });
+    try {
+      const table = noticeTable(notice);
+      if (typeof table === "object" && table !== null && this.#writer.withdrawn.has(table)) return;
+      this.provide(notice.backend, table, { via: notice.via, ...(notice.module === undefined ? {} : { module: notice.module }) });
+    } catch (error) {
+      const what = notice.via === "hook" ? `its export ${JSON.stringify(notice.exportName)}` : "the table it provided";
+      const reason = error instanceof Error ? error.message : String(error);
+      const message = `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`;
+      this.#record({ kind: "rejected", backend: String(notice.backend), module: notice.module, message });
+      const target = notice.via === "hook" ? notice.exports : notice.table;
+      if (typeof target === "object" && target !== null && !warned.has(target)) {
+        warned.add(target);
+        process.emitWarning(`${message} Registrations for it wait; none is lost.`, { code: "DISPATCH_HOOK_TABLE_REJECTED" });
+      }
+    }
   }
 }
 

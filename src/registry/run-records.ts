@@ -1,18 +1,12 @@
 /**
- * A run's records. A run is many processes (a test runner's children and workers, an app's forks):
- * each thread that audits writes its own record, one file, into the run directory that
- * DISPATCH_HOOK_AUDIT_DIR names, and never touches another's. The command line and the test-runner
- * reporters fold the directory (run-fold.ts).
- *
- * A thread writes `<id>.started` when it starts auditing and `<id>.json` (atomically) when it ends or
- * when its test file ends, so a thread that started and never wrote its record is seen as such.
+ * A run's records: each thread that audits writes its own into the run directory (DISPATCH_HOOK_AUDIT_DIR),
+ * `<id>.started` when it starts and `<id>.json` when it (or its test file) ends, so that a thread that
+ * never wrote its record is seen as such. The command line and the reporters fold them (run-fold.ts).
  */
 import { crypto, fs, path, workerThreads } from "../builtins.js";
 import { hub } from "../hub.js";
-import { writeFileAtomically } from "./atomic-write.js";
 import type { AuditReport } from "./audit-events.js";
 
-/** The variable that names the run directory. */
 export const runDirVariable = "DISPATCH_HOOK_AUDIT_DIR";
 export const recordFormat = "dispatch-hook/audit-record";
 
@@ -54,10 +48,7 @@ function stem(): string {
   return hub().shared("run-record", () => `${process.pid}-${workerThreads().threadId}-${crypto().randomBytes(4).toString("hex")}`);
 }
 
-/**
- * Marks this thread as started in `dir`. Returns false, after a warning that names the directory,
- * when it cannot write there: the thread then writes no record.
- */
+/** Marks this thread as started in `dir`; false, after a warning, when it cannot write there (it then writes no record). */
 export function startRecord(dir: string): boolean {
   try {
     fs.mkdirSync(dir, { recursive: true });
@@ -72,10 +63,7 @@ export function startRecord(dir: string): boolean {
   }
 }
 
-/**
- * Writes (or rewrites) this thread's record. Synchronous: it runs at exit. A test runner's worker
- * writes after each test file, naming the file as its `entry`.
- */
+/** Writes (or rewrites) this thread's record, synchronously: it runs at exit, or after a test file (named as its `entry`). */
 export function writeRecord(dir: string, report: AuditReport, exitCode: number | null, entry?: string): void {
   const record: ProcessRecord = {
     format: recordFormat,
@@ -86,4 +74,24 @@ export function writeRecord(dir: string, report: AuditReport, exitCode: number |
     report,
   };
   writeFileAtomically(path.join(dir, `${stem()}.json`), JSON.stringify(record));
+}
+
+/**
+ * Writes `file` (a record, the Jest adapter's facades) under a temporary name, then renames it into
+ * place: a concurrent reader sees the old file or the new one, never half. Leaves no temporary file.
+ */
+export function writeFileAtomically(file: string, data: string | Uint8Array): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    fs.writeFileSync(temporary, data);
+    fs.renameSync(temporary, file);
+  } catch (error) {
+    // unlinkSync, not rmSync: rmSync loads Node's rimraf module, a start-up cost for the loader.
+    try {
+      fs.unlinkSync(temporary);
+    } catch {
+      // Never written.
+    }
+    throw error;
+  }
 }

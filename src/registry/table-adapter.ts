@@ -1,5 +1,4 @@
-import type { Class, Impl } from "./dispatcher.js";
-import { isDispatcher } from "./dispatcher.js";
+import { type Class, type Impl, isDispatcher } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
 
 /**
@@ -23,17 +22,6 @@ interface RegisterShaped {
   delete?(type: Class): unknown;
 }
 
-const dispatcherAdapter: TableAdapter = {
-  kind: "Dispatcher",
-  get: (table, type) => (table as { get(type: Class): Impl | undefined }).get(type),
-  set: (table, type, impl) => {
-    (table as RegisterShaped).register(type, impl);
-  },
-  delete: (table, type) => {
-    (table as { unregister(type: Class): unknown }).unregister(type);
-  },
-};
-
 const mapAdapter: TableAdapter = {
   kind: "Map",
   get: (table, type) => (table as Map<Class, Impl>).get(type),
@@ -45,11 +33,12 @@ const mapAdapter: TableAdapter = {
   },
 };
 
-function registerShapedAdapter(table: RegisterShaped): TableAdapter {
+/** A Dispatcher (of any copy) is register()-shaped too, with get and unregister. */
+function registerShapedAdapter(table: RegisterShaped, kind: string): TableAdapter {
   const remove = typeof table.unregister === "function" ? "unregister" : typeof table.delete === "function" ? "delete" : undefined;
   const canGet = typeof table.get === "function";
   return {
-    kind: "register()",
+    kind,
     get: (t, type) => {
       if (!canGet) return undefined;
       const impl = (t as RegisterShaped).get?.(type);
@@ -110,14 +99,14 @@ export function adapterFor(table: unknown, backend: string, custom?: TableAdapte
     }
     return custom;
   }
-  if (isDispatcher(table)) return dispatcherAdapter;
+  if (isDispatcher(table)) return registerShapedAdapter(table as unknown as RegisterShaped, "Dispatcher");
   if (table instanceof Map) return mapAdapter;
   if (
     (typeof table === "object" || typeof table === "function") &&
     table !== null &&
     typeof (table as Partial<RegisterShaped>).register === "function"
   ) {
-    return registerShapedAdapter(table as RegisterShaped);
+    return registerShapedAdapter(table as RegisterShaped, "register()");
   }
   throw new DispatchHookError(
     "ERR_DISPATCH_TABLE_SHAPE",

@@ -1,61 +1,59 @@
 /**
- * How a registry writes into tables: a registration made the owner of its op type and queued for
- * every table of its backend, applied through each table's adapter (an implementation the registry
- * did not put there is refused unless overridden), disposed with what the table held before put
- * back, revived by restore(), and a withdrawn table's entries taken out. Every step is audited; the
- * registry supplies its bookkeeping through WriterHost.
+ * How a registry writes into tables, each step audited: owners applied through each table's adapter
+ * (an entry it did not put there is refused unless overridden), disposed with what the table held put
+ * back, revived by restore(), and a withdrawn table's entries taken out. It holds the registry's backends.
  */
 import { summarizeError } from "../channel.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
-import type { BackendState } from "./backend-state.js";
 import type { Class } from "./dispatcher.js";
-import { noTables, type Registration, type Table, type TableHandle } from "./registration.js";
+import { DispatchHookError } from "./errors.js";
+import { BackendState, noTables, type Registration, type Table, type TableHandle } from "./registration.js";
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
 
-export interface WriterHost {
+interface WriterHost {
   record(event: Unsequenced<AuditEvent>): void;
   setState(registration: Registration, next: RegistrationState): void;
-  /** The backend's state, created on first use. */
-  backend(name: string): BackendState;
-  /** The backend's state if it has one. */
-  existing(name: string): BackendState | undefined;
-  backends(): Iterable<BackendState>;
   /** Starts listening for the backend's tables, and learns those that exist already. */
   listen(backend: string): void;
   stopListening(backend: string): void;
-  /** Tables withdrawn with their handle: announcements of them are not accepted again. */
-  readonly withdrawn: WeakSet<object>;
 }
 
 export class TableWriter {
-  readonly #host: WriterHost;
+  readonly backends = new Map<string, BackendState>();
+  /** Tables withdrawn with their handle: announcements of them are not accepted again. */
+  readonly withdrawn = new WeakSet<object>();
+  readonly #snapshots = new WeakSet<RegistrySnapshot>();
 
-  constructor(host: WriterHost) {
-    this.#host = host;
+  constructor(private readonly host: WriterHost) {}
+
+  /** The backend's state, created on first use. */
+  backend(name: string): BackendState {
+    const state = this.backends.get(name) ?? new BackendState(name);
+    this.backends.set(name, state);
+    return state;
   }
 
   /** Puts an accepted registration behind the current owner of its op type. */
   wait(registration: Registration, owner: Registration, note: string): Registration {
-    this.#host.setState(registration, "superseded");
-    this.#host.backend(registration.backend).wait(registration, true);
-    this.#host.record({ kind: "superseded", id: registration.id, backend: registration.backend, op: registration.op, by: owner.id, note });
+    this.host.setState(registration, "superseded");
+    this.backend(registration.backend).wait(registration, true);
+    this.host.record({ kind: "superseded", id: registration.id, backend: registration.backend, op: registration.op, by: owner.id, note });
     return registration;
   }
 
   /** Makes a registration the owner of its op type and queues it for every table. */
   activate(registration: Registration, mechanism: Mechanism): void {
-    // Learn of tables that already exist first, so that a registration made after its table
-    // appeared is applied (and audited) as immediate.
-    this.#host.listen(registration.backend);
-    const state = this.#host.backend(registration.backend);
+    // Learn of existing tables first, so that a registration made after its table appeared is audited as immediate.
+    this.host.listen(registration.backend);
+    const state = this.backend(registration.backend);
     const previous = state.owners.get(registration.opType);
     if (previous !== undefined) {
       // Only reachable with override: the previous owner steps aside until this one is disposed.
-      this.#host.setState(previous, "superseded");
+      this.host.setState(previous, "superseded");
       previous.tables = noTables;
       state.wait(previous);
-      this.#host.record({ kind: "superseded", id: previous.id, backend: previous.backend, op: previous.op, by: registration.id });
+      this.host.record({ kind: "superseded", id: previous.id, backend: previous.backend, op: previous.op, by: registration.id });
     }
     state.owners.set(registration.opType, registration);
     state.enqueueEverywhere(registration, mechanism);
@@ -71,8 +69,8 @@ export class TableWriter {
           const message =
             `${op} already has an implementation in the ${backend} table${table.module ? ` of ${table.module}` : ""} that this registry did not put there. ` +
             "Pass { override: true } to replace it.";
-          if (registration.state !== "failed") this.#host.setState(registration, "refused");
-          this.#host.record({
+          if (registration.state !== "failed") this.host.setState(registration, "refused");
+          this.host.record({
             kind: "refused",
             id,
             backend,
@@ -88,22 +86,22 @@ export class TableWriter {
       }
       table.adapter.set(table.table, opType, registration.impl);
     } catch (error) {
-      this.#host.setState(registration, "failed");
-      this.#host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
+      this.host.setState(registration, "failed");
+      this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
       return;
     }
     registration.addTable(table);
-    if (registration.state === "pending") this.#host.setState(registration, "applied");
-    this.#host.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
+    if (registration.state === "pending") this.host.setState(registration, "applied");
+    this.host.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
   };
 
   dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {
-    const state = this.#host.backend(registration.backend);
+    const state = this.backend(registration.backend);
     const { opType } = registration;
     const wasOwner = state.owners.get(opType) === registration;
     state.unwait(registration);
-    this.#host.setState(registration, "disposed");
-    this.#host.record({ kind: "disposed", id: registration.id, backend: registration.backend, op: registration.op, reason });
+    this.host.setState(registration, "disposed");
+    this.host.record({ kind: "disposed", id: registration.id, backend: registration.backend, op: registration.op, reason });
     if (!wasOwner) return;
     state.owners.delete(opType);
     const heir = state.heir(opType);
@@ -111,15 +109,15 @@ export class TableWriter {
     registration.tables = noTables;
     if (heir !== undefined) {
       // The registration this one replaced comes back, everywhere this one was.
-      this.#host.setState(heir, "pending");
+      this.host.setState(heir, "pending");
       state.owners.set(opType, heir);
-      this.#host.record({ kind: "restored", id: heir.id, backend: heir.backend, op: heir.op });
+      this.host.record({ kind: "restored", id: heir.id, backend: heir.backend, op: heir.op });
       state.enqueueEverywhere(heir, "immediate");
       state.drain(this.apply);
       return;
     }
     for (const table of tables) this.#putBack(table, registration);
-    if (state.owners.size === 0) this.#host.stopListening(state.name);
+    if (state.owners.size === 0) this.host.stopListening(state.name);
   }
 
   /** Restores what a table held for the op type before the registry wrote it. */
@@ -133,36 +131,36 @@ export class TableWriter {
     } catch (error) {
       // The table refused to give the entry back: the implementation is still in it. Say so.
       const { id, backend, op } = registration;
-      this.#host.record({ kind: "stuck", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
+      this.host.record({ kind: "stuck", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
     }
   }
 
   revive(registration: Registration): void {
-    const state = this.#host.backend(registration.backend);
+    const state = this.backend(registration.backend);
     const owner = state.owners.get(registration.opType);
     if (owner !== undefined && !registration.override) {
       // Something took the op type since; the restored registration waits behind it.
       this.wait(registration, owner, "restored behind the registration that took its place");
       return;
     }
-    this.#host.setState(registration, "pending");
-    this.#host.record({ kind: "restored", id: registration.id, backend: registration.backend, op: registration.op });
+    this.host.setState(registration, "pending");
+    this.host.record({ kind: "restored", id: registration.id, backend: registration.backend, op: registration.op });
     this.activate(registration, "immediate");
   }
 
   withdraw(table: Table): void {
-    const state = this.#host.existing(table.backend);
+    const state = this.backends.get(table.backend);
     const index = state?.tables.indexOf(table) ?? -1;
     if (state === undefined || index < 0) return;
     state.tables.splice(index, 1);
-    this.#host.withdrawn.add(table.table);
+    this.withdrawn.add(table.table);
     for (const registration of state.owners.values()) {
       if (registration.removeTable(table)) {
         this.#putBack(table, registration);
-        if (registration.tables.length === 0 && registration.state === "applied") this.#host.setState(registration, "pending");
+        if (registration.tables.length === 0 && registration.state === "applied") this.host.setState(registration, "pending");
       }
     }
-    this.#host.record({ kind: "withdrawn", backend: table.backend, table: table.id });
+    this.host.record({ kind: "withdrawn", backend: table.backend, table: table.id });
   }
 
   /** Attaches a newly provided table to its backend, audits it, and applies every live registration to it. */
@@ -178,7 +176,7 @@ export class TableWriter {
       handle: { id, backend: state.name, dispose: () => this.withdraw(entry), [Symbol.dispose]: () => this.withdraw(entry) },
     };
     state.tables.push(entry);
-    this.#host.record({
+    this.host.record({
       kind: "provided",
       backend: state.name,
       table: id,
@@ -191,11 +189,20 @@ export class TableWriter {
     return entry.handle;
   }
 
-  /**
-   * Returns to a snapshot: registrations made since are disposed, those disposed since come back
-   * (into every table, including tables provided since), and seals are as they were. Tables stay.
-   */
+  /** Which registrations are live and which backends sealed. */
+  snapshot(registrations: readonly Registration[]): RegistrySnapshot {
+    const live = new Set(registrations.filter((r) => r.state !== "disposed").map((r) => r.id));
+    const sealed = new Set([...this.backends.values()].filter((b) => b.sealed).map((b) => b.name));
+    const snapshot: RegistrySnapshot = Object.freeze({ live, sealed });
+    this.#snapshots.add(snapshot);
+    return snapshot;
+  }
+
+  /** Returns to a snapshot it took: later registrations disposed, disposed ones back in every table, seals as they were. */
   restore(snapshot: RegistrySnapshot, registrations: readonly Registration[]): void {
+    if (!this.#snapshots.has(snapshot)) {
+      throw new DispatchHookError("ERR_DISPATCH_INVALID_SNAPSHOT", "restore() needs a snapshot taken from this registry with snapshot().");
+    }
     for (const registration of registrations.slice().reverse()) {
       // A plugin's registration module ran once, for a dispatch module instance that stays loaded:
       // what it registered stays, or that instance would miss from then on.
@@ -205,18 +212,18 @@ export class TableWriter {
     for (const registration of registrations) {
       if (snapshot.live.has(registration.id) && registration.state === "disposed") this.revive(registration);
     }
-    for (const state of this.#host.backends()) {
+    for (const state of this.backends.values()) {
       const sealed = snapshot.sealed.has(state.name);
       if (state.sealed !== sealed) {
         state.sealed = sealed;
-        this.#host.record({ kind: "sealed", backend: state.name, sealed });
+        this.host.record({ kind: "sealed", backend: state.name, sealed });
       }
     }
   }
 
   /** Answers a window's question: did this registry write exactly this entry into that table? */
   wrote(table: object, key: Function | string, impl: unknown): boolean {
-    for (const state of this.#host.backends()) {
+    for (const state of this.backends.values()) {
       const entry = state.tables.find((t) => t.table === table);
       if (entry === undefined) continue;
       const wrote = (owner: Registration) => owner.impl === impl && owner.inTable(entry);

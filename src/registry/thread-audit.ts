@@ -1,17 +1,80 @@
 /**
- * The audit of a whole thread: every registry of every installed copy of dispatch-hook, folded
- * with one fold, and the thread's facts once. The loader's exit audit and the command line speak
- * through this; a registry's own verify() answers only for that registry (registryReport).
+ * The audit of a whole thread: every registry of every installed copy of dispatch-hook, folded with
+ * one fold, and the thread's facts read from the hub at the moment of asking (nothing is cached, so a
+ * fact that stopped being true is gone). A registry's own verify() answers only for itself (registryReport).
  */
-import { frameworkNamespace, type InstallationStatus } from "../channel.js";
+import { url } from "../builtins.js";
+import { frameworkNamespace, type HostFacts, keyName, listEntries, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
-import type { AuditEvent, AuditReport, VerifyOptions } from "./audit-events.js";
+import { type AuditEvent, type AuditReport, frozen, type VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
-import { frozen } from "./audit-log.js";
-import { buildReport } from "./audit-report.js";
+import { buildReport, type NamedFold, type TableFact, type ThreadFacts } from "./audit-report.js";
+import { DispatchHookError } from "./errors.js";
 import { checkVerifyOptions } from "./options.js";
-import type { NamedFold } from "./report-facts.js";
-import { gatherFacts } from "./thread-facts.js";
+
+let created = 0;
+const defaults = new WeakSet<object>();
+
+/** How a registry is named in a thread-wide audit: the given name, or the next "#n". */
+export function registryName(given: string | undefined): string {
+  return given ?? `#${++created}`;
+}
+
+/** The package directory of this copy of dispatch-hook ("?" if it cannot be told). */
+export const copyDirectory: string = (() => {
+  try {
+    return url.fileURLToPath(new URL("../..", import.meta.url));
+  } catch {
+    return "?";
+  }
+})();
+
+/** @internal Marks a copy's default registry: with no loader installed, the one host adapters' facades feed. */
+export function markDefault<T extends object>(registry: T): T {
+  defaults.add(registry);
+  return registry;
+}
+
+export function isDefault(registry: object): boolean {
+  return defaults.has(registry);
+}
+
+/**
+ * The backends a program named to assertComplete() in this thread. Kept at the hub, so that the exit
+ * audit of any copy holds the program to them even when it caught the error.
+ */
+function assertedBackends(): Set<string> {
+  return hub().shared("asserted-backends@1", () => new Set<string>());
+}
+
+function names(table: unknown): ReadonlySet<string> | undefined {
+  const entries = listEntries(table);
+  if (entries === undefined) return undefined;
+  const out = new Set<string>();
+  for (const key of entries.keys()) {
+    const name = keyName(key);
+    if (name !== undefined) out.add(name);
+  }
+  return out;
+}
+
+/** The thread's facts; `own` adds tables a registry was given directly (they were never announced). */
+export function gatherFacts(
+  own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }> = [],
+): ThreadFacts {
+  const seen = new Set<unknown>();
+  const tables: TableFact[] = [];
+  const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts) => {
+    if (typeof table !== "object" || table === null || seen.has(table)) return;
+    seen.add(table);
+    tables.push({ backend, module, names: names(table), host });
+  };
+  const h = hub();
+  for (const notice of h.allTables())
+    add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
+  for (const t of own) add(t.backend, t.module, t.table);
+  return { tables, loaders: h.loaders(), windows: h.windows(), refusals: h.refusals(), asserted: assertedBackends() };
+}
 
 export function threadAudit(options: VerifyOptions = {}): AuditReport {
   checkVerifyOptions(options, "threadAudit()");
@@ -27,10 +90,7 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
   return frozen(buildReport(folds, gatherFacts(), { connected: true, focus: options.backends }));
 }
 
-/**
- * A registry of another namespace than the frameworks' (a backend set's) has backends of its own:
- * named with their namespace, so that they never count for a framework's backend of the same name.
- */
+/** A registry of another namespace (a backend set's) names its backends with it, apart from a framework's of the same name. */
 function inNamespace(events: readonly AuditEvent[], namespace: string): readonly AuditEvent[] {
   if (namespace === frameworkNamespace) return events;
   return events.map((event) => {
@@ -40,17 +100,43 @@ function inNamespace(events: readonly AuditEvent[], namespace: string): readonly
 }
 
 /**
- * One registry's report: its own events, the thread's facts and the tables it was given directly.
- * `connected` says whether the loaders' facts (expectations, plugins' modules) count for it: true
- * for the registry a loader feeds, and, with no loader, for the default registry host adapters feed.
+ * One registry's report: its events, the thread's facts and the tables it was given. The loaders' facts
+ * count for the registry a loader feeds, and, with no loader, for the default registry that host adapters feed.
  */
 export function registryReport(
+  registry: object,
   events: readonly AuditEvent[],
   options: VerifyOptions,
   own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }>,
-  connected: (loaders: readonly InstallationStatus[]) => boolean,
 ): AuditReport {
   checkVerifyOptions(options, "verify() or format()");
   const facts = gatherFacts(own);
-  return buildReport([{ fold: fold(events) }], facts, { connected: connected(facts.loaders), focus: options.backends });
+  const connected = facts.loaders.some((l) => l.registry === registry) || (facts.loaders.length === 0 && isDefault(registry));
+  return buildReport([{ fold: fold(events) }], facts, { connected, focus: options.backends });
+}
+
+/**
+ * assertComplete(): remembers the backends named, then throws one error listing every problem, if any:
+ * ERR_DISPATCH_NO_LOADER when a needed backend has no table and nothing could make one signal, else
+ * ERR_DISPATCH_INCOMPLETE. @internal
+ */
+export function throwIfIncomplete(read: (options: VerifyOptions) => AuditReport, options: VerifyOptions): void {
+  checkVerifyOptions(options, "assertComplete()");
+  for (const backend of options.backends ?? []) if (typeof backend === "string") assertedBackends().add(backend);
+  const report = read(options);
+  if (report.ok) return;
+  const scope = options.backends === undefined ? "" : ` for ${options.backends.join(", ")}`;
+  const lines = report.problems.map((p) => `  - [${p.kind}] ${p.message}`);
+  const list = `${report.problems.length} registration problem${report.problems.length === 1 ? "" : "s"}${scope}:\n${lines.join("\n")}`;
+  const unserved = [...new Set(report.problems.flatMap((p) => (p.kind === "no-loader" ? [p.backend] : [])))];
+  if (unserved.length > 0) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_NO_LOADER",
+      `No table of ${unserved.join(", ")} exists, and no dispatch-hook loader or host adapter is installed in this thread that could make one signal. ` +
+        "Start the program with node --import dispatch-hook/loader.mjs, run it through a host adapter (dispatch-hook/vitest, dispatch-hook/vite, dispatch-hook/esbuild or dispatch-hook/jest), or have the framework call announce() in its dispatch modules.\n" +
+        list,
+      { details: { problems: report.problems } },
+    );
+  }
+  throw new DispatchHookError("ERR_DISPATCH_INCOMPLETE", list, { details: { problems: report.problems } });
 }

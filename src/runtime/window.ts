@@ -7,9 +7,17 @@
  * not made through a registry are found by comparing its entries at each mark: what changed belongs
  * to the window whose module ran in between, or, after the pass, to every window still awaiting.
  */
-import { frameworkNamespace, type ModuleInfo, type OutsideWrite, summarizeError, type WindowFact, type WindowInfo } from "../channel.js";
+import {
+  frameworkNamespace,
+  keyName,
+  listEntries,
+  type ModuleInfo,
+  type OutsideWrite,
+  summarizeError,
+  type WindowFact,
+  type WindowInfo,
+} from "../channel.js";
 import { hub } from "../hub.js";
-import { keyName, listEntries } from "../table-entries.js";
 
 /** Announces a dispatch module's table to the hub. `exports`: an ES module's namespace, or a CommonJS `module.exports`. */
 export function signalEvaluated(info: ModuleInfo, exports: unknown): void {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fold } from "../../src/registry/audit-fold.js";
+import type { ThreadFacts } from "../../src/registry/audit-report.js";
 import { buildReport } from "../../src/registry/audit-report.js";
-import type { ThreadFacts } from "../../src/registry/report-facts.js";
 
 const requested = (id: number, backend: string, op: string) => ({ kind: "requested", seq: id, id, backend, op, site: "a.js:1" });
 const noFacts: ThreadFacts = { tables: [], loaders: [], windows: [] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkOptions, didYouMean, suggest } from "../../src/registry/options.js";
+import { backendNameProblem, checkBackend, checkOptions, didYouMean, suggest } from "../../src/registry/options.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { threadAudit } from "../../src/registry/thread-audit.js";
 import { thrown } from "../helpers.js";
@@ -79,5 +79,22 @@ describe("the audit's options", () => {
     expect(registry.pending("gpu-typo")).toHaveLength(1);
     expect(thrown(() => registry.assertComplete({ backends: ["gpu-typo"] })).code).toBe("ERR_DISPATCH_NO_LOADER");
     registry.dispose();
+  });
+});
+
+describe("backend names", () => {
+  it("are plain non-empty strings", () => {
+    expect(backendNameProblem("numba")).toBeUndefined();
+    expect(backendNameProblem("jax-0.4_gpu")).toBeUndefined();
+    expect(backendNameProblem("")?.code).toBe("ERR_DISPATCH_INVALID_BACKEND");
+    expect(backendNameProblem(3)?.code).toBe("ERR_DISPATCH_INVALID_BACKEND");
+    expect(backendNameProblem("my backend")?.reason).toContain("whitespace or a path separator");
+    expect(backendNameProblem("a/b")?.code).toBe("ERR_DISPATCH_INVALID_BACKEND");
+    expect(backendNameProblem("__proto__")?.code).toBe("ERR_DISPATCH_RESERVED_NAME");
+  });
+
+  it("are checked where they enter, with the call named", () => {
+    expect(thrown(() => checkBackend("my backend", "register()")).message).toMatch(/^register\(\): "my backend" cannot be a backend name/);
+    expect(() => checkBackend("numba", "register()")).not.toThrow();
   });
 });

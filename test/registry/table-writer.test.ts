@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { AuditEvent } from "../../src/registry/audit-events.js";
-import { BackendState } from "../../src/registry/backend-state.js";
 import { Registration } from "../../src/registry/registration.js";
 import { adapterFor } from "../../src/registry/table-adapter.js";
 import { TableWriter } from "../../src/registry/table-writer.js";
@@ -10,32 +9,20 @@ class Pool {}
 
 function writer() {
   const events: Array<Partial<AuditEvent>> = [];
-  const backends = new Map<string, BackendState>();
-  const backend = (name: string) => {
-    let state = backends.get(name);
-    if (state === undefined) {
-      state = new BackendState(name);
-      backends.set(name, state);
-    }
-    return state;
-  };
   let listening = false;
   const w = new TableWriter({
     record: (event) => events.push(event as Partial<AuditEvent>),
     setState: (registration, next) => {
       registration.state = next;
     },
-    backend,
-    existing: (name) => backends.get(name),
-    backends: () => backends.values(),
     listen: () => {
       listening = true;
     },
     stopListening: () => {
       listening = false;
     },
-    withdrawn: new WeakSet(),
   });
+  const backend = (name: string) => w.backend(name);
   let next = 0;
   const registration = (impl: () => unknown, override = false) => new Registration(next++, "numba", Pool, "Pool", impl, override, () => {});
   return { w, events, backend, registration, listening: () => listening };

@@ -1,7 +1,7 @@
 // Faults inside the registry: every case ends with the audit accounting for every registration,
 // none missing and none double-counted.
 import { describe, expect, it } from "vitest";
-import type { AuditReport } from "../../src/registry/audit-log.js";
+import type { AuditReport } from "../../src/registry/audit-events.js";
 import { type Class, Dispatcher } from "../../src/registry/dispatcher.js";
 import { DispatchHookError } from "../../src/registry/errors.js";
 import { createRegistry, type Registry } from "../../src/registry/registry.js";

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dispatcherBrand } from "../src/channel.js";
+import { dispatcherBrand, keyName, listEntries, noticeTable } from "../src/channel.js";
 import { Dispatcher } from "../src/registry/dispatcher.js";
-import { keyName, listEntries, noticeTable, typeName } from "../src/table-entries.js";
 
 class Conv {}
 
@@ -22,7 +21,7 @@ describe("listEntries", () => {
   });
 });
 
-describe("noticeTable and typeName", () => {
+describe("noticeTable and keyName", () => {
   it("find a notice's table in a namespace or as given", () => {
     const table = new Map();
     expect(noticeTable({ via: "native", namespace: "dispatch", backend: "cpu", module: undefined, table })).toBe(table);
@@ -46,8 +45,8 @@ describe("noticeTable and typeName", () => {
         exportName: "cpuTable",
       }),
     ).toBeUndefined();
-    expect(typeName(Conv)).toBe("Conv");
-    expect(typeName((() => class {})())).toBe("(anonymous class)");
+    expect(keyName(Conv)).toBe("Conv");
+    expect(keyName((() => class {})())).toBe("(anonymous class)");
   });
 
   it("keyName: a class by its name, a string as itself, any other key names no op", () => {

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeFileAtomically } from "../../src/registry/atomic-write.js";
+import { writeFileAtomically } from "../../src/registry/run-records.js";
 import { makeTree } from "../integration/fixture.js";
 
 describe("writeFileAtomically", () => {
