@@ -7,11 +7,9 @@ import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { BackendSet } from "./backend-set.js";
 import { createCaller } from "./call-path.js";
-import { checkTypes } from "./explicit-types.js";
 import { type CallContext, implLabel, realImpl } from "./impl-table.js";
-import { currentScope, scopeHolder } from "./options-scope.js";
-import type { Skip } from "./plan.js";
-import { contextFor } from "./run-candidates.js";
+import { checkTypes, currentScope, scopeHolder } from "./options-scope.js";
+import { contextFor, type Skip } from "./plan.js";
 
 type AnyFunction = (...args: never[]) => unknown;
 

@@ -1,8 +1,12 @@
 /**
- * Generated documentation for a set's dispatchable functions: for each, the arguments it dispatches
- * on, then every backend that implements it, in the order they are tried, with its types and its
- * implementation, then the default.
+ * What a set says of itself: its backends (BackendSet.backends()), and its generated documentation:
+ * per dispatchable function, the arguments it dispatches on, every backend that implements it in the
+ * order they are tried, with its types, then the default.
  */
+import type { Class } from "../registry/dispatcher.js";
+import { implLabel } from "./impl-table.js";
+import type { PlanBackend } from "./plan.js";
+
 /** A backend as a set describes it (BackendSet.backends()). */
 export interface BackendInfo {
   readonly name: string;
@@ -19,6 +23,23 @@ export interface FunctionInfo {
   /** How the relevant arguments were given: "x, y", or "(chosen by a function)". */
   readonly relevant: string;
   readonly reference: string;
+}
+
+export function describeBackend(b: PlanBackend & { readonly declaredIn: string }, ops: ReadonlyMap<string, Class>): BackendInfo {
+  const functions: Record<string, string> = {};
+  for (const [fn, op] of ops) {
+    const impl = b.implementation(op);
+    if (impl !== undefined) functions[fn] = implLabel(impl);
+  }
+  const { primary, secondary } = b.types.labels;
+  return {
+    name: b.name,
+    primaryTypes: primary,
+    secondaryTypes: secondary,
+    requiresOptIn: b.requiresOptIn,
+    functions,
+    declaredIn: b.declaredIn,
+  };
 }
 
 export function formatDocs(set: string, functions: readonly FunctionInfo[], backends: readonly BackendInfo[]): string {

@@ -1,14 +1,15 @@
 /**
  * The fast path of a dispatchable whose one or two relevant arguments are among its first three:
- * each argument's class index (classifier.ts) picks the decision the general path made for that
+ * each argument's class index (Classifier, type-match.ts) picks the decision the general path made for that
  * index, and a hit calls the implementation at once. No code is generated and no value's class is
  * read or held: like a hand-written `instanceof` chain, a call costs one prototype walk per declared
  * class tried, whatever mix of classes the call site sees. Every call it does not answer (a first
  * decision, a protocol asked per value, a veto, a context, a trace, an error, a set with named
  * types) takes the general path, which remembers here what it may.
  */
-import type { Classifier } from "./classifier.js";
+
 import { currentKey, type Holder, type ScopeKey } from "./options-scope.js";
+import type { Classifier } from "./type-match.js";
 import { WeakCache } from "./weak-cache.js";
 
 type Fn = (...args: unknown[]) => unknown;

@@ -7,8 +7,8 @@
  */
 import { asyncHooks } from "../builtins.js";
 import { hub } from "../hub.js";
+import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
-import { checkTypes } from "./explicit-types.js";
 
 /** What a dispatchable call records when a scope asks for a trace. */
 export interface TraceEntry {
@@ -162,6 +162,17 @@ export function currentKey(holder: Holder): ScopeKey | undefined {
     holder.keyEpoch = holder.epoch;
   }
   return holder.key;
+}
+
+/** Refuses explicit types (a scope's, or `like()`'s) that cannot stand for an argument: undefined, null. */
+export function checkTypes(types: readonly unknown[] | undefined, where: string): void {
+  const bad = types?.findIndex((t) => t === undefined || t === null) ?? -1;
+  if (bad >= 0) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `${where}: types must be classes or values, got ${describe(types?.[bad])} at position ${bad}. To fix: pass the class (JaxArray) or an array of it.`,
+    );
+  }
 }
 
 const kinds = { prioritize: "array", disable: "array", trace: "array", types: "array" } as const;

@@ -14,8 +14,6 @@
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { type NamedType, type NamedTypeResolver, parseNamedType } from "./named-type.js";
 
-export { type NamedType, NamedTypeResolver, parseNamedType } from "./named-type.js";
-
 /** A type as a backend declares it. */
 export type TypeSpec = Function | { readonly exactly: Function } | { readonly [Symbol.hasInstance]: (value: unknown) => boolean } | string;
 
@@ -114,17 +112,13 @@ export class TypeSet {
     this.labels = labels;
   }
 
-  /** The classes (by prototype, and whether declared exactly), and whether names or protocols are declared: for classifier.ts. */
-  get shape(): {
-    readonly classes: ReadonlyArray<{ readonly proto: object; readonly exact: boolean }>;
-    readonly named: boolean;
-    readonly protocols: boolean;
-  } {
+  /** The classes (by prototype, and whether declared exactly), and whether names are declared: for Classifier. */
+  get shape(): { readonly classes: ReadonlyArray<{ readonly proto: object; readonly exact: boolean }>; readonly named: boolean } {
     const classes = [...this.#classes].flatMap(([proto, c]) => [
       ...(c.exact === undefined ? [] : [{ proto, exact: true }]),
       ...(c.subclasses === undefined ? [] : [{ proto, exact: false }]),
     ]);
-    return { classes, named: this.#named.length > 0, protocols: this.#protocols.length > 0 };
+    return { classes, named: this.#named.length > 0 };
   }
 
   /** Whether a value (whose type is `proto`) is one of these types, and how. */
@@ -167,5 +161,86 @@ export class TypeSet {
       } catch {}
     }
     return undefined;
+  }
+}
+
+/**
+ * A value's class facts as a small number, the index the fast path (fast-call.ts) caches decisions
+ * under: the position of the first of the set's declared classes, tried most specific first, that
+ * the value is an instance of (for a class declared exactly: of that class itself). Every backend's
+ * class claim follows from it, so values of many classes share a few indices, and no cache holds a
+ * value's class. The test is `prototype.isPrototypeOf(value)`: V8 compiles it to the prototype walk
+ * of `instanceof`, with no type feedback about the value, so a call site that sees many classes is
+ * as fast as one that sees one. Primitives have the index of their wrapper's prototype.
+ *
+ * A set with named types (decided class by class, by module) or more than MAX_TESTS classes has no
+ * classifier; its calls take the general path, keyed by prototype.
+ */
+const inChain = Object.prototype.isPrototypeOf;
+
+const MAX_TESTS = 30;
+
+export class Classifier {
+  /** The declared classes' prototypes, most specific first. */
+  readonly tests: readonly object[];
+  /** The positions of classes declared exactly, as bits. */
+  readonly exact: number;
+  /** The index of a value of no declared class. */
+  readonly none: number;
+  /** The index of null and undefined. */
+  readonly nullish: number;
+  readonly #primitives = new Map<string, number>();
+
+  private constructor(tests: ReadonlyArray<{ readonly proto: object; readonly exact: boolean }>) {
+    this.tests = tests.map((t) => t.proto);
+    this.exact = tests.reduce((m, t, i) => (t.exact ? m | (1 << i) : m), 0);
+    this.none = tests.length;
+    this.nullish = tests.length + 1;
+  }
+
+  /** The classifier of these backends' types, or undefined when they need the general path. */
+  static of(backends: Iterable<{ readonly types: TypeSet }>): Classifier | undefined {
+    const tests: Array<{ proto: object; exact: boolean }> = [];
+    for (const b of backends) {
+      const shape = b.types.shape;
+      if (shape.named) return undefined;
+      for (const c of shape.classes) if (!tests.some((t) => t.proto === c.proto && t.exact === c.exact)) tests.push(c);
+    }
+    if (tests.length > MAX_TESTS) return undefined;
+    // Most specific first: a class before its ancestors, an exact class before the same class with
+    // subclasses; otherwise in declaration order (a stable insertion).
+    const sorted: Array<{ proto: object; exact: boolean }> = [];
+    for (const t of tests) {
+      const at = sorted.findIndex((s) => inChain.call(s.proto, t.proto) || (s.proto === t.proto && t.exact && !s.exact));
+      if (at < 0) sorted.push(t);
+      else sorted.splice(at, 0, t);
+    }
+    return new Classifier(sorted);
+  }
+
+  /** The index of any value. */
+  index(value: unknown): number {
+    if ((typeof value === "object" && value !== null) || typeof value === "function") {
+      const tests = this.tests;
+      for (let i = 0; i < tests.length; i++) {
+        if (inChain.call(tests[i], value) && ((this.exact & (1 << i)) === 0 || Object.getPrototypeOf(value) === tests[i])) return i;
+      }
+      return this.none;
+    }
+    return this.primitive(value);
+  }
+
+  /** A primitive's index: its wrapper prototype's; null and undefined have their own. */
+  primitive(value: unknown): number {
+    if (value === null || value === undefined) return this.nullish;
+    const kind = typeof value;
+    let index = this.#primitives.get(kind);
+    if (index === undefined) {
+      const proto = typeOf(value) as object;
+      index = this.tests.findIndex((t, i) => t === proto || ((this.exact & (1 << i)) === 0 && inChain.call(t, proto)));
+      if (index < 0) index = this.none;
+      this.#primitives.set(kind, index);
+    }
+    return index;
   }
 }

@@ -10,7 +10,7 @@
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { type CallContext, type Implementation, lazyStub, parseLazyImpl, realImpl } from "./impl-table.js";
+import { asImplementation, type CallContext, type Implementation, realImpl } from "./impl-table.js";
 
 export interface Wraps {
   /** The backend whose implementations run. */
@@ -51,13 +51,9 @@ export function checkWraps(
   if (typeof w.backend !== "string" || w.backend === "") throw fail(`.backend must name a backend, got ${describe(w.backend)}`);
   if (w.backend === backend) throw fail("names the backend itself");
   const fn = (key: "convert" | "restore"): Implementation => {
-    const f = w[key];
-    if (typeof f === "function") return f as Implementation;
-    const lazy = typeof f === "string" ? parseLazyImpl(f) : undefined;
-    if (lazy === undefined) throw fail(`.${key} must be a function or "specifier#export", got ${describe(f)}`);
-    const stub = lazyStub(lazy, base, backend, `wraps.${key}`);
-    if (eager) realImpl(stub);
-    return stub;
+    const f = asImplementation(w[key], base, backend, `wraps.${key}`, eager);
+    if (f === undefined) throw fail(`.${key} must be a function or "specifier#export", got ${describe(w[key])}`);
+    return f;
   };
   return { backend: w.backend, convert: fn("convert"), restore: fn("restore") };
 }
