@@ -1,16 +1,15 @@
 /**
- * The call path of a dispatchable function, in three tiers:
- * - where code may be generated and one or two of the first three arguments decide, a chain
- *   compiled for this dispatchable alone (front.ts);
- * - for the same calls, the fast path (fast-call.ts), which indexes the decisions below by each
- *   argument's class index (Classifier, type-match.ts);
- * - the general path, here: decisions cached per tuple of relevant prototypes and per scope (one or
- *   two arguments in weak caches, more in a trie of them under the argument count; no cache keeps
- *   a class alive or grows without bound), and the per-call work (plan.ts).
- * A decision that had to ask a protocol of some value holds for another value of the same classes
- * only if the protocols answer the same: each call asks them, and finds the decision under the
- * answers (made once per set of answers, never remembered by class in the faster tiers). Any change to the set (declaration, registration,
- * disposal) changes its version, and every tier's decisions go.
+ * The call path of a dispatchable function, in three tiers: where code may be generated and one or
+ * two of the first three arguments decide, a chain compiled for this dispatchable alone (front.ts);
+ * for the same calls, the fast path (fast-call.ts), which indexes decisions by each argument's class
+ * index; and the general path, here: decisions cached per tuple of relevant prototypes and per scope
+ * (one or two arguments in weak caches, more in a trie of them under the argument count; no cache
+ * keeps a class alive or grows without bound), and the per-call work (plan.ts).
+ *
+ * A decision that asked a protocol of some value holds for another value of the same classes only
+ * if the protocols answer the same: each call asks them, and finds the decision under the answers
+ * (never remembered by class in the faster tiers). Any change to the set changes its version, and
+ * every tier's decisions go.
  */
 import type { Class } from "../registry/dispatcher.js";
 import type { BackendSet } from "./backend-set.js";
@@ -78,15 +77,8 @@ const newCache = (): Cache => ({ one: new WeakCache(), two: new WeakCache(), man
 const protoOf = (v: unknown): object | null =>
   typeof v === "object" && v !== null ? (Object.getPrototypeOf(v) as object | null) : typeOf(v);
 
-export interface Caller {
-  readonly call: Fn;
-  /** Calls with explicit types (`like()`) beside the arguments. */
-  callLike(self: unknown, args: unknown[], like: readonly unknown[]): unknown;
-  /** The decision for a call with these arguments in this scope (cached). */
-  entryFor(args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): Entry;
-}
-
-export function createCaller(spec: CallerSpec): Caller {
+/** The dispatchable's call, its call with explicit types (`like()`) beside the arguments, and its (cached) decisions. */
+export function createCaller(spec: CallerSpec) {
   const { set, indices } = spec;
   const holder = scopeHolder();
   let version = -1;
@@ -212,6 +204,7 @@ export function createCaller(spec: CallerSpec): Caller {
     return { values: extra.length === 0 ? own : [...own, ...extra], extras: extra.length };
   };
 
+  /** The decision for a call with these arguments in this scope. */
   const entryFor = (args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): Entry => {
     const { values, extras } = valuesOf(args, scope, like);
     return entry(values, scope, extras);
@@ -248,7 +241,7 @@ export function createCaller(spec: CallerSpec): Caller {
       : undefined;
   return {
     entryFor,
-    callLike: (self, args, like) => invoke(self, args, like),
+    callLike: (self: unknown, args: unknown[], like: readonly unknown[]) => invoke(self, args, like),
     call:
       front ??
       fast?.call ??

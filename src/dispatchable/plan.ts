@@ -11,7 +11,7 @@ import { DispatchHookError } from "../registry/errors.js";
 import { type CallContext, type Implementation, realImpl } from "./impl-table.js";
 import type { Scope, TraceEntry } from "./options-scope.js";
 import { type TypeSet, typeName, typeOf } from "./type-match.js";
-import { wrappedBackend } from "./wrapping.js";
+import { wrappedBackends } from "./wrapping.js";
 
 export interface PlanBackend {
   readonly name: string;
@@ -80,85 +80,61 @@ export function plan(
   protos: readonly (object | null)[],
   control: Control,
 ): Plan {
-  return naming(fn, () => decide(fn, op, labels, values, protos, control));
-}
-
-function decide(
-  fn: string,
-  op: Class,
-  labels: readonly string[],
-  values: readonly unknown[],
-  protos: readonly (object | null)[],
-  control: Control,
-): Plan {
-  const types = values.map(typeName);
-  const asks: Array<readonly [number, TypeSet]> = [];
-  for (let i = 0; i < values.length; i++)
-    for (const b of control.order) if (b.types.asksValues(protos[i] ?? null)) asks.push([i, b.types] as const);
-  const candidates: Array<{ backend: string; impl: Implementation }> = [];
-  const skipped: Skip[] = [];
-  const accepts = (b: PlanBackend): string | undefined => {
-    let primary = false;
-    for (let i = 0; i < values.length; i++) {
-      if (values[i] === undefined || values[i] === null) continue;
-      const claim = b.types.claim(values[i], protos[i] ?? null);
-      if (claim === undefined) return `does not accept ${types[i]} (${labels[i]})`;
-      if (claim === "primary") primary = true;
+  return naming(fn, () => {
+    const types = values.map(typeName);
+    const asks: Array<readonly [number, TypeSet]> = [];
+    for (let i = 0; i < values.length; i++)
+      for (const b of control.order) if (b.types.asksValues(protos[i] ?? null)) asks.push([i, b.types] as const);
+    const candidates: Array<{ backend: string; impl: Implementation }> = [];
+    const skipped: Skip[] = [];
+    const accepts = (b: PlanBackend): string | undefined => {
+      let primary = false;
+      for (let i = 0; i < values.length; i++) {
+        if (values[i] === undefined || values[i] === null) continue;
+        const claim = b.types.claim(values[i], protos[i] ?? null);
+        if (claim === undefined) return `does not accept ${types[i]} (${labels[i]})`;
+        if (claim === "primary") primary = true;
+      }
+      return primary ? undefined : "none of the arguments is one of its primary types";
+    };
+    for (const b of control.order) {
+      const blocked = control.blocked.get(b.name);
+      if (blocked !== undefined) {
+        skipped.push({ backend: b.name, reason: blocked });
+        continue;
+      }
+      if (b.requiresOptIn && !control.optedIn.has(b.name)) {
+        skipped.push({ backend: b.name, reason: "requires opt-in: prioritize it to use it" });
+        continue;
+      }
+      const impl = b.implementation(op);
+      const refusal = impl === undefined ? `has no implementation of ${fn}` : accepts(b);
+      if (refusal !== undefined) skipped.push({ backend: b.name, reason: refusal });
+      else candidates.push({ backend: b.name, impl: impl as Implementation });
     }
-    return primary ? undefined : "none of the arguments is one of its primary types";
-  };
-  for (const b of control.order) {
-    const blocked = control.blocked.get(b.name);
-    if (blocked !== undefined) {
-      skipped.push({ backend: b.name, reason: blocked });
-      continue;
-    }
-    if (b.requiresOptIn && !control.optedIn.has(b.name)) {
-      skipped.push({ backend: b.name, reason: "requires opt-in: prioritize it to use it" });
-      continue;
-    }
-    const impl = b.implementation(op);
-    if (impl === undefined) {
-      skipped.push({ backend: b.name, reason: `has no implementation of ${fn}` });
-      continue;
-    }
-    const refusal = accepts(b);
-    if (refusal !== undefined) skipped.push({ backend: b.name, reason: refusal });
-    else candidates.push({ backend: b.name, impl });
-  }
-  let error: DispatchHookError | undefined;
-  if (candidates.length === 0) error = mixed(fn, labels, values, protos, types, control.order, accepts, skipped);
-  return { candidates, skipped, types, error, asks, prioritized: control.optedIn };
-}
-
-/** The error for mixed inputs, or undefined when the default implementation may take them. */
-function mixed(
-  fn: string,
-  labels: readonly string[],
-  values: readonly unknown[],
-  protos: readonly (object | null)[],
-  types: readonly string[],
-  all: readonly PlanBackend[],
-  accepts: (b: PlanBackend) => string | undefined,
-  skipped: readonly Skip[],
-): DispatchHookError | undefined {
-  const owners = values.map((v, i) =>
-    v === undefined || v === null ? [] : all.filter((b) => b.types.claim(v, protos[i] ?? null) === "primary").map((b) => b.name),
-  );
-  // Inputs no backend owns are the default's; so are inputs that one backend could take all of
-  // (it was passed over for a reason the trace gives: blocked, opt-in, no implementation).
-  if (owners.every((o) => o.length === 0) || all.some((b) => accepts(b) === undefined)) return undefined;
-  const args = values.map(
-    (_, i) => `${labels[i]} is ${types[i]}${(owners[i] ?? []).length > 0 ? ` (a type of ${(owners[i] ?? []).join(", ")})` : ""}`,
-  );
-  const considered = skipped.map((s) => `${s.backend}: ${s.reason}`);
-  return new DispatchHookError(
-    "ERR_DISPATCH_MIXED_INPUTS",
-    `${fn}() got inputs that no single backend accepts: ${args.join("; ")}.\n` +
-      `  backends considered: ${considered.length === 0 ? "none" : considered.join("; ")}.\n` +
-      "  Mixed inputs are never converted silently. To fix: convert the arguments to one backend's types before the call, or declare the other types as that backend's secondaryTypes.",
-    { details: { function: fn, types, owners, considered } },
-  );
+    /**
+     * The error for mixed inputs, or undefined when the default may take them: inputs no backend
+     * owns are the default's, and so are inputs that one backend could take all of (it was passed
+     * over for a reason the trace gives: blocked, opt-in, no implementation).
+     */
+    const mixed = (): DispatchHookError | undefined => {
+      const all = control.order;
+      const owners = values.map((v, i) =>
+        v === undefined || v === null ? [] : all.filter((b) => b.types.claim(v, protos[i] ?? null) === "primary").map((b) => b.name),
+      );
+      if (owners.every((o) => o.length === 0) || all.some((b) => accepts(b) === undefined)) return undefined;
+      const args = values.map((_, i) => `${labels[i]} is ${types[i]}${owners[i]?.length ? ` (a type of ${owners[i]?.join(", ")})` : ""}`);
+      const considered = skipped.map((s) => `${s.backend}: ${s.reason}`);
+      return new DispatchHookError(
+        "ERR_DISPATCH_MIXED_INPUTS",
+        `${fn}() got inputs that no single backend accepts: ${args.join("; ")}.\n` +
+          `  backends considered: ${considered.length === 0 ? "none" : considered.join("; ")}.\n` +
+          "  Mixed inputs are never converted silently. To fix: convert the arguments to one backend's types before the call, or declare the other types as that backend's secondaryTypes.",
+        { details: { function: fn, types, owners, considered } },
+      );
+    };
+    return { candidates, skipped, types, error: candidates.length === 0 ? mixed() : undefined, asks, prioritized: control.optedIn };
+  });
 }
 
 type Fn = (...args: unknown[]) => unknown;
@@ -185,11 +161,11 @@ export function needsCall(impl: Implementation): boolean {
 }
 
 /**
- * The context for candidate `i` of a plan. `values` gives the relevant values (read only if the
- * context's classes are read); `next` runs the candidates after it, then the default.
+ * The context of function `fn` for candidate `i` of a plan. `values` gives the relevant values (read
+ * only if the context's classes are); `next` runs the candidates after it, then the default.
  */
 export function contextFor(
-  spec: RunSpec,
+  fn: string,
   p: Plan,
   i: number,
   scope: Scope | undefined,
@@ -199,7 +175,7 @@ export function contextFor(
   const backend = p.candidates[i]?.backend as string;
   let classes: Function[] | undefined;
   return {
-    function: spec.name,
+    function: fn,
     backend,
     types: p.types,
     get classes() {
@@ -227,7 +203,7 @@ export function runCandidates(
   let traced = false;
   const ran = (backend: string, impl?: Function) => {
     trace.ran = backend;
-    const wraps = impl === undefined ? undefined : wrappedBackend(impl);
+    const wraps = impl === undefined ? undefined : wrappedBackends.get(impl);
     if (wraps !== undefined) trace.wraps = wraps;
     else delete trace.wraps;
     if (!traced && scope?.trace !== undefined) scope.trace.push(trace);
@@ -241,7 +217,7 @@ export function runCandidates(
         ran(candidate.backend, impl);
         return (impl as Fn).apply(self, callArgs);
       }
-      const context = contextFor(spec, p, i, scope, values, (nextArgs) => {
+      const context = contextFor(spec.name, p, i, scope, values, (nextArgs) => {
         skipped.push({ backend: candidate.backend, reason: "deferred to the next backend with context.next()" });
         return run(i + 1, nextArgs.length === 0 ? callArgs : nextArgs);
       });
