@@ -1,23 +1,16 @@
 /**
- * One backend's implementations of a set's dispatchable functions: a table the set's registry writes
- * into, keyed by each function's op class, which tells the set whenever it changes (so cached
- * decisions go). An implementation named `"specifier#export"` sits in it as a stub that loads it on
- * first use (or at registration, for a set with `checkImplementations: "eager"`). A call is
- * synchronous, so the module is loaded with require(): CommonJS, or an ES module without top-level
- * await (Node >= 20.19 and 22.12). A specifier that does not resolve, a module that throws, and an
- * export that is not a function each fail with ERR_DISPATCH_IMPL_LOAD, naming the backend and the
- * function. And an implementation keyed by a name near one of the set's functions (`ad` beside
- * `add`) is ERR_DISPATCH_UNKNOWN_FUNCTION.
+ * One backend's implementations: a table the set's registry writes into, keyed by op class, which
+ * tells the set of every change (so cached decisions go). A `"specifier#export"` sits in it as a stub
+ * that loads it on first use. A call is synchronous, so the module is loaded with require()
+ * (CommonJS, or an ES module without top-level await on Node >= 20.19 and 22.12); each failure is
+ * ERR_DISPATCH_IMPL_LOAD, naming the backend and the function.
  */
 import { nodeModule, path } from "../builtins.js";
 import type { Class, Impl } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { distance } from "../registry/options.js";
 
-/**
- * What a call passes to an implementation's `shouldRun`, and as the first argument to an
- * implementation that declares `usesContext: true` (spatch's `uses_context`).
- */
+/** What a call passes to `shouldRun`, and first to an implementation with `usesContext: true` (spatch's `uses_context`). */
 export interface CallContext {
   readonly function: string;
   /** The backend chosen (this implementation's). */
@@ -166,7 +159,10 @@ function nearName(name: string, known: Iterable<string>): string | undefined {
   return bestDistance <= (name.length >= 6 ? 2 : 1) ? best : undefined;
 }
 
-/** The error for implementations keyed by names near a function of the set, or undefined. */
+/**
+ * The error for implementations keyed by a name near one of the set's functions (`ad` beside `add`),
+ * or undefined. A name near none may be a function defined later, and is left alone.
+ */
 export function unknownFunctions(
   set: string,
   names: ReadonlyArray<{ readonly backend: string; readonly fn: string }>,

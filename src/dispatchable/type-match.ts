@@ -1,15 +1,10 @@
 /**
- * Which of a backend's types a value is. A backend claims types as primary (its own arrays) or
- * secondary (types it also accepts, such as plain numbers). A type is given as
- * - a class: that class and its subclasses, as `instanceof` says;
- * - `{ exactly: Class }`: that class only (a subclass that changes behaviour is not taken);
- * - a protocol (anything with its own `Symbol.hasInstance`, for types that share no base class);
- * - a name (named-type.ts): `"specifier#Export"` or `"~specifier#Export"` with subclasses,
- *   `"=specifier#Export"` exactly, `"@specifier#Export"` an abstract type, asked like a protocol.
- * Classes and names are checked first, along the value's prototype chain, most specific first;
- * protocols and abstract types after them. What classes and names say is a function of the value's
- * class, and callers cache it by class; a protocol is asked of each value (a plain object, a
- * null-prototype object or a proxy is decided on its own).
+ * Which of a backend's types, primary (its own arrays) or secondary (also accepted, such as plain
+ * numbers), a value is. A type is a class (with its subclasses), `{ exactly: Class }`, a protocol
+ * (its own `Symbol.hasInstance`, for types that share no base class), or a name (named-type.ts).
+ * Classes and names are checked first, along the value's prototype chain, most specific first: what
+ * they say is a function of the value's class, which callers cache by. Protocols and abstract types
+ * come after, asked of each value (a plain object, a null-prototype object or a proxy on its own).
  */
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { type NamedType, type NamedTypeResolver, parseNamedType } from "./named-type.js";
@@ -49,7 +44,7 @@ const exactly = (spec: object): unknown => (spec as { exactly?: unknown }).exact
 
 type Asker = { [Symbol.hasInstance](value: unknown): boolean };
 
-/** A class's claims: for the value's own class, and for a class further up its chain. */
+/** A class's claims: as the value's own class, and as a class further up its chain. */
 interface ClassClaims {
   exact?: Claim;
   subclasses?: Claim;
@@ -142,10 +137,9 @@ export class TypeSet {
   }
 
   /**
-   * Whether the answer for a value of this class (`proto`) depends on the value itself: no class or
-   * name claims it and a protocol is left to ask. A function of the class alone, so that null and
-   * undefined (no prototype) ask too, and a null-prototype object is never answered by a decision
-   * made for them.
+   * Whether the answer for a value of this class depends on the value: no class or name claims it,
+   * and a protocol is left to ask. Of the class alone, so that null and undefined ask too, and a
+   * null-prototype object is never answered by a decision made for them.
    */
   asksValues(proto: object | null): boolean {
     return this.#protocols.length > 0 && this.classClaim(proto) === undefined;
@@ -166,15 +160,12 @@ export class TypeSet {
 
 /**
  * A value's class facts as a small number, the index the fast path (fast-call.ts) caches decisions
- * under: the position of the first of the set's declared classes, tried most specific first, that
- * the value is an instance of (for a class declared exactly: of that class itself). Every backend's
- * class claim follows from it, so values of many classes share a few indices, and no cache holds a
- * value's class. The test is `prototype.isPrototypeOf(value)`: V8 compiles it to the prototype walk
- * of `instanceof`, with no type feedback about the value, so a call site that sees many classes is
- * as fast as one that sees one. Primitives have the index of their wrapper's prototype.
- *
- * A set with named types (decided class by class, by module) or more than MAX_TESTS classes has no
- * classifier; its calls take the general path, keyed by prototype.
+ * under: the position of the first declared class, most specific first, the value is an instance of
+ * (for a class declared exactly: of that class itself). Every backend's claim follows from it, and
+ * no cache holds a value's class. `prototype.isPrototypeOf(value)` is the prototype walk of
+ * `instanceof` with no type feedback about the value: a call site that sees many classes is as fast
+ * as one that sees one. A set with named types (decided by module) or more than MAX_TESTS classes
+ * has no classifier: its calls take the general path.
  */
 const inChain = Object.prototype.isPrototypeOf;
 
