@@ -16,7 +16,6 @@ import { url } from "../builtins.js";
 import type { MarkerKind } from "../hooks/facade.js";
 import { isPackageName } from "../hooks/package-path.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
-import { identityMap } from "./identity-map.js";
 
 export type { AdapterOptions } from "./adapter-core.js";
 
@@ -30,6 +29,47 @@ const plainParams = new Set(["v", "t"]);
 function plainQuery(query: string): boolean {
   for (const param of query.split("&")) if (param !== "" && !plainParams.has(param.split("=")[0] as string)) return false;
   return true;
+}
+
+const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+function vlq(n: number): string {
+  let value = n < 0 ? (-n << 1) | 1 : n << 1;
+  let out = "";
+  do {
+    let digit = value & 31;
+    value >>>= 5;
+    if (value > 0) digit |= 32;
+    out += digits[digit];
+  } while (value > 0);
+  return out;
+}
+
+const word = /\w/;
+
+/**
+ * A source map of code onto itself, naming its file: Vite names an untransformed module's source
+ * after its id, query included, and as the chain's first map this one's `sources` are kept. A
+ * segment where a line starts and wherever a word starts or ends (magic-string's `hires:
+ * "boundary"`, as Vite's own maps): a frame's line and column map back exactly.
+ */
+function identityMap(code: string, file: string) {
+  let lastLine = 0;
+  let lastColumn = 0;
+  const lines = code.split("\n").map((line, l) => {
+    const segments: string[] = [];
+    let column = 0;
+    for (let i = 0; i < line.length; i++) {
+      if (i > 0 && word.test(line[i] as string) === word.test(line[i - 1] as string)) continue;
+      // Generated column (from the line's last segment), source 0, source line and column (from the last segment anywhere).
+      segments.push(`${vlq(i - column)}A${vlq(l - lastLine)}${vlq(i - lastColumn)}`);
+      column = i;
+      lastLine = l;
+      lastColumn = i;
+    }
+    return segments.join(",");
+  });
+  return { version: 3 as const, sources: [file], sourcesContent: [code], names: [], mappings: lines.join(";") };
 }
 
 export interface VitePluginOptions extends AdapterOptions {
