@@ -1,15 +1,10 @@
 /**
- * dispatch-hook/vite: a Vite plugin, for Vite apps running in Node (SSR) and for Vitest in every
- * pool. Vite and Vitest load the modules they inline themselves, where Node's hooks never see them:
- * this plugin gives a watched dispatch module's own id its facade, in `transform`, and the original
- * module keeps loading under `<file>?dispatch-hook-original`, transformed by the other plugins as
- * usual. A module Vitest externalizes is never transformed: it is left to Node's loader, so no
- * module gets two facades.
- *
- * Only a plain import gets the facade: an id with a query of Vite's own (`?raw`, `?url`,
- * `?worker`, `?inline`, or any other a plugin gives meaning to) is what it is without the plugin.
- * The original's code comes with a source map that names its file: Vite names an untransformed
- * module's source after its id, query included, and stack frames would show the query.
+ * dispatch-hook/vite: a Vite plugin, for Vite apps in Node (SSR) and for Vitest in every pool, which
+ * load the modules they inline where Node's hooks never see them. A watched dispatch module's own id
+ * gets its facade in `transform`; the original loads under `<file>?dispatch-hook-original`,
+ * transformed by the other plugins as usual. A module Vitest externalizes is left to Node's loader,
+ * so none gets two facades. Only a plain import gets the facade: an id with a query (`?raw`, `?url`,
+ * `?worker`, `?inline`, any other a plugin gives meaning to) is what it is without the plugin.
  */
 import type { Plugin } from "vite";
 import { url } from "../builtins.js";
@@ -48,10 +43,10 @@ function vlq(n: number): string {
 const word = /\w/;
 
 /**
- * A source map of code onto itself, naming its file: Vite names an untransformed module's source
- * after its id, query included, and as the chain's first map this one's `sources` are kept. A
- * segment where a line starts and wherever a word starts or ends (magic-string's `hires:
- * "boundary"`, as Vite's own maps): a frame's line and column map back exactly.
+ * The original's source map, of its code onto itself and naming its file: Vite names an
+ * untransformed module's source after its id, and stack frames would show our query. As the chain's
+ * first map, its `sources` are kept. A segment where a line starts and wherever a word starts or ends
+ * (magic-string's `hires: "boundary"`, as Vite's own maps): a frame's line and column map back exactly.
  */
 function identityMap(code: string, file: string) {
   let lastLine = 0;

@@ -1,13 +1,9 @@
 /**
- * The order in which a set's backends are tried: declaration order, bent by each backend's
- * `higherPriorityThan` / `lowerPriorityThan` and the environment's pairs (a stable topological sort;
- * a cycle is an error naming its constraints), then by the prioritized backends, the environment's
- * and the current scope's. Computed once per set version and per scope key.
- *
- * The environment, under a prefix the framework chooses: `<PREFIX>_PRIORITIZE=cupy,jax` (try these
- * first, opted in), `<PREFIX>_BLOCK=jax`, `<PREFIX>_SET_ORDER=jax>numpy,cupy>jax`. An invalid value
- * fails the call that reads it, naming the variable and the function: a setting ignored (as these
- * once were, with a warning) sends work to a backend its author meant to keep out.
+ * The order a set's backends are tried in: declaration order, bent by `higherPriorityThan` /
+ * `lowerPriorityThan` and `<PREFIX>_SET_ORDER=jax>numpy` pairs (a stable topological sort), then by
+ * the prioritized backends, `<PREFIX>_PRIORITIZE`'s and the scope's; `<PREFIX>_BLOCK` keeps some out.
+ * An invalid value fails the call that reads it: ignored, as these once were, it would send work to a
+ * backend its author meant to keep out. Computed once per set version and per scope key.
  */
 
 import { hub } from "../hub.js";

@@ -1,15 +1,10 @@
 /**
- * The call path of a dispatchable function, in three tiers: where code may be generated and one or
- * two of the first three arguments decide, a chain compiled for this dispatchable alone (front.ts);
- * for the same calls, the fast path (fast-call.ts), which indexes decisions by each argument's class
- * index; and the general path, here: decisions cached per tuple of relevant prototypes and per scope
- * (one or two arguments in weak caches, more in a trie of them under the argument count; no cache
- * keeps a class alive or grows without bound), and the per-call work (plan.ts).
- *
- * A decision that asked a protocol of some value holds for another value of the same classes only
- * if the protocols answer the same: each call asks them, and finds the decision under the answers
- * (never remembered by class in the faster tiers). Any change to the set changes its version, and
- * every tier's decisions go.
+ * A dispatchable's call path, in three tiers: a chain compiled for it alone (front.ts) and the fast
+ * path (fast-call.ts), where one or two of the first three arguments decide; and the general path,
+ * here: decisions cached per tuple of prototypes and per scope (one or two in weak caches, more in a
+ * trie of them; no cache keeps a class alive or grows without bound). A decision that asked a
+ * protocol holds for another value of the same classes only if the protocols answer the same: each
+ * call asks them. Any change to the set changes its version, and every tier's decisions go.
  */
 import type { Class } from "../registry/dispatcher.js";
 import type { BackendSet } from "./backend-set.js";

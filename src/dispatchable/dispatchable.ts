@@ -1,7 +1,6 @@
 /**
- * `dispatchable(defaultImpl, { name, args })`: a public function that chooses a backend on each call
- * by the types of its relevant arguments, and runs the default (reference) implementation when no
- * backend matches. Its options are read here; its call path is call-path.ts.
+ * `dispatchable(defaultImpl, { name, args, backends })`: a function that chooses a backend on each call
+ * by the types of its relevant arguments, else runs the default (reference). Its call path: call-path.ts.
  */
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
@@ -20,7 +19,6 @@ export interface DispatchableOptions {
   /** The function's name (default: the default implementation's name). */
   readonly name?: string;
   readonly args: RelevantArgs;
-  /** The set of backends it dispatches to. */
   readonly backends: BackendSet;
 }
 

@@ -1,13 +1,8 @@
-/**
- * What a set says of itself: its backends (BackendSet.backends()), and its generated documentation:
- * per dispatchable function, the arguments it dispatches on, every backend that implements it in the
- * order they are tried, with its types, then the default.
- */
+/** What a set says of itself: its backends (BackendSet.backends()), and its generated documentation. */
 import type { Class } from "../registry/dispatcher.js";
 import { implLabel } from "./impl-table.js";
 import type { PlanBackend } from "./plan.js";
 
-/** A backend as a set describes it (BackendSet.backends()). */
 export interface BackendInfo {
   readonly name: string;
   readonly primaryTypes: readonly string[];
@@ -42,6 +37,7 @@ export function describeBackend(b: PlanBackend & { readonly declaredIn: string }
   };
 }
 
+/** Per function: what it dispatches on, each backend that implements it in the order they are tried, then the default. */
 export function formatDocs(set: string, functions: readonly FunctionInfo[], backends: readonly BackendInfo[]): string {
   const out: string[] = [];
   for (const fn of functions) {

@@ -59,13 +59,13 @@ interface LazyImpl {
   readonly label: string;
 }
 
-export function parseLazyImpl(text: string): LazyImpl | undefined {
+function parseLazyImpl(text: string): LazyImpl | undefined {
   const hash = text.lastIndexOf("#");
   if (hash <= 0 || hash === text.length - 1) return undefined;
   return { specifier: text.slice(0, hash), exportName: text.slice(hash + 1), label: text };
 }
 
-export function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: string): (...args: never[]) => unknown {
+function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: string): (...args: never[]) => unknown {
   const fail = (why: string, cause?: unknown) =>
     new DispatchHookError(
       "ERR_DISPATCH_IMPL_LOAD",

@@ -1,10 +1,7 @@
 /**
- * A call's decision, and its running. The decision for one tuple of relevant types (pure: the caller
- * caches it per tuple and scope): which backends may run, in order, and why each other one was
- * passed over; or, when the types belong to different backends and no single one accepts them all,
- * the error. Running it, when the implementation cannot be called straight away: each candidate's
- * `shouldRun` veto, the context (spatch's `uses_context`), deferral through `context.next()`, the
- * trace, the default.
+ * A call's decision for one tuple of relevant types (pure: cached per tuple and scope): the backends
+ * that may run, in order, why each other was passed over, or the mixed-inputs error. And running it
+ * when the implementation cannot be called straight away: `shouldRun`, the context, `context.next()`.
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError } from "../registry/errors.js";
@@ -30,10 +27,7 @@ export interface Plan {
   readonly skipped: readonly Skip[];
   readonly types: readonly string[];
   readonly error: DispatchHookError | undefined;
-  /**
-   * The questions left to the values (which value, whose protocols): the plan holds for every value
-   * of these classes whose protocols answer as these did (see answers()). Empty: for every value.
-   */
+  /** Which value to ask whose protocols: the plan holds for values of these classes the protocols answer alike (answers()). */
   readonly asks: ReadonlyArray<readonly [number, TypeSet]>;
   /** The backends prioritized where it was made (by the environment or the scope). */
   readonly prioritized: ReadonlySet<string>;
@@ -57,10 +51,7 @@ function naming<T>(fn: string, run: () => T): T {
   }
 }
 
-/**
- * What the protocols a plan asked say of these values, as a key: two calls whose values have the
- * classes the plan was made for and the same answers get the same plan. Asked anew on every call.
- */
+/** What the protocols a plan asked say of these values, as a key (asked anew on every call). */
 export function answers(fn: string, p: Plan, values: readonly unknown[]): string {
   return naming(fn, () => {
     let key = "";

@@ -1,8 +1,4 @@
-/**
- * The executable-spec loop: every backend's implementation of a dispatchable is run on the inputs
- * the caller supplies and compared with the default (reference) implementation on the same inputs.
- * Each disagreement is reported with the backend, the inputs and both results (or the error).
- */
+/** The executable-spec loop: every backend's implementation of a dispatchable, run on the inputs given and compared with the reference's. */
 import { util } from "../builtins.js";
 import type { Dispatchable } from "./dispatchable.js";
 import { type Implementation, realImpl } from "./impl-table.js";

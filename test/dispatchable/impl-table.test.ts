@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asImplementation, ImplTable, implLabel, parseLazyImpl, realImpl } from "../../src/dispatchable/impl-table.js";
+import { asImplementation, ImplTable, implLabel, realImpl } from "../../src/dispatchable/impl-table.js";
 import { makeTree } from "../integration/fixture.js";
 
 describe("ImplTable", () => {
@@ -41,6 +41,6 @@ describe("lazy implementations", () => {
     );
     const wrong = asImplementation("./impl.cjs#notAFunction", dir, "gpu", "mul", false) as never;
     expect(() => realImpl(wrong)).toThrow(/its export "notAFunction" is number 3, not a function/);
-    expect(parseLazyImpl("nohash")).toBeUndefined();
+    expect(asImplementation("nohash", dir, "gpu", "mul", false)).toBeUndefined();
   });
 });
