@@ -83,18 +83,11 @@ export function prioritize(order: readonly string[], first: readonly string[]): 
   return [...present, ...order.filter((name) => !present.includes(name))];
 }
 
-interface EnvControl {
-  readonly prioritize: readonly string[];
-  readonly block: readonly string[];
-  readonly order: ReadonlyArray<readonly [string, string]>;
-}
-
-function list(value: string): string[] {
-  return value
+const list = (value: string): string[] =>
+  value
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "");
-}
 
 /** Reads the variables; `known` are the set's backend names, `fn` the function whose call reads them. */
 export function readEnvControl(
@@ -103,7 +96,7 @@ export function readEnvControl(
   known: ReadonlySet<string>,
   fn: string | undefined,
   set: string,
-): EnvControl {
+) {
   const where = (name: string, value: string) => `${fn === undefined ? "" : `${fn}(): `}${name}=${JSON.stringify(value)}`;
   const check = (name: string, value: string, backend: string) => {
     if (known.has(backend)) return;
@@ -116,30 +109,27 @@ export function readEnvControl(
   };
   const names = (suffix: string): string[] => {
     const name = `${prefix}_${suffix}`;
-    const value = env[name];
-    if (value === undefined || value.trim() === "") return [];
+    const value = env[name] ?? "";
     const items = list(value);
     for (const item of items) check(name, value, item);
     return items;
   };
   const orderName = `${prefix}_SET_ORDER`;
-  const orderValue = env[orderName];
+  const orderValue = env[orderName] ?? "";
   const order: Array<readonly [string, string]> = [];
-  if (orderValue !== undefined && orderValue.trim() !== "") {
-    for (const item of list(orderValue)) {
-      const pair = item.split(">").map((s) => s.trim());
-      const [before, after] = pair as [string, string];
-      if (pair.length !== 2 || before === "" || after === "" || before === after) {
-        throw new DispatchHookError(
-          "ERR_DISPATCH_INVALID_OPTION",
-          `${where(orderName, orderValue)}: ${JSON.stringify(item)} is not "higher>lower" with two different backends. To fix: write pairs such as ${JSON.stringify(known.size >= 2 ? [...known].slice(0, 2).join(">") : "a>b")}, separated by commas.`,
-          { details: { function: fn, variable: orderName, set } },
-        );
-      }
-      check(orderName, orderValue, before);
-      check(orderName, orderValue, after);
-      order.push([before, after]);
+  for (const item of list(orderValue)) {
+    const pair = item.split(">").map((s) => s.trim());
+    const [before, after] = pair as [string, string];
+    if (pair.length !== 2 || before === "" || after === "" || before === after) {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_OPTION",
+        `${where(orderName, orderValue)}: ${JSON.stringify(item)} is not "higher>lower" with two different backends. To fix: write pairs such as ${JSON.stringify(known.size >= 2 ? [...known].slice(0, 2).join(">") : "a>b")}, separated by commas.`,
+        { details: { function: fn, variable: orderName, set } },
+      );
     }
+    check(orderName, orderValue, before);
+    check(orderName, orderValue, after);
+    order.push([before, after]);
   }
   return { prioritize: names("PRIORITIZE"), block: names("BLOCK"), order };
 }
@@ -155,7 +145,7 @@ export class SetControl {
   readonly #set: string;
   readonly #prefix: string;
   readonly #env: Readonly<Record<string, string | undefined>>;
-  #sorted: { version: number; env: EnvControl; order: Backend[] } | undefined;
+  #sorted: { version: number; env: ReturnType<typeof readEnvControl>; order: Backend[] } | undefined;
   readonly #scoped = new WeakCache<{ version: number; control: Control }>();
   #plain: { version: number; control: Control } | undefined;
 
