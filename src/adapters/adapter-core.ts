@@ -1,11 +1,9 @@
 /**
- * What every host adapter shares (Vite and Vitest, esbuild, Jest): the same declarations (package.json
- * fields, found as the loader finds them, or given inline), the same watch list, and the same
- * generated modules as Node's hooks (facade.ts). An adapter only maps its host's module ids.
- *
- * A host that can replace a module's code gives the dispatch module's own id the facade, and loads the
- * original under another id (the adapter's `original` id): importers get the facade without being
- * redirected, and the original's code is never changed.
+ * What every host adapter (Vite and Vitest, esbuild, Jest) shares: the declarations, found as the
+ * loader finds them or given inline, the watch list, and the modules Node's hooks generate
+ * (facade.ts). An adapter only maps its host's ids. A host that can replace a module's code gives
+ * the dispatch module's own id the facade and loads the original under another id: importers get the
+ * facade without being redirected, and the original's code is never changed.
  */
 import { fs, path, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
@@ -37,39 +35,15 @@ export interface HostIds {
   readonly registration?: (file: string) => string;
 }
 
-export interface AdapterCore {
-  readonly config: () => HookConfig;
-  /**
-   * The plan for a module file, or undefined if it is not a watched dispatch module. Learns its
-   * package first. Code files only: JSON, an addon or a stylesheet a pattern happens to match is left
-   * to the host, as the loader leaves them to Node.
-   */
-  plan(file: string): ModulePlan | undefined;
-  /** The facade that stands in for `file` (whose current code is `code`) under the host's ids. */
-  facade(file: string, code: string, format: ModuleInfo["format"], ids: HostIds): string;
-  /** The source of a marker the facade imports. */
-  marker(file: string, format: ModuleInfo["format"], kind: MarkerKind, index: number, ids: HostIds): string;
-  /** The CommonJS facade of `file` (for hosts that load CommonJS): requires it, then its registration modules. */
-  cjsFacade(file: string, runtimePath: string): string;
-  /** The absolute path of dispatch-hook's ES runtime, for hosts that import by path. */
-  readonly runtimePath: string;
-  /** How a file loads, by its extension and its package's "type" (a host that bundles CommonJS needs it). */
-  formatOf(file: string): ModuleInfo["format"];
-}
-
 /** What a host loads as code: JavaScript and TypeScript, in either module system. */
 const code = /\.[cm]?[jt]sx?$/;
 
 const optionKinds = { root: "string", backends: "object", plugins: "array", discover: "boolean" } as const;
 
-function missing(file: string): string | undefined {
-  return fs.existsSync(file) ? undefined : `Cannot find the registration module ${file}`;
-}
-
 /** `host` names the adapter ("dispatch-hook/vite") in errors, and in the audit of the tables its facades announce. */
-export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch-hook adapter"): AdapterCore {
+export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch-hook adapter") {
   checkOptions(options, optionKinds, `${host} options`);
-  const discoverOptions: DiscoverOptions = {
+  const discovery = new Discovery({
     ...(options.root === undefined ? {} : { root: options.root }),
     entry: undefined,
     inline: inlineFields(options, `${host} options`),
@@ -79,8 +53,7 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
     // A host sees only the modules it loads itself, not every import the way Node's hooks do: the
     // whole tree is read once, up front (a build or a test run, not a program's start-up).
     transitive: options.discover !== false,
-  };
-  const discovery = new Discovery(discoverOptions);
+  });
   let version = -1;
   let matcher = new Matcher([]);
   // Config problems are warnings, as under the loader: each once, with its code.
@@ -94,7 +67,6 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
     }
     return matcher;
   };
-  const runtimeFile = url.fileURLToPath(runtimeLocation().esm);
 
   const input = (file: string, format: ModuleInfo["format"], hasDefault: boolean, ids: HostIds): FacadeInput => {
     const href = url.pathToFileURL(file).href;
@@ -120,12 +92,11 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
       hasDefault,
       registrations: plan.registrations.map((r) => {
         const registration = url.fileURLToPath(r.url);
-        const gone = missing(registration);
         return {
           plugin: r.plugin,
           url: r.url,
           specifier: ids.registration?.(registration) ?? registration,
-          ...(gone === undefined ? {} : { missing: gone }),
+          ...(fs.existsSync(registration) ? {} : { missing: `Cannot find the registration module ${registration}` }),
         };
       }),
       marker: ids.marker,
@@ -134,23 +105,33 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
 
   return {
     config: () => discovery.config(),
-    runtimePath: runtimeFile,
-    formatOf: (file) => discovery.formatOf(url.pathToFileURL(file).href) ?? "module",
-    plan(file) {
+    /** The absolute path of dispatch-hook's ES runtime, for hosts that import by path. */
+    runtimePath: url.fileURLToPath(runtimeLocation().esm),
+    /** How a file loads, by its extension and its package's "type" (a host that bundles CommonJS needs it). */
+    formatOf: (file: string): ModuleInfo["format"] => discovery.formatOf(url.pathToFileURL(file).href) ?? "module",
+    /**
+     * The plan for a module file, or undefined if it is not a watched dispatch module. Learns its
+     * package first. Code files only: JSON, an addon or a stylesheet a pattern matches is left to the
+     * host, as the loader leaves them to Node.
+     */
+    plan(file: string): ModulePlan | undefined {
       if (!path.isAbsolute(file) || !code.test(file)) return undefined;
       const href = url.pathToFileURL(file).href;
       discovery.learn(href);
       const m = current();
       return m.watches(href) ? m.match(href) : undefined;
     },
-    facade(file, code, format, ids) {
+    /** The facade that stands in for `file` (whose current code is `code`) under the host's ids. */
+    facade(file: string, code: string, format: ModuleInfo["format"], ids: HostIds): string {
       const hasDefault = format === "commonjs" || hasDefaultExport(code).hasDefault;
       return facadeSource(input(file, format, hasDefault, ids));
     },
-    marker(file, format, kind, index, ids) {
+    /** The source of a marker the facade imports. */
+    marker(file: string, format: ModuleInfo["format"], kind: MarkerKind, index: number, ids: HostIds): string {
       return markerSource(kind, index, input(file, format, false, ids));
     },
-    cjsFacade(file, runtimePath) {
+    /** The CommonJS facade of `file`: requires it, then its registration modules. */
+    cjsFacade(file: string, runtimePath: string): string {
       const ids: HostIds = { original: file, runtime: runtimePath, marker: () => "" };
       return cjsFacadeSource({ ...input(file, "commonjs", true, ids), requirePath: file });
     },

@@ -1,13 +1,10 @@
 /**
  * dispatch-hook/esbuild: an esbuild plugin, so that a bundle carries its dispatch modules' facades
- * and runs under plain node, with no loader. A watched dispatch module's path gets the facade; the
- * original loads under the same path with the suffix `?dispatch-hook-original` (esbuild's suffixes
- * keep it a file, so source maps name the real file); markers are virtual modules of their own
- * namespace. Works with code splitting: a backend loaded with import() brings its facade into its chunk.
- *
- * Only a plain import of code gets the facade: an import with attributes (`with { type: "text" }`),
- * a file whose extension the build loads as something other than code (`loader: { ".js": "text" }`),
- * or a path with a suffix is what it is without the plugin.
+ * and runs under plain node. A watched dispatch module's path gets the facade; the original loads
+ * under the same path with the suffix `?dispatch-hook-original` (a suffix keeps it a file, so source
+ * maps name it); markers are virtual modules of their own namespace. With code splitting, a backend
+ * loaded with import() brings its facade into its chunk. Only a plain import of code gets the
+ * facade: not an import with attributes, a file the build loads as something else, or a suffixed path.
  */
 import type { Plugin } from "esbuild";
 import { path } from "../builtins.js";

@@ -1,10 +1,9 @@
 /**
  * dispatch-hook/jest: a Jest resolver (`resolver: "dispatch-hook/jest"`). Jest runs modules in its own
- * registry, where Node's hooks never see them, and a transformer sees one file's text and cannot send
- * that file's importers anywhere else. The resolver can: an importer of a watched dispatch module
- * gets its facade, written once to a cache directory, as an ES module for `import` (Jest's ESM mode)
- * and as a CommonJS module for `require()` (its default mode). The facade imports the original by
- * its path, so the original's code, line numbers and coverage are untouched.
+ * registry, where Node's hooks never see them, and a transformer cannot send a file's importers
+ * elsewhere. The resolver can: an importer of a watched dispatch module gets its facade, written once
+ * to a cache directory, as an ES module for `import` and as CommonJS for `require()`. The facade
+ * imports the original by its path, so its code, line numbers and coverage are untouched.
  */
 import { crypto, fs, os, path } from "../builtins.js";
 import { writeFileAtomically } from "../registry/run-records.js";

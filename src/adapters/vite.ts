@@ -1,22 +1,16 @@
 /**
- * dispatch-hook/vite: a Vite plugin, for Vite apps running in Node (SSR) and for Vitest in every
- * pool. Vite and Vitest load the modules they inline themselves, where Node's hooks never see them:
- * this plugin gives a watched dispatch module's own id its facade, in `transform`, and the original
- * module keeps loading under `<file>?dispatch-hook-original`, transformed by the other plugins as
- * usual. A module Vitest externalizes is never transformed: it is left to Node's loader, so no
- * module gets two facades.
- *
- * Only a plain import gets the facade: an id with a query of Vite's own (`?raw`, `?url`,
- * `?worker`, `?inline`, or any other a plugin gives meaning to) is what it is without the plugin.
- * The original's code comes with a source map that names its file: Vite names an untransformed
- * module's source after its id, query included, and stack frames would show the query.
+ * dispatch-hook/vite: a Vite plugin, for Vite apps in Node (SSR) and for Vitest in every pool, which
+ * load the modules they inline where Node's hooks never see them. A watched dispatch module's own id
+ * gets its facade in `transform`; the original loads under `<file>?dispatch-hook-original`,
+ * transformed by the other plugins as usual. A module Vitest externalizes is left to Node's loader,
+ * so none gets two facades. Only a plain import gets the facade: an id with a query (`?raw`, `?url`,
+ * `?worker`, `?inline`, any other a plugin gives meaning to) is what it is without the plugin.
  */
 import type { Plugin } from "vite";
 import { url } from "../builtins.js";
 import type { MarkerKind } from "../hooks/facade.js";
 import { isPackageName } from "../hooks/package-scope.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
-import { identityMap } from "./identity-map.js";
 
 export type { AdapterOptions } from "./adapter-core.js";
 
@@ -30,6 +24,47 @@ const plainParams = new Set(["v", "t"]);
 function plainQuery(query: string): boolean {
   for (const param of query.split("&")) if (param !== "" && !plainParams.has(param.split("=")[0] as string)) return false;
   return true;
+}
+
+const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+function vlq(n: number): string {
+  let value = n < 0 ? (-n << 1) | 1 : n << 1;
+  let out = "";
+  do {
+    let digit = value & 31;
+    value >>>= 5;
+    if (value > 0) digit |= 32;
+    out += digits[digit];
+  } while (value > 0);
+  return out;
+}
+
+const word = /\w/;
+
+/**
+ * The original's source map, of its code onto itself and naming its file: Vite names an
+ * untransformed module's source after its id, and stack frames would show our query. As the chain's
+ * first map, its `sources` are kept. A segment where a line starts and wherever a word starts or ends
+ * (magic-string's `hires: "boundary"`, as Vite's own maps): a frame's line and column map back exactly.
+ */
+function identityMap(code: string, file: string) {
+  let lastLine = 0;
+  let lastColumn = 0;
+  const lines = code.split("\n").map((line, l) => {
+    const segments: string[] = [];
+    let column = 0;
+    for (let i = 0; i < line.length; i++) {
+      if (i > 0 && word.test(line[i] as string) === word.test(line[i - 1] as string)) continue;
+      // Generated column (from the line's last segment), source 0, source line and column (from the last segment anywhere).
+      segments.push(`${vlq(i - column)}A${vlq(l - lastLine)}${vlq(i - lastColumn)}`);
+      column = i;
+      lastLine = l;
+      lastColumn = i;
+    }
+    return segments.join(",");
+  });
+  return { version: 3 as const, sources: [file], sourcesContent: [code], names: [], mappings: lines.join(";") };
 }
 
 export interface VitePluginOptions extends AdapterOptions {

@@ -5,9 +5,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { foldRun, formatRun, type KnownExit, type RunAudit } from "../hooks/run-fold.js";
 import { runDirVariable } from "../registry/run-records.js";
-import { parseFlags } from "./flags.js";
-import type { Io } from "./io.js";
-import { createStyle } from "./style.js";
+import { createStyle, type Io, parseFlags } from "./io.js";
 
 export const auditHelp = `Usage: dispatch-hook audit [options] -- <command> [arguments…]
        dispatch-hook audit [options] -- <node arguments…>

@@ -1,9 +1,9 @@
 /**
- * `dispatch-hook doctor --load`: a pre-flight that runs none of the app's own code. A child process
- * under the loader imports each declared backend's dispatch module, so that the plugins'
- * registration modules run exactly as they would in the app, and loads each lazily named
- * implementation a package.json declares (doctor-probe.ts). Its audit record, folded, says per
- * backend what landed and from which plugin, what would wait, and what went wrong.
+ * `dispatch-hook doctor --load`: a pre-flight that runs none of the app's own code. A child under the
+ * loader (doctor-probe.ts) imports each declared backend's dispatch module, so that the plugins'
+ * registration modules run as they would in the app, and loads each lazily named implementation a
+ * package.json declares. Its audit record says per backend what landed, from which plugin, what
+ * would wait, and what went wrong.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -117,13 +117,13 @@ async function runProbe(root: string, input: ProbeInput, env: Record<string, str
   }
 }
 
-/** Loads every declared backend under the loader and says what landed; `static` is what reading the config found. */
+/** Loads every declared backend under the loader and says what landed, after what reading the config found. */
 export async function loadBackends(
   config: HookConfig,
   backends: ReadonlyMap<string, readonly string[]>,
   staticFindings: readonly Finding[],
   env: Record<string, string | undefined>,
-): Promise<DoctorReport> {
+): Promise<Pick<DoctorReport, "backends" | "findings"> & { audit: RunAudit }> {
   const input: ProbeInput = {
     root: config.root,
     backends: [...backends].flatMap(([backend, files]) => files.map((file) => ({ backend, file }))),
@@ -134,11 +134,12 @@ export async function loadBackends(
   const findings: Finding[] = [...staticFindings];
   const failedBackends = new Set<string>();
   for (const f of failures) {
+    const code = f.code === undefined ? {} : { code: f.code };
     if (f.kind === "implementation") {
       findings.push({
         kind: f.kind,
         backend: f.backend,
-        ...(f.code === undefined ? {} : { code: f.code }),
+        ...code,
         message: f.message,
         ...(f.declaredIn === undefined ? {} : { fix: `Correct the implementation's name in ${f.declaredIn}.` }),
       });
@@ -158,13 +159,13 @@ export async function loadBackends(
         ? {
             kind: "dispatch-module",
             backend: f.backend,
-            ...(f.code === undefined ? {} : { code: f.code }),
+            ...code,
             message: `backend ${f.backend}: its dispatch module failed to load: ${f.message}`,
           }
         : {
             kind: "registration-module",
             backend: f.backend,
-            ...(f.code === undefined ? {} : { code: f.code }),
+            ...code,
             message: `${culprit.plugin}: its registration module for ${f.backend} (${fileURLToPath(culprit.href)}) ${f.code === "ERR_MODULE_NOT_FOUND" ? "imports a module that does not resolve" : "threw"}: ${f.message}`,
             fix: `Fix the module, or the "registrations.${f.backend}" entry in ${culprit.declaredIn}.`,
           },
@@ -207,16 +208,5 @@ export async function loadBackends(
       waiting: regs.filter((g) => g.state === "pending").map((g) => ({ op: g.op, plugin: g.origin?.plugin ?? null })),
     };
   });
-  return {
-    format: doctorFormat,
-    version: 1,
-    ok: findings.length === 0,
-    loaded: true,
-    root: config.root,
-    files: config.files,
-    backends: outcomes,
-    findings,
-    notes: [],
-    audit,
-  };
+  return { backends: outcomes, findings, audit };
 }

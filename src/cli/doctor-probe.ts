@@ -1,15 +1,11 @@
 /**
- * What `dispatch-hook doctor --load` runs in a child process instead of the app: it installs the
- * loader for the app's directory, imports each declared backend's dispatch module (so that the plugins' registration modules run,
- * as they would in the app), then loads each lazily named implementation (`"specifier#export"`)
- * that package.json declares for a backend set. Its audit record goes to the run directory; what
- * failed to load goes to the file named by its second argument.
+ * What `dispatch-hook doctor --load` runs in a child instead of the app (see doctor-load.ts): its
+ * audit record goes to the run directory, what failed to load to the file its second argument names.
  */
 import { fs, url } from "../builtins.js";
-import { loadLazyImpl, parseLazyImpl } from "../dispatchable/impl-table.js";
+import { asImplementation } from "../dispatchable/impl-table.js";
 import { DispatchHookError } from "../registry/errors.js";
 
-/** What the parent asks the probe to load. */
 export interface ProbeInput {
   /** The app's directory: the loader reads its declarations from there, as it would for the app. */
   readonly root: string;
@@ -24,7 +20,6 @@ export interface ProbeInput {
   }>;
 }
 
-/** What failed, as the probe saw it. */
 export interface ProbeFailure {
   readonly kind: "dispatch-module" | "implementation";
   readonly backend: string;
@@ -55,12 +50,11 @@ export async function probe(input: ProbeInput): Promise<ProbeFailure[]> {
     }
   }
   for (const lazy of input.lazy) {
-    const parsed = parseLazyImpl(lazy.label);
     try {
-      if (parsed === undefined) {
+      // Loaded now ("eager"); a label that is no "specifier#export" gives no stub at all.
+      if (asImplementation(lazy.label, lazy.base, lazy.backend, lazy.fn, true) === undefined) {
         throw new DispatchHookError("ERR_DISPATCH_IMPL_LOAD", `${JSON.stringify(lazy.label)} is not "specifier#export".`);
       }
-      loadLazyImpl(parsed, lazy.base, lazy.backend, lazy.fn);
     } catch (error) {
       failures.push({ kind: "implementation", backend: `${lazy.backend} [${lazy.set}]`, declaredIn: lazy.declaredIn, ...messageOf(error) });
     }

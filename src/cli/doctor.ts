@@ -5,9 +5,7 @@ import { discover, type HookConfig, type WatchRule } from "../hooks/discovery.js
 import { hookMode } from "../hooks/hook-mode.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
-import { parseFlags } from "./flags.js";
-import type { Io } from "./io.js";
-import { createStyle } from "./style.js";
+import { createStyle, type Io, parseFlags } from "./io.js";
 
 export const doctorHelp = `Usage: dispatch-hook doctor [--load] [--json] [directory | entry]
 
@@ -30,11 +28,6 @@ an entry file means its package): its package.json, every package.json in its de
 Exit code: 0 when nothing was found, 1 with findings (or no configuration at all), 2 for a usage
 error.
 `;
-
-interface ConfigFinding {
-  readonly message: string;
-  readonly fix: string;
-}
 
 /** The backends a rule covers and their files: a named backend, or every name `{backend}` finds on disk. */
 function resolveRule(rule: WatchRule): Array<{ backend: string; file: string; exists: boolean }> {
@@ -63,7 +56,6 @@ function resolveRule(rule: WatchRule): Array<{ backend: string; file: string; ex
   return out;
 }
 
-/** Everything doctor knows, as data: what it prints, and what a test asserts. */
 interface PluginReport {
   readonly name: string;
   readonly declaredIn: string;
@@ -71,35 +63,32 @@ interface PluginReport {
   readonly expects: ReadonlyArray<{ readonly backend: string; readonly ops: readonly string[] }>;
 }
 
-export function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugins: PluginReport[]; problems: ConfigFinding[] } {
-  const problems: ConfigFinding[] = config.problems.map((p) => ({ message: p.message, fix: p.fix }));
+/** What reading the configuration finds: the backends and their files, the plugins, and the problems, each with its fix. */
+function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugins: PluginReport[]; findings: Finding[] } {
+  const findings: Finding[] = [];
+  const problem = (message: string, fix: string) => findings.push({ kind: "config", message, fix });
+  for (const p of config.problems) problem(p.message, p.fix);
   const backends = new Map<string, string[]>();
   const plugins: PluginReport[] = [];
   for (const rule of config.rules) {
     const files = resolveRule(rule);
     const label = rule.backend ?? `{backend} in ${rule.subpath}`;
     if (rule.roots.length === 0) {
-      problems.push({
-        message: `backend ${label} is declared in ${rule.declaredIn} for package ${rule.packageName ?? "?"}, which is not installed where the app can see it`,
-        fix: `Install ${rule.packageName ?? "the package"} as a direct dependency, or correct "package".`,
-      });
+      problem(
+        `backend ${label} is declared in ${rule.declaredIn} for package ${rule.packageName ?? "?"}, which is not installed where the app can see it`,
+        `Install ${rule.packageName ?? "the package"} as a direct dependency, or correct "package".`,
+      );
     }
     for (const { backend, file, exists } of files) {
-      const list = backends.get(backend) ?? [];
-      list.push(file);
-      backends.set(backend, list);
-      if (!exists) {
-        problems.push({
-          message: `backend ${backend}: the declared module ${file} does not exist`,
-          fix: `Correct "module" in ${rule.declaredIn}, or add the file.`,
-        });
-      }
+      backends.set(backend, [...(backends.get(backend) ?? []), file]);
+      if (!exists)
+        problem(
+          `backend ${backend}: the declared module ${file} does not exist`,
+          `Correct "module" in ${rule.declaredIn}, or add the file.`,
+        );
     }
     if (rule.backend === undefined && files.length === 0 && rule.roots.length > 0) {
-      problems.push({
-        message: `the pattern ${rule.subpath} in ${rule.declaredIn} matches no file`,
-        fix: "Check the path and the {backend} placeholder.",
-      });
+      problem(`the pattern ${rule.subpath} in ${rule.declaredIn} matches no file`, "Check the path and the {backend} placeholder.");
     }
   }
   for (const plugin of config.plugins) {
@@ -107,36 +96,39 @@ export function diagnose(config: HookConfig): { backends: Map<string, string[]>;
       const file = fileURLToPath(url);
       return { backend, file, exists: existsSync(file) };
     });
-    plugins.push({
-      name: plugin.name,
-      declaredIn: plugin.declaredIn,
-      registrations,
-      expects: Object.entries(plugin.expects).map(([backend, ops]) => ({ backend, ops })),
-    });
+    const expects = Object.entries(plugin.expects).map(([backend, ops]) => ({ backend, ops }));
+    plugins.push({ name: plugin.name, declaredIn: plugin.declaredIn, registrations, expects });
     for (const { backend, file, exists } of registrations) {
       if (!exists) {
-        problems.push({
-          message: `${plugin.name}: the registration module for ${backend}, ${file}, does not exist`,
-          fix: `Correct "registrations.${backend}" in ${plugin.declaredIn}.`,
-        });
+        problem(
+          `${plugin.name}: the registration module for ${backend}, ${file}, does not exist`,
+          `Correct "registrations.${backend}" in ${plugin.declaredIn}.`,
+        );
       }
       if (!backends.has(backend) && !config.rules.some((r) => r.backend === backend)) {
-        problems.push({
-          message: `${plugin.name} registers for backend ${backend}, but no framework or app declares a ${backend} backend, so its registration module never loads`,
-          fix: "Declare the backend (dispatchHook.backends) in the framework's or the app's package.json, or check the backend's name.",
-        });
+        problem(
+          `${plugin.name} registers for backend ${backend}, but no framework or app declares a ${backend} backend, so its registration module never loads`,
+          "Declare the backend (dispatchHook.backends) in the framework's or the app's package.json, or check the backend's name.",
+        );
       }
     }
-    for (const [backend, ops] of Object.entries(plugin.expects)) {
+    for (const { backend, ops } of expects) {
       if (plugin.registrations[backend] === undefined) {
-        problems.push({
-          message: `${plugin.name} expects ${ops.join(", ")} on ${backend} but declares no registration module for it`,
-          fix: `Add "registrations": { "${backend}": "./…" } or register explicitly before ${backend} compiles.`,
-        });
+        problem(
+          `${plugin.name} expects ${ops.join(", ")} on ${backend} but declares no registration module for it`,
+          `Add "registrations": { "${backend}": "./…" } or register explicitly before ${backend} compiles.`,
+        );
       }
     }
   }
-  return { backends, plugins, problems };
+  // A project that only chooses backends per call (createBackends, "dispatchables") needs no loader.
+  if (config.rules.length === 0 && config.dispatchables.length === 0) {
+    problem(
+      `no backend declaration was found: ${config.root} and its dependency tree declare nothing, so the loader would watch nothing`,
+      'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or run doctor from the app\'s directory.',
+    );
+  }
+  return { backends, plugins, findings };
 }
 
 /**
@@ -184,29 +176,21 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
     transitive: true,
     configFile: io.env.DISPATCH_HOOK_CONFIG || undefined,
   });
-  const { backends, plugins, problems } = diagnose(config);
-  // A project that only chooses backends per call (createBackends, "dispatchables") needs no loader.
-  if (config.rules.length === 0 && config.dispatchables.length === 0) {
-    problems.push({
-      message: `no backend declaration was found: ${config.root} and its dependency tree declare nothing, so the loader would watch nothing`,
-      fix: 'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or run doctor from the app\'s directory.',
-    });
-  }
-  const staticFindings: Finding[] = problems.map((p) => ({ kind: "config", message: p.message, fix: p.fix }));
-  const checked: DoctorReport = flags["--load"]
-    ? await loadBackends(config, backends, staticFindings, io.env)
-    : {
-        format: doctorFormat,
-        version: 1,
-        ok: staticFindings.length === 0,
-        loaded: false,
-        root: config.root,
-        files: config.files,
-        backends: [...backends].map(([backend, modules]) => ({ backend, modules, loaded: false, landed: [], waiting: [] })),
-        findings: staticFindings,
-        notes: [],
-      };
-  const report: DoctorReport = { ...checked, notes: requireNotes(backends) };
+  const { backends, plugins, findings: staticFindings } = diagnose(config);
+  const loaded = flags["--load"] ? await loadBackends(config, backends, staticFindings, io.env) : undefined;
+  const findings = loaded?.findings ?? staticFindings;
+  const report: DoctorReport = {
+    format: doctorFormat,
+    version: 1,
+    ok: findings.length === 0,
+    loaded: loaded !== undefined,
+    root: config.root,
+    files: config.files,
+    backends: loaded?.backends ?? [...backends].map(([backend, modules]) => ({ backend, modules, loaded: false, landed: [], waiting: [] })),
+    findings,
+    notes: requireNotes(backends),
+    ...(loaded === undefined ? {} : { audit: loaded.audit }),
+  };
   if (flags["--json"]) io.out(`${JSON.stringify(report)}\n`);
   else io.out(`${formatDoctor(report, plugins, config.dispatchables, io)}\n`);
   return report.ok ? 0 : 1;

@@ -1,20 +1,17 @@
 /**
- * The order in which backends are tried: declaration order, bent by each backend's
- * `higherPriorityThan` / `lowerPriorityThan` and by ordering pairs from the environment, through a
- * stable topological sort (each backend in declaration order, after the ones that must precede it).
- * A cycle is an error that names the constraints forming it.
- *
- * Backend control from the environment, under a prefix the framework chooses:
- * - `<PREFIX>_PRIORITIZE=cupy,jax`: try these first, in this order (and allow those that require opt-in);
- * - `<PREFIX>_BLOCK=jax`: never use these;
- * - `<PREFIX>_SET_ORDER=jax>numpy,cupy>jax`: extra ordering pairs.
- * An invalid value fails the call that reads it: an unknown backend with ERR_DISPATCH_UNKNOWN_BACKEND, a
- * malformed pair with ERR_DISPATCH_INVALID_OPTION, each naming the variable and the function. A
- * setting that is ignored (as these once were, with a warning) sends work to a backend the person who
- * set it meant to keep out, or keeps out the one they asked for.
+ * The order a set's backends are tried in: declaration order, bent by `higherPriorityThan` /
+ * `lowerPriorityThan` and `<PREFIX>_SET_ORDER=jax>numpy` pairs (a stable topological sort), then by
+ * the prioritized backends, `<PREFIX>_PRIORITIZE`'s and the scope's; `<PREFIX>_BLOCK` keeps some out.
+ * An invalid value fails the call that reads it: ignored, as these once were, it would send work to a
+ * backend its author meant to keep out. Computed once per set version and per scope key.
  */
+
+import { hub } from "../hub.js";
 import { DispatchHookError } from "../registry/errors.js";
 import { didYouMean } from "../registry/options.js";
+import type { Scope } from "./options-scope.js";
+import type { Control, PlanBackend } from "./plan.js";
+import { WeakCache } from "./weak-cache.js";
 
 export interface Ordered {
   readonly name: string;
@@ -86,20 +83,11 @@ export function prioritize(order: readonly string[], first: readonly string[]): 
   return [...present, ...order.filter((name) => !present.includes(name))];
 }
 
-export interface EnvControl {
-  readonly prioritize: readonly string[];
-  readonly block: readonly string[];
-  readonly order: ReadonlyArray<readonly [string, string]>;
-}
-
-export const noEnvControl: EnvControl = { prioritize: [], block: [], order: [] };
-
-function list(value: string): string[] {
-  return value
+const list = (value: string): string[] =>
+  value
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "");
-}
 
 /** Reads the variables; `known` are the set's backend names, `fn` the function whose call reads them. */
 export function readEnvControl(
@@ -108,7 +96,7 @@ export function readEnvControl(
   known: ReadonlySet<string>,
   fn: string | undefined,
   set: string,
-): EnvControl {
+) {
   const where = (name: string, value: string) => `${fn === undefined ? "" : `${fn}(): `}${name}=${JSON.stringify(value)}`;
   const check = (name: string, value: string, backend: string) => {
     if (known.has(backend)) return;
@@ -121,30 +109,96 @@ export function readEnvControl(
   };
   const names = (suffix: string): string[] => {
     const name = `${prefix}_${suffix}`;
-    const value = env[name];
-    if (value === undefined || value.trim() === "") return [];
+    const value = env[name] ?? "";
     const items = list(value);
     for (const item of items) check(name, value, item);
     return items;
   };
   const orderName = `${prefix}_SET_ORDER`;
-  const orderValue = env[orderName];
+  const orderValue = env[orderName] ?? "";
   const order: Array<readonly [string, string]> = [];
-  if (orderValue !== undefined && orderValue.trim() !== "") {
-    for (const item of list(orderValue)) {
-      const pair = item.split(">").map((s) => s.trim());
-      const [before, after] = pair as [string, string];
-      if (pair.length !== 2 || before === "" || after === "" || before === after) {
-        throw new DispatchHookError(
-          "ERR_DISPATCH_INVALID_OPTION",
-          `${where(orderName, orderValue)}: ${JSON.stringify(item)} is not "higher>lower" with two different backends. To fix: write pairs such as ${JSON.stringify(known.size >= 2 ? [...known].slice(0, 2).join(">") : "a>b")}, separated by commas.`,
-          { details: { function: fn, variable: orderName, set } },
-        );
-      }
-      check(orderName, orderValue, before);
-      check(orderName, orderValue, after);
-      order.push([before, after]);
+  for (const item of list(orderValue)) {
+    const pair = item.split(">").map((s) => s.trim());
+    const [before, after] = pair as [string, string];
+    if (pair.length !== 2 || before === "" || after === "" || before === after) {
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_OPTION",
+        `${where(orderName, orderValue)}: ${JSON.stringify(item)} is not "higher>lower" with two different backends. To fix: write pairs such as ${JSON.stringify(known.size >= 2 ? [...known].slice(0, 2).join(">") : "a>b")}, separated by commas.`,
+        { details: { function: fn, variable: orderName, set } },
+      );
     }
+    check(orderName, orderValue, before);
+    check(orderName, orderValue, after);
+    order.push([before, after]);
   }
   return { prioritize: names("PRIORITIZE"), block: names("BLOCK"), order };
+}
+
+type Backend = Ordered & PlanBackend;
+
+/** Every backend name any set of the realm declares, shared by every copy ("@1": a Set of names). */
+export function realmBackends(): Set<string> {
+  return hub().shared("backend-names@1", () => new Set<string>());
+}
+
+export class SetControl {
+  readonly #set: string;
+  readonly #prefix: string;
+  readonly #env: Readonly<Record<string, string | undefined>>;
+  #sorted: { version: number; env: ReturnType<typeof readEnvControl>; order: Backend[] } | undefined;
+  readonly #scoped = new WeakCache<{ version: number; control: Control }>();
+  #plain: { version: number; control: Control } | undefined;
+
+  constructor(set: string, prefix: string, env: Readonly<Record<string, string | undefined>>) {
+    this.#set = set;
+    this.#prefix = prefix;
+    this.#env = env;
+  }
+
+  /** The order and the blocks for a scope (undefined: no scope); `fn` names the call in errors. */
+  control(backends: ReadonlyMap<string, Backend>, version: number, scope: Scope | undefined, fn?: string): Control {
+    const cached = scope === undefined ? this.#plain : this.#scoped.get(scope.key);
+    if (cached !== undefined && cached.version === version) return cached.control;
+    if (this.#sorted?.version !== version) {
+      const all = [...backends.values()];
+      const known = new Set(all.map((b) => b.name));
+      const env =
+        known.size === 0 ? { prioritize: [], block: [], order: [] } : readEnvControl(this.#prefix, this.#env, known, fn, this.#set);
+      const names = prioritize(sortBackends(all, env.order, `${this.#prefix}_SET_ORDER`), env.prioritize);
+      this.#sorted = { version, env, order: names.map((n) => backends.get(n) as Backend) };
+    }
+    if (scope !== undefined) this.#checkNames(backends, scope, fn);
+    const { env, order } = this.#sorted;
+    const blocked = new Map<string, string>();
+    for (const name of env.block) blocked.set(name, `blocked by ${this.#prefix}_BLOCK`);
+    for (const name of scope?.disable ?? []) blocked.set(name, "disabled by backendOptions()");
+    const first = scope?.prioritize ?? [];
+    const sorted =
+      first.length === 0
+        ? order
+        : prioritize(
+            order.map((b) => b.name),
+            first,
+          ).map((n) => backends.get(n) as Backend);
+    const control: Control = { order: sorted, blocked, optedIn: new Set([...env.prioritize, ...first]) };
+    const entry = { version, control };
+    if (scope === undefined) this.#plain = entry;
+    else this.#scoped.set(scope.key, entry);
+    return control;
+  }
+
+  /** A scope is seen by every set of the realm: a name another set declares is left alone, one no set declares is a typo. */
+  #checkNames(backends: ReadonlyMap<string, Backend>, scope: Scope, fn: string | undefined): void {
+    const realm = realmBackends();
+    for (const name of [...scope.prioritize, ...scope.disable]) {
+      if (backends.has(name) || realm.has(name)) continue;
+      const mine = [...backends.keys()];
+      throw new DispatchHookError(
+        "ERR_DISPATCH_UNKNOWN_BACKEND",
+        `${fn === undefined ? "" : `${fn}(): `}backendOptions() names the backend ${JSON.stringify(name)}, which no backend set declares${didYouMean(name, mine)}. ` +
+          `Backends of ${this.#set}: ${mine.join(", ") || "none"}.`,
+        { details: { backend: name, function: fn, set: this.#set } },
+      );
+    }
+  }
 }

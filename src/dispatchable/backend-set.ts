@@ -1,28 +1,21 @@
 /**
- * A framework's backends for its dispatchable functions. Each backend declares its types (primary
- * and secondary), whether it needs opt-in, its priority against others, and its implementations:
- * functions, or `"specifier#export"` names loaded on first use. Declarations come from code, or from
- * package.json (`"dispatchHook": { "dispatchables": { "<set>": { "<backend>": { … } } } }`), read the
- * first time the set decides anything, so a third-party backend needs no code in the framework.
- *
- * The set is built on the registry: each backend has a table, each dispatchable an op class, and an
- * implementation is a registration. Handles undo, duplicates are refused unless overridden, a
- * registration for a backend not declared yet waits for it, and the audit counts them all.
+ * A framework's backends for its dispatchable functions, declared in code or in a package.json
+ * (`"dispatchHook": { "dispatchables": { "<set>": { "<backend>": { … } } } }`). Built on the registry:
+ * each backend has a table, each dispatchable an op class, and an implementation is a registration.
  */
+import { path } from "../builtins.js";
+import { Discovery } from "../hooks/discovery.js";
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkBackend, checkOptions } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
-import { sortBackends } from "./backend-order.js";
-import { Classifier } from "./classifier.js";
-import { type BackendInfo, type FunctionInfo, formatDocs } from "./docs.js";
-import { toImplementation, unknownFunctions } from "./impl-checks.js";
-import { type Implementation, type ImplementationOf, ImplTable, implLabel } from "./impl-table.js";
+import { realmBackends, SetControl, sortBackends } from "./backend-order.js";
+import { type BackendInfo, describeBackend, type FunctionInfo, formatDocs } from "./docs.js";
+import { asImplementation, type Implementation, type ImplementationOf, ImplTable, unknownFunctions } from "./impl-table.js";
+import { NamedTypeResolver } from "./named-type.js";
 import type { Scope } from "./options-scope.js";
-import { declarePackageBackends } from "./package-backends.js";
 import type { Control, PlanBackend } from "./plan.js";
-import { realmBackends, SetControl } from "./set-control.js";
-import { NamedTypeResolver, TypeSet, type TypeSpec } from "./type-match.js";
+import { Classifier, TypeSet, type TypeSpec } from "./type-match.js";
 import { checkWraps, type Wraps, wrappingImplementations } from "./wrapping.js";
 
 type AnyFunction = (...args: never[]) => unknown;
@@ -38,11 +31,11 @@ export interface BackendDeclaration<Fns extends FunctionMap = FunctionMap> {
   readonly requiresOptIn?: boolean;
   readonly higherPriorityThan?: readonly string[];
   readonly lowerPriorityThan?: readonly string[];
-  /** Function name → implementation (checked against the function's signature in a typed set), or `"specifier#export"`, loaded on first use. */
+  /** Function name → implementation (checked against its signature in a typed set), or `"specifier#export"`, loaded on first use. */
   readonly implementations?: { readonly [K in keyof Fns]?: ImplementationOf<Fns[K]> | string };
-  /** Where `"specifier#…"` names resolve from (default: the working directory; a package's own directory for package.json). */
+  /** Where `"specifier#…"` names resolve from (default: the working directory; for package.json, the package's). */
   readonly base?: string;
-  /** Runs another backend's implementations on converted arguments (wrapping.ts). */
+  /** Runs another backend's implementations on converted arguments. */
   readonly wraps?: Wraps;
 }
 
@@ -64,6 +57,8 @@ interface Backend extends PlanBackend {
   readonly lowerPriorityThan: readonly string[];
   readonly table: ImplTable;
   readonly declaredIn: string;
+  /** The backend it wraps. */
+  readonly wraps: string | undefined;
 }
 
 const declarationKinds = {
@@ -88,8 +83,6 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   version = 0;
   readonly #backends = new Map<string, Backend>();
   readonly #ops = new Map<string, Class>();
-  /** Which backend each wrapping backend wraps. */
-  readonly #wraps = new Map<string, string>();
   readonly #functions = new Map<string, FunctionInfo>();
   readonly #controller: SetControl;
   readonly #discover: boolean | string;
@@ -131,15 +124,18 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     return op;
   }
 
-  /** @internal Records a dispatchable function for docs() (dispatchable() calls it). */
+  /** @internal dispatchable() records its function for docs(). */
   describeFunction(info: FunctionInfo): void {
     this.#functions.set(info.name, info);
   }
 
   /** Generated documentation for every dispatchable function of the set, or for one. */
   docs(fn?: string): string {
-    const functions = [...this.#functions.values()].filter((f) => fn === undefined || f.name === fn);
-    return formatDocs(this.name, functions, this.backends());
+    return formatDocs(
+      this.name,
+      [...this.#functions.values()].filter((f) => fn === undefined || f.name === fn),
+      this.backends(),
+    );
   }
 
   /** Declares a backend; its implementations are registered at once. */
@@ -157,7 +153,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     const types = new TypeSet(declaration.primaryTypes ?? [], declaration.secondaryTypes ?? [], new NamedTypeResolver(base), where);
     const table = new ImplTable(() => this.version++);
     const wraps = declaration.wraps === undefined ? undefined : checkWraps(declaration.wraps, declaration.name, where, base, this.#eager);
-    for (let next = wraps?.backend; next !== undefined; next = this.#wraps.get(next)) {
+    for (let next = wraps?.backend; next !== undefined; next = this.#backends.get(next)?.wraps) {
       if (next === declaration.name) throw new DispatchHookError("ERR_DISPATCH_BACKEND_DECLARATION", `${where}: wraps closes a cycle.`);
     }
     const own = (op: Class) => table.get(op) as Implementation | undefined;
@@ -173,17 +169,17 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
       lowerPriorityThan: declaration.lowerPriorityThan ?? [],
       table,
       declaredIn,
+      wraps: wraps?.backend,
       implementation: viaWraps === undefined ? own : (op) => own(op) ?? viaWraps(op),
     };
     const impls = Object.entries(declaration.implementations ?? {}).map(
-      ([fn, impl]) => [fn, toImplementation(impl, base, declaration.name, fn, this.#eager)] as const,
+      ([fn, impl]) => [fn, this.#implementation(impl, base, declaration.name, fn)] as const,
     );
     this.#checkNames(impls.map(([fn]) => ({ backend: declaration.name, fn })));
     // A declaration whose priorities close a cycle is refused here, not at the first call.
     sortBackends([...this.#backends.values(), backend]);
     this.#backends.set(declaration.name, backend);
     realmBackends().add(declaration.name);
-    if (wraps !== undefined) this.#wraps.set(declaration.name, wraps.backend);
     this.version++;
     this.registry.provide(declaration.name, table, { module: declaredIn });
     for (const [fn, impl] of impls) this.registry.register(declaration.name, this.opFor(fn), impl);
@@ -212,9 +208,18 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     options?: RegisterOptions,
   ): RegistrationHandle {
     const name = typeof fn === "string" ? fn : fn.name;
-    const real = toImplementation(impl, process.cwd(), backend, name, this.#eager);
+    const real = this.#implementation(impl, process.cwd(), backend, name);
     this.#checkNames([{ backend, fn: name }]);
     return this.registry.register(backend, this.opFor(name), real, options);
+  }
+
+  #implementation(impl: unknown, base: string, backend: string, fn: string): Implementation {
+    const real = asImplementation(impl, base, backend, fn, this.#eager);
+    if (real !== undefined) return real;
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_IMPL",
+      `Backend ${JSON.stringify(backend)}: the implementation of ${fn} must be a function or "specifier#export", got ${describe(impl)}.`,
+    );
   }
 
   /** Once the set has decided a call, its functions are known: a name near one of them is a typo. */
@@ -226,29 +231,38 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
 
   /** Registrations made before the first decision, checked at it (and again after each change while one stands). */
   #checkRegistered(): void {
-    if (this.#checked?.version === this.version) {
-      if (this.#checked.error !== undefined) throw this.#checked.error;
-      return;
+    if (this.#checked?.version !== this.version) {
+      const names = [...this.#backends.values()].flatMap((b) =>
+        [...this.#ops].filter(([, op]) => b.table.get(op) !== undefined).map(([fn]) => ({ backend: b.name, fn })),
+      );
+      this.#checked = { version: this.version, error: unknownFunctions(this.name, names, new Set(this.#functions.keys())) };
     }
-    const names = [...this.#backends.values()].flatMap((b) =>
-      [...this.#ops].filter(([, op]) => b.table.get(op) !== undefined).map(([fn]) => ({ backend: b.name, fn })),
-    );
-    const error = unknownFunctions(this.name, names, new Set(this.#functions.keys()));
-    this.#checked = { version: this.version, error };
-    if (error !== undefined) throw error;
+    if (this.#checked.error !== undefined) throw this.#checked.error;
   }
 
-  /** Reads package.json declarations once, the first time the set decides anything. */
+  /**
+   * Reads package.json declarations once, the first time the set decides anything. One the set
+   * refuses is a warning with the refusal's code, and that backend is left out.
+   */
   #readPackages(): void {
     if (this.#discovered) return;
     this.#discovered = true;
-    if (this.#discover !== false)
-      declarePackageBackends(this.name, this.#discover, (d, declaredIn) =>
-        this.declare(d as unknown as BackendDeclaration<Fns>, declaredIn),
-      );
+    if (this.#discover === false) return;
+    const discovery = new Discovery({ ...(typeof this.#discover === "string" ? { root: this.#discover } : {}), transitive: true });
+    for (const d of discovery.config().dispatchables) {
+      if (d.set !== this.name) continue;
+      try {
+        this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration<Fns>, d.declaredIn);
+      } catch (error) {
+        const e = error as DispatchHookError;
+        process.emitWarning(`${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`, {
+          code: e.code,
+        });
+      }
+    }
   }
 
-  /** @internal The order and the blocks for a scope (undefined: no scope), recomputed after any change. */
+  /** @internal The order and the blocks for a scope (undefined: none), recomputed after any change. */
   control(scope: Scope | undefined, fn?: string): Control {
     this.#readPackages();
     this.#checkRegistered();
@@ -271,21 +285,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
 
   /** The declared backends, in the order they are tried outside any scope. */
   backends(): BackendInfo[] {
-    return (this.control(undefined).order as readonly Backend[]).map((b) => {
-      const functions: Record<string, string> = {};
-      for (const [fn, op] of this.#ops) {
-        const impl = b.implementation(op);
-        if (impl !== undefined) functions[fn] = implLabel(impl);
-      }
-      return {
-        name: b.name,
-        primaryTypes: b.types.labels.primary,
-        secondaryTypes: b.types.labels.secondary,
-        requiresOptIn: b.requiresOptIn,
-        functions,
-        declaredIn: b.declaredIn,
-      };
-    });
+    return (this.control(undefined).order as readonly Backend[]).map((b) => describeBackend(b, this.#ops));
   }
 }
 

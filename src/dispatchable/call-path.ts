@@ -1,26 +1,18 @@
 /**
- * The call path of a dispatchable function, in three tiers:
- * - where code may be generated and one or two of the first three arguments decide, a chain
- *   compiled for this dispatchable alone (front.ts);
- * - for the same calls, the fast path (fast-call.ts), which indexes the decisions below by each
- *   argument's class index (classifier.ts);
- * - the general path, here: decisions cached per tuple of relevant prototypes and per scope (one or
- *   two arguments in weak caches, more in a trie of them under the argument count; no cache keeps
- *   a class alive or grows without bound), and the per-call work (run-candidates.ts).
- * A decision that had to ask a protocol of some value holds for another value of the same classes
- * only if the protocols answer the same: each call asks them, and finds the decision under the
- * answers (made once per set of answers, never remembered by class in the faster tiers). Any change to the set (declaration, registration,
- * disposal) changes its version, and every tier's decisions go.
+ * A dispatchable's call path, in three tiers: a chain compiled for it alone (front.ts) and the fast
+ * path (fast-call.ts), where one or two of the first three arguments decide; and the general path,
+ * here: decisions cached per tuple of prototypes and per scope (one or two in weak caches, more in a
+ * trie of them; no cache keeps a class alive or grows without bound). A decision that asked a
+ * protocol holds for another value of the same classes only if the protocols answer the same: each
+ * call asks them. Any change to the set changes its version, and every tier's decisions go.
  */
 import type { Class } from "../registry/dispatcher.js";
 import type { BackendSet } from "./backend-set.js";
-import { standIn } from "./explicit-types.js";
 import { createFast } from "./fast-call.js";
 import { compileFront } from "./front.js";
 import { type Implementation, realImpl } from "./impl-table.js";
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
-import { answers, type Plan, plan } from "./plan.js";
-import { needsCall, runCandidates } from "./run-candidates.js";
+import { answers, needsCall, type Plan, plan, runCandidates } from "./plan.js";
 import { typeOf } from "./type-match.js";
 import { WeakCache } from "./weak-cache.js";
 
@@ -60,19 +52,28 @@ interface Cache {
 const LENGTHS = 64;
 /** Sets of protocol answers kept per decision; past it, they start over. */
 const ANSWERS = 64;
+const standIns = new WeakCache<object>();
+
+/**
+ * An explicit type (`fn.like(JaxArray)`, a scope's `types`) as one more relevant value: a class as
+ * an object whose prototype is the class's (made once per class), anything else as itself.
+ */
+function standIn(type: unknown): unknown {
+  if (typeof type !== "function" || typeof type.prototype !== "object" || type.prototype === null) return type;
+  let value = standIns.get(type);
+  if (value === undefined) {
+    value = Object.create(type.prototype) as object;
+    standIns.set(type, value);
+  }
+  return value;
+}
+
 const newCache = (): Cache => ({ one: new WeakCache(), two: new WeakCache(), many: new Map() });
 const protoOf = (v: unknown): object | null =>
   typeof v === "object" && v !== null ? (Object.getPrototypeOf(v) as object | null) : typeOf(v);
 
-export interface Caller {
-  readonly call: Fn;
-  /** Calls with explicit types (`like()`) beside the arguments. */
-  callLike(self: unknown, args: unknown[], like: readonly unknown[]): unknown;
-  /** The decision for a call with these arguments in this scope (cached). */
-  entryFor(args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): Entry;
-}
-
-export function createCaller(spec: CallerSpec): Caller {
+/** The dispatchable's call, its call with explicit types (`like()`) beside the arguments, and its (cached) decisions. */
+export function createCaller(spec: CallerSpec) {
   const { set, indices } = spec;
   const holder = scopeHolder();
   let version = -1;
@@ -198,6 +199,7 @@ export function createCaller(spec: CallerSpec): Caller {
     return { values: extra.length === 0 ? own : [...own, ...extra], extras: extra.length };
   };
 
+  /** The decision for a call with these arguments in this scope. */
   const entryFor = (args: unknown[], scope: Scope | undefined, like?: readonly unknown[]): Entry => {
     const { values, extras } = valuesOf(args, scope, like);
     return entry(values, scope, extras);
@@ -234,7 +236,7 @@ export function createCaller(spec: CallerSpec): Caller {
       : undefined;
   return {
     entryFor,
-    callLike: (self, args, like) => invoke(self, args, like),
+    callLike: (self: unknown, args: unknown[], like: readonly unknown[]) => invoke(self, args, like),
     call:
       front ??
       fast?.call ??

@@ -1,17 +1,14 @@
 /**
- * `dispatchable(defaultImpl, { name, args })`: a public function that chooses a backend on each call
- * by the types of its relevant arguments, and runs the default (reference) implementation when no
- * backend matches. Its options are read here; its call path is call-path.ts.
+ * `dispatchable(defaultImpl, { name, args, backends })`: a function that chooses a backend on each call
+ * by the types of its relevant arguments, else runs the default (reference). Its call path: call-path.ts.
  */
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 import type { BackendSet } from "./backend-set.js";
 import { createCaller } from "./call-path.js";
-import { checkTypes } from "./explicit-types.js";
 import { type CallContext, implLabel, realImpl } from "./impl-table.js";
-import { currentScope, scopeHolder } from "./options-scope.js";
-import type { Skip } from "./plan.js";
-import { contextFor } from "./run-candidates.js";
+import { checkTypes, currentScope, scopeHolder } from "./options-scope.js";
+import { contextFor, type Skip } from "./plan.js";
 
 type AnyFunction = (...args: never[]) => unknown;
 
@@ -22,7 +19,6 @@ export interface DispatchableOptions {
   /** The function's name (default: the default implementation's name). */
   readonly name?: string;
   readonly args: RelevantArgs;
-  /** The set of backends it dispatches to. */
   readonly backends: BackendSet;
 }
 
@@ -100,13 +96,13 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
   const holder = scopeHolder();
   const params = parameterNames(defaultImpl);
   let indices: number[] | undefined;
-  let labels: string[] = [];
-  let extract: ((args: unknown[]) => unknown[]) | undefined;
+  let names: string[] = [];
+  let relevant: (args: unknown[]) => unknown[];
   if (typeof options.args === "function") {
     const pick = options.args as (...args: unknown[]) => readonly unknown[];
-    extract = (args) => [...pick(...args)];
+    relevant = (args) => [...pick(...args)];
   } else if (Array.isArray(options.args)) {
-    indices = options.args.map((a) => {
+    const at = options.args.map((a) => {
       const index = typeof a === "number" ? a : params.indexOf(a);
       if (!Number.isInteger(index) || index < 0) {
         throw new DispatchHookError(
@@ -116,21 +112,19 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
       }
       return index;
     });
-    labels = indices.map((i) => (params[i] ? `argument ${params[i]}` : `argument ${i}`));
+    indices = at;
+    names = at.map((i) => params[i] || String(i));
+    relevant = (args) => at.map((i) => args[i]);
   } else {
     throw new DispatchHookError(
       "ERR_DISPATCH_INVALID_OPTION",
       `dispatchable(${name}): args must be indices, parameter names or a function, got ${describe(options.args)}.`,
     );
   }
-  set.describeFunction({
-    name,
-    relevant: indices === undefined ? "the values its args function picks" : labels.map((l) => l.replace(/^argument /, "")).join(", "),
-    reference: defaultImpl.name || name,
-  });
-  const relevant = (args: unknown[]): unknown[] => (extract !== undefined ? extract(args) : (indices as number[]).map((i) => args[i]));
+  const reference = defaultImpl.name || name;
+  set.describeFunction({ name, relevant: indices === undefined ? "the values its args function picks" : names.join(", "), reference });
+  const labels = names.map((n) => `argument ${n}`);
   const labelsFor = (n: number) => (labels.length === n ? labels : Array.from({ length: n }, (_, i) => `element ${i}`));
-
   const caller = createCaller({
     name,
     op,
@@ -141,7 +135,6 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
     labelsFor,
   });
   const call = caller.call;
-  const runSpec = { name, defaultImpl: defaultImpl as unknown as (...a: unknown[]) => unknown };
   Object.defineProperty(call, "name", { value: name });
   return Object.assign(call, {
     reference: defaultImpl,
@@ -154,19 +147,13 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
       for (const [i, candidate] of p.candidates.entries()) {
         const impl = realImpl(candidate.impl);
         if (impl.shouldRun === undefined) return { backend: candidate.backend, implementation: implLabel(candidate.impl), skipped };
-        const context = contextFor(
-          runSpec,
-          p,
-          i,
-          scope,
-          () => relevant(args),
-          () => {
-            throw new DispatchHookError(
-              "ERR_DISPATCH_INVALID_OPTION",
-              `${name}.resolve(): a shouldRun() of backend ${JSON.stringify(candidate.backend)} called context.next(); only an implementation may defer.`,
-            );
-          },
-        );
+        const next = () => {
+          throw new DispatchHookError(
+            "ERR_DISPATCH_INVALID_OPTION",
+            `${name}.resolve(): a shouldRun() of backend ${JSON.stringify(candidate.backend)} called context.next(); only an implementation may defer.`,
+          );
+        };
+        const context = contextFor(name, p, i, scope, () => relevant(args), next);
         if (!(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
           skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
           continue;
@@ -174,7 +161,7 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
         return { backend: candidate.backend, implementation: implLabel(candidate.impl), skipped };
       }
       if (p.error !== undefined) throw p.error;
-      return { backend: "default", implementation: defaultImpl.name || name, skipped };
+      return { backend: "default", implementation: reference, skipped };
     },
     like(...types: unknown[]) {
       checkTypes(types, `${name}.like()`);

@@ -1,9 +1,8 @@
-/**
- * Generated documentation for a set's dispatchable functions: for each, the arguments it dispatches
- * on, then every backend that implements it, in the order they are tried, with its types and its
- * implementation, then the default.
- */
-/** A backend as a set describes it (BackendSet.backends()). */
+/** What a set says of itself: its backends (BackendSet.backends()), and its generated documentation. */
+import type { Class } from "../registry/dispatcher.js";
+import { implLabel } from "./impl-table.js";
+import type { PlanBackend } from "./plan.js";
+
 export interface BackendInfo {
   readonly name: string;
   readonly primaryTypes: readonly string[];
@@ -21,6 +20,24 @@ export interface FunctionInfo {
   readonly reference: string;
 }
 
+export function describeBackend(b: PlanBackend & { readonly declaredIn: string }, ops: ReadonlyMap<string, Class>): BackendInfo {
+  const functions: Record<string, string> = {};
+  for (const [fn, op] of ops) {
+    const impl = b.implementation(op);
+    if (impl !== undefined) functions[fn] = implLabel(impl);
+  }
+  const { primary, secondary } = b.types.labels;
+  return {
+    name: b.name,
+    primaryTypes: primary,
+    secondaryTypes: secondary,
+    requiresOptIn: b.requiresOptIn,
+    functions,
+    declaredIn: b.declaredIn,
+  };
+}
+
+/** Per function: what it dispatches on, each backend that implements it in the order they are tried, then the default. */
 export function formatDocs(set: string, functions: readonly FunctionInfo[], backends: readonly BackendInfo[]): string {
   const out: string[] = [];
   for (const fn of functions) {

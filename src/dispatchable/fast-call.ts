@@ -1,39 +1,31 @@
 /**
  * The fast path of a dispatchable whose one or two relevant arguments are among its first three:
- * each argument's class index (classifier.ts) picks the decision the general path made for that
- * index, and a hit calls the implementation at once. No code is generated and no value's class is
- * read or held: like a hand-written `instanceof` chain, a call costs one prototype walk per declared
- * class tried, whatever mix of classes the call site sees. Every call it does not answer (a first
- * decision, a protocol asked per value, a veto, a context, a trace, an error, a set with named
- * types) takes the general path, which remembers here what it may.
+ * each argument's class index (Classifier, in type-match.ts) picks the decision the general path
+ * made for it, and a hit calls the implementation at once. Like a hand-written `instanceof` chain, a
+ * call costs one prototype walk per declared class tried, and no value's class is read or held.
+ * Every call it does not answer (a first decision, a protocol asked per value, a veto, a context, a
+ * trace, an error, a set with named types) takes the general path, which remembers here what it may.
  */
-import type { Classifier } from "./classifier.js";
+
 import { currentKey, type Holder, type ScopeKey } from "./options-scope.js";
+import type { Classifier } from "./type-match.js";
 import { WeakCache } from "./weak-cache.js";
 
 type Fn = (...args: unknown[]) => unknown;
 
 export interface FastSpec {
-  /** The relevant arguments' indices: one or two, each below 3. */
+  /** One or two, each below 3. */
   readonly indices: readonly number[];
   readonly set: { readonly version: number; classifier(): Classifier | undefined };
   readonly holder: Holder;
-  /** Every call the fast path does not answer, with its `this` and arguments. */
+  /** Every call the fast path does not answer. */
   readonly slow: (this: unknown, ...args: unknown[]) => unknown;
-}
-
-export interface Fast {
-  readonly call: Fn;
-  /** What the fast path reads, for a compiled front (front.ts) that reads the same. */
-  readonly state: FastState;
-  tableFor(key: ScopeKey | undefined): Table;
-  /** Remembers a decision for a call's arguments under a scope key (undefined outside scopes). */
-  remember(args: readonly unknown[], scopeKey: ScopeKey | undefined, fn: Fn): void;
 }
 
 /** Decisions by class index (for two arguments, `first * width + second`). */
 export type Table = Array<Fn | undefined>;
 
+/** What the fast path reads; a compiled front (front.ts) reads the same. */
 export interface FastState {
   version: number;
   classifier: Classifier | undefined;
@@ -48,7 +40,8 @@ export interface FastState {
   last: Table;
 }
 
-export function createFast(spec: FastSpec): Fast {
+/** The fast call, and `remember()`, which files a decision for a call's arguments under a scope key (undefined outside scopes). */
+export function createFast(spec: FastSpec) {
   const { set, holder, slow } = spec;
   const [i, j] = spec.indices as [number, number | undefined];
   const s: FastState = {

@@ -1,41 +1,32 @@
 /**
- * The front of a dispatchable function: the fast path (fast-call.ts) compiled for it alone, where
- * code generation is allowed. It is the `instanceof` chain a library would write by hand: each
- * declared class tried in turn (`isPrototypeOf`, most specific first), then the implementation for
- * that class called from a call site of its own. Compiled per dispatchable, each test and each call
- * site keeps its own type feedback, so V8 inlines the implementation as it does in a hand-written
- * chain; a function shared by every dispatchable sees all their implementations at one call site,
- * which V8 never inlines. It reads the fast path's state; every call it does not answer (a set
- * with more classes than WIDTH, a class declared exactly, a primitive, a receiver, another
- * argument count, a decision not made yet) goes to the fast path.
- *
- * Where code generation from strings is disallowed (`--disallow-code-generation-from-strings`),
- * `compileFront()` returns undefined and the fast path answers alone.
+ * The front of a dispatchable function: the fast path (fast-call.ts) compiled for it alone, the
+ * `instanceof` chain a library would write by hand (each declared class tried, most specific first,
+ * then that class's implementation called from a call site of its own). Compiled per dispatchable,
+ * each test and call site keeps its own type feedback, so V8 inlines the implementation; a function
+ * shared by every dispatchable sees all their implementations at one call site, which V8 never
+ * inlines. It reads the fast path's state; every call it does not answer (more classes than WIDTH, a
+ * class declared exactly, a primitive, a receiver, another argument count, no decision yet) goes to
+ * the fast path. Where code generation from strings is disallowed, there is no front.
  */
 import type { FastState, Table } from "./fast-call.js";
 import { currentKey, type Holder, type ScopeKey } from "./options-scope.js";
 
 type Fn = (...args: unknown[]) => unknown;
 
-/**
- * Classes tried in the compiled chain, for one relevant argument and for two; a set with more takes
- * the fast path. They keep the function's bytecode under V8's inlining limit (460 bytes), so that it
- * is inlined into its callers as a hand-written chain is.
- */
+/** Classes tried in the chain, for one relevant argument and for two: under V8's inlining limit (460 bytes of bytecode). */
 export const WIDTH = [4, 3] as const;
 
 export interface FrontSpec {
-  /** Used in the compiled function's source URL, so stack traces name it. */
+  /** For the compiled function's source URL, so stack traces name it. */
   readonly name: string;
-  /** The default implementation's parameter count: 1 to 3. */
+  /** The default implementation's parameter count (1 to 3), and one or two indices below it. */
   readonly arity: number;
-  /** One or two indices below the arity. */
   readonly indices: readonly number[];
   readonly set: { readonly version: number };
   readonly holder: Holder;
   readonly state: FastState;
   readonly tableFor: (key: ScopeKey | undefined) => Table;
-  /** Every call the front does not answer, with its `this` and arguments. */
+  /** Every call the front does not answer. */
   readonly next: (this: unknown, ...args: unknown[]) => unknown;
 }
 
@@ -51,7 +42,7 @@ function chain(v: string, k: string, width: number): string {
       }`;
 }
 
-/** Compiles the front for one dispatchable, or returns undefined where that is not allowed. */
+/** The front for one dispatchable, or undefined where code generation is not allowed. */
 export function compileFront(spec: FrontSpec): Fn | undefined {
   const { arity, indices } = spec;
   const params = ["a", "b", "c"].slice(0, arity).join(", ");

@@ -1,21 +1,16 @@
 /**
- * One backend's implementations of a set's dispatchable functions: a table the set's registry writes
- * into, keyed by each function's op class, which tells the set whenever it changes (so cached
- * decisions go). Implementations named as `"specifier#export"` sit in it as stubs that load the
- * module on first use. A call is synchronous, so the module is loaded with require(): CommonJS, or
- * an ES module without top-level await (Node >= 20.19 and 22.12 load those through require()). A
- * specifier that does not resolve, a module that throws, and an export that is not a function each
- * fail with ERR_DISPATCH_IMPL_LOAD, naming the backend and the function.
+ * One backend's implementations: a table the set's registry writes into, keyed by op class, which
+ * tells the set of every change (so cached decisions go). A `"specifier#export"` sits in it as a stub
+ * that loads it on first use. A call is synchronous, so the module is loaded with require()
+ * (CommonJS, or an ES module without top-level await on Node >= 20.19 and 22.12); each failure is
+ * ERR_DISPATCH_IMPL_LOAD, naming the backend and the function.
  */
-
 import { nodeModule, path } from "../builtins.js";
 import type { Class, Impl } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
+import { distance } from "../registry/options.js";
 
-/**
- * What a call passes to an implementation's `shouldRun`, and as the first argument to an
- * implementation that declares `usesContext: true` (spatch's `uses_context`).
- */
+/** What a call passes to `shouldRun`, and first to an implementation with `usesContext: true` (spatch's `uses_context`). */
 export interface CallContext {
   readonly function: string;
   /** The backend chosen (this implementation's). */
@@ -58,19 +53,19 @@ export type Implementation = ((...args: never[]) => unknown) & {
   readonly usesContext?: boolean;
 };
 
-export interface LazyImpl {
+interface LazyImpl {
   readonly specifier: string;
   readonly exportName: string;
   readonly label: string;
 }
 
-export function parseLazyImpl(text: string): LazyImpl | undefined {
+function parseLazyImpl(text: string): LazyImpl | undefined {
   const hash = text.lastIndexOf("#");
   if (hash <= 0 || hash === text.length - 1) return undefined;
   return { specifier: text.slice(0, hash), exportName: text.slice(hash + 1), label: text };
 }
 
-export function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: string): (...args: never[]) => unknown {
+function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: string): (...args: never[]) => unknown {
   const fail = (why: string, cause?: unknown) =>
     new DispatchHookError(
       "ERR_DISPATCH_IMPL_LOAD",
@@ -94,15 +89,17 @@ export function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: 
   return impl as (...args: never[]) => unknown;
 }
 
-interface Lazy {
-  readonly label: string;
-  load(): Implementation;
-}
+/** Lazily named implementations' stubs: their names, and their loaders. */
+const lazies = new WeakMap<Function, { readonly label: string; load(): Implementation }>();
 
-const lazies = new WeakMap<Function, Lazy>();
-
-/** A stand-in for a lazily named implementation: a function (so the registry takes it) that loads it. */
-export function lazyStub(lazy: LazyImpl, base: string, backend: string, fn: string): Implementation {
+/**
+ * An implementation as a function: a function as it is; a `"specifier#export"` as a stub (a function,
+ * so the registry takes it) that loads it on first use, or now when `eager`; undefined for anything else.
+ */
+export function asImplementation(impl: unknown, base: string, backend: string, fn: string, eager: boolean): Implementation | undefined {
+  if (typeof impl === "function") return impl as Implementation;
+  const lazy = typeof impl === "string" ? parseLazyImpl(impl) : undefined;
+  if (lazy === undefined) return undefined;
   let loaded: Implementation | undefined;
   const load = () => {
     loaded ??= loadLazyImpl(lazy, base, backend, fn) as Implementation;
@@ -112,6 +109,7 @@ export function lazyStub(lazy: LazyImpl, base: string, backend: string, fn: stri
     return load().apply(this, args);
   };
   lazies.set(stub, { label: lazy.label, load });
+  if (eager) load();
   return stub as Implementation;
 }
 
@@ -145,8 +143,43 @@ export class ImplTable {
   get(type: Class): Impl | undefined {
     return this.#entries.get(type);
   }
+}
 
-  get size(): number {
-    return this.#entries.size;
+/** The known name a name is a typo of: one edit away, two for names of six letters or more. */
+function nearName(name: string, known: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const k of known) {
+    const d = distance(name, k);
+    if (d > 0 && d < bestDistance) {
+      best = k;
+      bestDistance = d;
+    }
   }
+  return bestDistance <= (name.length >= 6 ? 2 : 1) ? best : undefined;
+}
+
+/**
+ * The error for implementations keyed by a name near one of the set's functions (`ad` beside `add`),
+ * or undefined. A name near none may be a function defined later, and is left alone.
+ */
+export function unknownFunctions(
+  set: string,
+  names: ReadonlyArray<{ readonly backend: string; readonly fn: string }>,
+  known: ReadonlySet<string>,
+): DispatchHookError | undefined {
+  const typos = names.flatMap(({ backend, fn }) => {
+    const near = known.has(fn) ? undefined : nearName(fn, known);
+    return near === undefined ? [] : [{ backend, fn, near }];
+  });
+  if (typos.length === 0) return undefined;
+  const list = typos.map(
+    (t) => `backend ${JSON.stringify(t.backend)} implements ${JSON.stringify(t.fn)} (did you mean ${JSON.stringify(t.near)}?)`,
+  );
+  return new DispatchHookError(
+    "ERR_DISPATCH_UNKNOWN_FUNCTION",
+    `${set} has no dispatchable function named so: ${list.join("; ")}. Its functions: ${[...known].join(", ")}. ` +
+      "To fix: key the implementation by the function's name (or, for a function defined later, define it before the set's first call).",
+    { details: { set, typos } },
+  );
 }

@@ -1,17 +1,14 @@
 /**
  * Types named by text, for declarations that must not import what they name (package.json, or a
- * backend that does not want to load JAX to say it takes JAX arrays):
- * - `"specifier#Export"` (or `"~specifier#Export"`, spatch's spelling): that class and its subclasses;
- * - `"=specifier#Export"`: that class only;
- * - `"@specifier#Export"`: an abstract type, asked of each value (`instanceof`); its module is loaded
- *   the first time a value needs it, so it must be cheap to load.
+ * backend that does not want to load JAX to say it takes JAX arrays): `"specifier#Export"` (or
+ * `"~specifier#Export"`, spatch's spelling) with subclasses, `"=specifier#Export"` that class only,
+ * `"@specifier#Export"` an abstract type, asked of each value and loaded the first time one needs it.
  *
- * A class or subclass name is never imported: a class is that type when its name is the export's and
- * either the module is already in require.cache with that very class as the export, or the class's
- * own source text is in the module's file (a class defined there; an ES module imported with
- * `import` is in no cache Node exposes). So if the module is not loaded, no value can be its
- * instance. The specifier must name the module that defines the class, not one that re-exports it.
- * The file is read once, on the first value whose class has the name.
+ * A class name is never imported: a class is that type when its name is the export's and either
+ * require.cache holds the module with that very class as the export, or the class's own source text
+ * is in the module's file (an ES module imported with `import` is in no cache Node exposes). So the
+ * specifier must name the module that defines the class, not one that re-exports it. The file is
+ * read once, on the first value whose class has the name.
  */
 import { fs, nodeModule, path } from "../builtins.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
@@ -50,7 +47,7 @@ export class NamedTypeResolver {
   }
 
   /** The file a specifier names, or null when it does not resolve. */
-  file(specifier: string): string | null {
+  #file(specifier: string): string | null {
     let file = this.#paths.get(specifier);
     if (file === undefined) {
       try {
@@ -68,7 +65,7 @@ export class NamedTypeResolver {
   /** Whether `type` (a class met in a value's prototype chain) is the named type. */
   is(named: NamedType, type: Function): boolean {
     if (type.name !== named.exportName) return false;
-    const file = this.file(named.specifier);
+    const file = this.#file(named.specifier);
     if (file === null) return false;
     const cached = nodeModule.createRequire(file).cache?.[file];
     if (cached !== undefined && (cached.exports as Record<string, unknown> | undefined)?.[named.exportName] === type) return true;
@@ -86,17 +83,14 @@ export class NamedTypeResolver {
     return !text.endsWith("{ [native code] }") && source.includes(text);
   }
 
-  /**
-   * An abstract type's export, loaded now (require(): CommonJS, or an ES module without top-level
-   * await). It must be something `instanceof` can ask: a class, or an object with Symbol.hasInstance.
-   */
+  /** An abstract type's export, loaded now with require(): a class, or an object with Symbol.hasInstance. */
   load(named: NamedType, where: string): { [Symbol.hasInstance](value: unknown): boolean } {
     const fail = (why: string, cause?: unknown) =>
       new DispatchHookError("ERR_DISPATCH_TYPE_LOAD", `${where} names the abstract type ${JSON.stringify(named.label)}, but ${why}.`, {
         cause,
         details: { type: named.label },
       });
-    const file = this.file(named.specifier);
+    const file = this.#file(named.specifier);
     if (file === null) throw fail(`${JSON.stringify(named.specifier)} does not resolve from ${this.#base}`);
     let exported: unknown;
     try {

@@ -1,18 +1,16 @@
 /**
- * Scoped backend options: `backendOptions({ prioritize, disable, trace, types }, fn)` runs `fn` with
- * the options on an AsyncLocalStorage, so concurrent requests each see their own. Scopes nest: an
- * inner scope's prioritized backends go before the outer's, disabled backends and explicit types add
- * up, and the innermost trace wins. Every copy of dispatch-hook in a realm shares one storage, found through a channel,
- * and a dispatchable reads it only while some scope object is still alive.
+ * `backendOptions({ prioritize, disable, trace, types }, fn)` runs `fn` with the options on an
+ * AsyncLocalStorage, so concurrent requests each see their own. Scopes nest: an inner scope's
+ * prioritized backends go first, disabled backends and explicit types add up, the innermost trace
+ * wins. Every copy of dispatch-hook in a realm shares one storage (through the hub).
  */
 import { asyncHooks } from "../builtins.js";
 import { hub } from "../hub.js";
+import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
-import { checkTypes } from "./explicit-types.js";
 
 /** What a dispatchable call records when a scope asks for a trace. */
 export interface TraceEntry {
-  /** The dispatchable's name. */
   readonly function: string;
   /** The relevant arguments' types. */
   readonly types: readonly string[];
@@ -27,21 +25,17 @@ export interface TraceEntry {
 export interface BackendOptions {
   /** Backends to try first, in this order; they may be ones that require opt-in. */
   readonly prioritize?: readonly string[];
-  /** Backends not to use. */
   readonly disable?: readonly string[];
   /** An array that receives one entry per dispatchable call. */
   readonly trace?: TraceEntry[];
-  /**
-   * Types every call treats as if they were among its arguments (spatch's `type=`): classes, or
-   * values. A dispatchable whose set declares none of them ignores them.
-   */
+  /** Types every call treats as more arguments (spatch's `type=`): classes, or values. A set that declares none of them ignores them. */
   readonly types?: readonly unknown[];
 }
 
 /**
- * What a scope's decisions depend on. Scopes with equal options share one key, and so the decisions
- * cached under it: a request handler that enters `backendOptions()` per request decides once. A
- * scope with a trace has a key of its own kind, never answered without running the trace.
+ * What a scope's decisions depend on. Scopes with equal options share one key, and the decisions
+ * cached under it (a handler that enters `backendOptions()` per request decides once). A traced
+ * scope's key is never answered without running the trace.
  */
 export interface ScopeKey {
   readonly prioritize: readonly string[];
@@ -89,24 +83,19 @@ function keyFor(prioritize: readonly string[], disable: ReadonlySet<string>, tra
 type Storage = import("node:async_hooks").AsyncLocalStorage<Scope>;
 
 /**
- * Where the realm's scopes live. Besides the storage, the holder keeps the scope of the innermost
- * `backendOptions()` whose callback is on the stack, and the execution async id it was entered in:
- * while that id is unchanged, the code running is that callback's synchronous part, and the scope is
- * read without asking the storage, which costs several times a dispatch on Node 24. A change of
- * async context inside the callback (an AsyncResource, a bound function) changes the id, and the
- * storage is asked. So is every continuation after the callback returned.
+ * Where the realm's scopes live. The holder also keeps the innermost `backendOptions()` scope whose
+ * callback is on the stack, with the execution async id it was entered in: while that id holds, the
+ * code running is the callback's synchronous part, and the scope is read without asking the storage
+ * (which costs several times a dispatch on Node 24). An AsyncResource or a bound function changes
+ * the id, and the storage is asked, as for every continuation after the callback returned.
  *
- * Where the storage keeps its store on each async resource (Node 20 and 22; not the context frames
- * of Node 24 on), an execution async id names one store until this storage changes a store, which
- * it does only in `backendOptions()`, counted by `epoch`. There the key last read is kept with the
- * id and epoch it was read at, and read again only when either changed: once per continuation.
+ * Where the storage keeps its store on each async resource (Node 20 and 22, not Node 24's context
+ * frames), an execution async id names one store until `backendOptions()` changes a store (counted
+ * by `epoch`): the key last read is kept with its id and epoch, and read again once per continuation.
  */
 export interface Holder {
   storage: Storage | undefined;
-  /**
-   * Scope objects not yet collected. At 0 no code can be in a scope, since whatever runs in one
-   * holds it, and a dispatchable does not ask the storage at all.
-   */
+  /** Scope objects not yet collected. At 0 no code can be in a scope (what runs in one holds it): the storage is not asked. */
   live: number;
   sync: Scope | undefined;
   depth: number;
@@ -162,6 +151,17 @@ export function currentKey(holder: Holder): ScopeKey | undefined {
     holder.keyEpoch = holder.epoch;
   }
   return holder.key;
+}
+
+/** Refuses explicit types (a scope's, or `like()`'s) that cannot stand for an argument: undefined, null. */
+export function checkTypes(types: readonly unknown[] | undefined, where: string): void {
+  const bad = types?.findIndex((t) => t === undefined || t === null) ?? -1;
+  if (bad >= 0) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `${where}: types must be classes or values, got ${describe(types?.[bad])} at position ${bad}. To fix: pass the class (JaxArray) or an array of it.`,
+    );
+  }
 }
 
 const kinds = { prioritize: "array", disable: "array", trace: "array", types: "array" } as const;

@@ -1,12 +1,14 @@
 /**
- * The decision for one tuple of relevant types: which backends may run, in order, and why each
- * other one was passed over; or, when the types belong to different backends and no single one
- * accepts them all, the error to throw. Pure: the caller caches it per type tuple and scope.
+ * A call's decision for one tuple of relevant types (pure: cached per tuple and scope): the backends
+ * that may run, in order, why each other was passed over, or the mixed-inputs error. And running it
+ * when the implementation cannot be called straight away: `shouldRun`, the context, `context.next()`.
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError } from "../registry/errors.js";
-import type { Implementation } from "./impl-table.js";
-import { type TypeSet, typeName } from "./type-match.js";
+import { type CallContext, type Implementation, realImpl } from "./impl-table.js";
+import type { Scope, TraceEntry } from "./options-scope.js";
+import { type TypeSet, typeName, typeOf } from "./type-match.js";
+import { wrappedBackends } from "./wrapping.js";
 
 export interface PlanBackend {
   readonly name: string;
@@ -25,10 +27,7 @@ export interface Plan {
   readonly skipped: readonly Skip[];
   readonly types: readonly string[];
   readonly error: DispatchHookError | undefined;
-  /**
-   * The questions left to the values (which value, whose protocols): the plan holds for every value
-   * of these classes whose protocols answer as these did (see answers()). Empty: for every value.
-   */
+  /** Which value to ask whose protocols: the plan holds for values of these classes the protocols answer alike (answers()). */
   readonly asks: ReadonlyArray<readonly [number, TypeSet]>;
   /** The backends prioritized where it was made (by the environment or the scope). */
   readonly prioritized: ReadonlySet<string>;
@@ -52,10 +51,7 @@ function naming<T>(fn: string, run: () => T): T {
   }
 }
 
-/**
- * What the protocols a plan asked say of these values, as a key: two calls whose values have the
- * classes the plan was made for and the same answers get the same plan. Asked anew on every call.
- */
+/** What the protocols a plan asked say of these values, as a key (asked anew on every call). */
 export function answers(fn: string, p: Plan, values: readonly unknown[]): string {
   return naming(fn, () => {
     let key = "";
@@ -75,83 +71,157 @@ export function plan(
   protos: readonly (object | null)[],
   control: Control,
 ): Plan {
-  return naming(fn, () => decide(fn, op, labels, values, protos, control));
+  return naming(fn, () => {
+    const types = values.map(typeName);
+    const asks: Array<readonly [number, TypeSet]> = [];
+    for (let i = 0; i < values.length; i++)
+      for (const b of control.order) if (b.types.asksValues(protos[i] ?? null)) asks.push([i, b.types] as const);
+    const candidates: Array<{ backend: string; impl: Implementation }> = [];
+    const skipped: Skip[] = [];
+    const accepts = (b: PlanBackend): string | undefined => {
+      let primary = false;
+      for (let i = 0; i < values.length; i++) {
+        if (values[i] === undefined || values[i] === null) continue;
+        const claim = b.types.claim(values[i], protos[i] ?? null);
+        if (claim === undefined) return `does not accept ${types[i]} (${labels[i]})`;
+        if (claim === "primary") primary = true;
+      }
+      return primary ? undefined : "none of the arguments is one of its primary types";
+    };
+    for (const b of control.order) {
+      const blocked = control.blocked.get(b.name);
+      if (blocked !== undefined) {
+        skipped.push({ backend: b.name, reason: blocked });
+        continue;
+      }
+      if (b.requiresOptIn && !control.optedIn.has(b.name)) {
+        skipped.push({ backend: b.name, reason: "requires opt-in: prioritize it to use it" });
+        continue;
+      }
+      const impl = b.implementation(op);
+      const refusal = impl === undefined ? `has no implementation of ${fn}` : accepts(b);
+      if (refusal !== undefined) skipped.push({ backend: b.name, reason: refusal });
+      else candidates.push({ backend: b.name, impl: impl as Implementation });
+    }
+    /**
+     * The error for mixed inputs, or undefined when the default may take them: inputs no backend
+     * owns are the default's, and so are inputs that one backend could take all of (it was passed
+     * over for a reason the trace gives: blocked, opt-in, no implementation).
+     */
+    const mixed = (): DispatchHookError | undefined => {
+      const all = control.order;
+      const owners = values.map((v, i) =>
+        v === undefined || v === null ? [] : all.filter((b) => b.types.claim(v, protos[i] ?? null) === "primary").map((b) => b.name),
+      );
+      if (owners.every((o) => o.length === 0) || all.some((b) => accepts(b) === undefined)) return undefined;
+      const args = values.map((_, i) => `${labels[i]} is ${types[i]}${owners[i]?.length ? ` (a type of ${owners[i]?.join(", ")})` : ""}`);
+      const considered = skipped.map((s) => `${s.backend}: ${s.reason}`);
+      return new DispatchHookError(
+        "ERR_DISPATCH_MIXED_INPUTS",
+        `${fn}() got inputs that no single backend accepts: ${args.join("; ")}.\n` +
+          `  backends considered: ${considered.length === 0 ? "none" : considered.join("; ")}.\n` +
+          "  Mixed inputs are never converted silently. To fix: convert the arguments to one backend's types before the call, or declare the other types as that backend's secondaryTypes.",
+        { details: { function: fn, types, owners, considered } },
+      );
+    };
+    return { candidates, skipped, types, error: candidates.length === 0 ? mixed() : undefined, asks, prioritized: control.optedIn };
+  });
 }
 
-function decide(
-  fn: string,
-  op: Class,
-  labels: readonly string[],
-  values: readonly unknown[],
-  protos: readonly (object | null)[],
-  control: Control,
-): Plan {
-  const types = values.map(typeName);
-  const asks: Array<readonly [number, TypeSet]> = [];
-  for (let i = 0; i < values.length; i++)
-    for (const b of control.order) if (b.types.asksValues(protos[i] ?? null)) asks.push([i, b.types] as const);
-  const candidates: Array<{ backend: string; impl: Implementation }> = [];
-  const skipped: Skip[] = [];
-  const accepts = (b: PlanBackend): string | undefined => {
-    let primary = false;
-    for (let i = 0; i < values.length; i++) {
-      if (values[i] === undefined || values[i] === null) continue;
-      const claim = b.types.claim(values[i], protos[i] ?? null);
-      if (claim === undefined) return `does not accept ${types[i]} (${labels[i]})`;
-      if (claim === "primary") primary = true;
-    }
-    return primary ? undefined : "none of the arguments is one of its primary types";
-  };
-  for (const b of control.order) {
-    const blocked = control.blocked.get(b.name);
-    if (blocked !== undefined) {
-      skipped.push({ backend: b.name, reason: blocked });
-      continue;
-    }
-    if (b.requiresOptIn && !control.optedIn.has(b.name)) {
-      skipped.push({ backend: b.name, reason: "requires opt-in: prioritize it to use it" });
-      continue;
-    }
-    const impl = b.implementation(op);
-    if (impl === undefined) {
-      skipped.push({ backend: b.name, reason: `has no implementation of ${fn}` });
-      continue;
-    }
-    const refusal = accepts(b);
-    if (refusal !== undefined) skipped.push({ backend: b.name, reason: refusal });
-    else candidates.push({ backend: b.name, impl });
+type Fn = (...args: unknown[]) => unknown;
+
+export interface RunSpec {
+  readonly name: string;
+  readonly defaultImpl: Fn;
+}
+
+/** The classes of the relevant values (explicit types included), each once, in order. */
+function classesOf(values: readonly unknown[]): Function[] {
+  const out: Function[] = [];
+  for (const v of values) {
+    const proto = typeOf(v) as { constructor?: unknown } | null;
+    const ctor = proto === null ? undefined : proto.constructor;
+    if (typeof ctor === "function" && !out.includes(ctor)) out.push(ctor);
   }
-  let error: DispatchHookError | undefined;
-  if (candidates.length === 0) error = mixed(fn, labels, values, protos, types, control.order, accepts, skipped);
-  return { candidates, skipped, types, error, asks, prioritized: control.optedIn };
+  return out;
 }
 
-/** The error for mixed inputs, or undefined when the default implementation may take them. */
-function mixed(
+/** Whether an implementation must be called through this path: a veto, or a context to pass. */
+export function needsCall(impl: Implementation): boolean {
+  return impl.shouldRun !== undefined || impl.usesContext === true;
+}
+
+/**
+ * The context of function `fn` for candidate `i` of a plan. `values` gives the relevant values (read
+ * only if the context's classes are); `next` runs the candidates after it, then the default.
+ */
+export function contextFor(
   fn: string,
-  labels: readonly string[],
-  values: readonly unknown[],
-  protos: readonly (object | null)[],
-  types: readonly string[],
-  all: readonly PlanBackend[],
-  accepts: (b: PlanBackend) => string | undefined,
-  skipped: readonly Skip[],
-): DispatchHookError | undefined {
-  const owners = values.map((v, i) =>
-    v === undefined || v === null ? [] : all.filter((b) => b.types.claim(v, protos[i] ?? null) === "primary").map((b) => b.name),
-  );
-  // Inputs no backend owns are the default's; so are inputs that one backend could take all of
-  // (it was passed over for a reason the trace gives: blocked, opt-in, no implementation).
-  if (owners.every((o) => o.length === 0) || all.some((b) => accepts(b) === undefined)) return undefined;
-  const args = values.map(
-    (_, i) => `${labels[i]} is ${types[i]}${(owners[i] ?? []).length > 0 ? ` (a type of ${(owners[i] ?? []).join(", ")})` : ""}`,
-  );
-  const considered = skipped.map((s) => `${s.backend}: ${s.reason}`);
-  return new DispatchHookError(
-    "ERR_DISPATCH_MIXED_INPUTS",
-    `${fn}() got inputs that no single backend accepts: ${args.join("; ")}.\n` +
-      `  backends considered: ${considered.length === 0 ? "none" : considered.join("; ")}.\n` +
-      "  Mixed inputs are never converted silently. To fix: convert the arguments to one backend's types before the call, or declare the other types as that backend's secondaryTypes.",
-    { details: { function: fn, types, owners, considered } },
-  );
+  p: Plan,
+  i: number,
+  scope: Scope | undefined,
+  values: () => readonly unknown[],
+  next: (args: unknown[]) => unknown,
+): CallContext {
+  const backend = p.candidates[i]?.backend as string;
+  let classes: Function[] | undefined;
+  return {
+    function: fn,
+    backend,
+    types: p.types,
+    get classes() {
+      classes ??= classesOf(values());
+      return classes;
+    },
+    remaining: [...p.candidates.slice(i + 1).map((c) => c.backend), ...(p.error === undefined ? ["default"] : [])],
+    options: { prioritize: scope?.prioritize ?? [], disable: [...(scope?.disable ?? [])], types: scope?.types ?? [] },
+    prioritized: p.prioritized.has(backend),
+    next: (...args: unknown[]) => next(args),
+  };
+}
+
+export function runCandidates(
+  spec: RunSpec,
+  p: Plan,
+  self: unknown,
+  args: unknown[],
+  scope: Scope | undefined,
+  values: () => readonly unknown[],
+): unknown {
+  const skipped: Skip[] = scope?.trace === undefined ? [] : [...p.skipped];
+  // One trace entry per call: a backend that defers moves to `skipped`, and `ran` names who ran.
+  const trace: { -readonly [K in keyof TraceEntry]: TraceEntry[K] } = { function: spec.name, types: p.types, ran: "default", skipped };
+  let traced = false;
+  const ran = (backend: string, impl?: Function) => {
+    trace.ran = backend;
+    const wraps = impl === undefined ? undefined : wrappedBackends.get(impl);
+    if (wraps !== undefined) trace.wraps = wraps;
+    else delete trace.wraps;
+    if (!traced && scope?.trace !== undefined) scope.trace.push(trace);
+    traced = true;
+  };
+  const run = (from: number, callArgs: unknown[]): unknown => {
+    for (let i = from; i < p.candidates.length; i++) {
+      const candidate = p.candidates[i] as Plan["candidates"][number];
+      const impl = realImpl(candidate.impl);
+      if (!needsCall(impl)) {
+        ran(candidate.backend, impl);
+        return (impl as Fn).apply(self, callArgs);
+      }
+      const context = contextFor(spec.name, p, i, scope, values, (nextArgs) => {
+        skipped.push({ backend: candidate.backend, reason: "deferred to the next backend with context.next()" });
+        return run(i + 1, nextArgs.length === 0 ? callArgs : nextArgs);
+      });
+      if (impl.shouldRun !== undefined && !(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...callArgs)) {
+        skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
+        continue;
+      }
+      ran(candidate.backend, impl);
+      return impl.usesContext === true ? (impl as Fn).call(self, context, ...callArgs) : (impl as Fn).apply(self, callArgs);
+    }
+    if (p.error !== undefined) throw p.error;
+    ran("default");
+    return spec.defaultImpl.apply(self, callArgs);
+  };
+  return run(0, args);
 }

@@ -1,12 +1,11 @@
-/**
- * The executable-spec loop: every backend's implementation of a dispatchable is run on the inputs
- * the caller supplies and compared with the default (reference) implementation on the same inputs.
- * Each disagreement is reported with the backend, the inputs and both results (or the error).
- */
+/** The executable-spec loop: every backend's implementation of a dispatchable, run on the inputs given and compared with the reference's. */
 import { util } from "../builtins.js";
 import type { Dispatchable } from "./dispatchable.js";
-import { type CallContext, realImpl } from "./impl-table.js";
-import { typeName, typeOf } from "./type-match.js";
+import { type Implementation, realImpl } from "./impl-table.js";
+import { contextFor } from "./plan.js";
+import { typeName } from "./type-match.js";
+
+type Fn = (...args: unknown[]) => unknown;
 
 export interface ReferenceCheckOptions {
   /** Argument lists to run. */
@@ -35,29 +34,8 @@ export interface ReferenceReport {
   readonly disagreements: readonly Disagreement[];
 }
 
-function checkContext(
-  fn: Dispatchable<(...args: never[]) => unknown>,
-  backend: string,
-  args: readonly unknown[],
-  reference: (...args: unknown[]) => unknown,
-): CallContext {
-  const classes = [...new Set(args.map((a) => (typeOf(a) as { constructor?: unknown } | null)?.constructor))].filter(
-    (c): c is Function => typeof c === "function",
-  );
-  return {
-    function: fn.name,
-    backend,
-    types: args.map(typeName),
-    classes,
-    remaining: ["default"],
-    options: { prioritize: [], disable: [], types: [] },
-    prioritized: false,
-    next: (...a: unknown[]) => reference(...(a.length === 0 ? args : a)),
-  };
-}
-
 export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, options: ReferenceCheckOptions): ReferenceReport {
-  const reference = fn.reference as unknown as (...args: unknown[]) => unknown;
+  const reference = fn.reference as unknown as Fn;
   const expected = options.inputs.map((args) => reference(...args));
   const equal = options.equal ?? util().isDeepStrictEqual;
   const disagreements: Disagreement[] = [];
@@ -72,13 +50,17 @@ export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, 
       checked++;
       const prepared = options.prepare?.(backend.name, args) ?? args;
       try {
-        const real = realImpl(impl);
-        // An implementation that takes the call's context gets one: this backend, nothing after it
-        // but the reference, which context.next() runs.
-        const raw =
-          real.usesContext === true
-            ? (real as (...a: unknown[]) => unknown)(checkContext(fn, backend.name, prepared, reference), ...prepared)
-            : (real as (...a: unknown[]) => unknown)(...prepared);
+        const real = realImpl(impl) as Implementation & Fn;
+        let raw: unknown;
+        if (real.usesContext === true) {
+          // A context of its own: this backend, nothing after it but the reference, which context.next() runs.
+          const only = { candidates: [{ backend: backend.name, impl }], skipped: [], types: prepared.map(typeName), error: undefined };
+          const next = (a: unknown[]) => reference(...(a.length === 0 ? prepared : a));
+          raw = real(
+            contextFor(fn.name, { ...only, asks: [], prioritized: new Set() }, 0, undefined, () => prepared, next),
+            ...prepared,
+          );
+        } else raw = real(...prepared);
         const actual = options.normalize?.(backend.name, raw) ?? raw;
         if (!equal(actual, expected[i])) disagreements.push({ backend: backend.name, inputs: args, expected: expected[i], actual });
       } catch (error) {

@@ -1,20 +1,13 @@
 /**
- * Which of a backend's types a value is. A backend claims types as primary (its own arrays) or
- * secondary (types it also accepts, such as plain numbers). A type is given as
- * - a class: that class and its subclasses, as `instanceof` says;
- * - `{ exactly: Class }`: that class only (a subclass that changes behaviour is not taken);
- * - a protocol (anything with its own `Symbol.hasInstance`, for types that share no base class);
- * - a name (named-type.ts): `"specifier#Export"` or `"~specifier#Export"` with subclasses,
- *   `"=specifier#Export"` exactly, `"@specifier#Export"` an abstract type, asked like a protocol.
- * Classes and names are checked first, along the value's prototype chain, most specific first;
- * protocols and abstract types after them. What classes and names say is a function of the value's
- * class, and callers cache it by class; a protocol is asked of each value (a plain object, a
- * null-prototype object or a proxy is decided on its own).
+ * Which of a backend's types, primary (its own arrays) or secondary (also accepted, such as plain
+ * numbers), a value is. A type is a class (with its subclasses), `{ exactly: Class }`, a protocol
+ * (its own `Symbol.hasInstance`, for types that share no base class), or a name (named-type.ts).
+ * Classes and names are checked first, along the value's prototype chain, most specific first: what
+ * they say is a function of the value's class, which callers cache by. Protocols and abstract types
+ * come after, asked of each value (a plain object, a null-prototype object or a proxy on its own).
  */
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { type NamedType, type NamedTypeResolver, parseNamedType } from "./named-type.js";
-
-export { type NamedType, NamedTypeResolver, parseNamedType } from "./named-type.js";
 
 /** A type as a backend declares it. */
 export type TypeSpec = Function | { readonly exactly: Function } | { readonly [Symbol.hasInstance]: (value: unknown) => boolean } | string;
@@ -51,7 +44,7 @@ const exactly = (spec: object): unknown => (spec as { exactly?: unknown }).exact
 
 type Asker = { [Symbol.hasInstance](value: unknown): boolean };
 
-/** A class's claims: for the value's own class, and for a class further up its chain. */
+/** A class's claims: as the value's own class, and as a class further up its chain. */
 interface ClassClaims {
   exact?: Claim;
   subclasses?: Claim;
@@ -114,17 +107,13 @@ export class TypeSet {
     this.labels = labels;
   }
 
-  /** The classes (by prototype, and whether declared exactly), and whether names or protocols are declared: for classifier.ts. */
-  get shape(): {
-    readonly classes: ReadonlyArray<{ readonly proto: object; readonly exact: boolean }>;
-    readonly named: boolean;
-    readonly protocols: boolean;
-  } {
+  /** The classes (by prototype, and whether declared exactly), and whether names are declared: for Classifier. */
+  get shape(): { readonly classes: ReadonlyArray<{ readonly proto: object; readonly exact: boolean }>; readonly named: boolean } {
     const classes = [...this.#classes].flatMap(([proto, c]) => [
       ...(c.exact === undefined ? [] : [{ proto, exact: true }]),
       ...(c.subclasses === undefined ? [] : [{ proto, exact: false }]),
     ]);
-    return { classes, named: this.#named.length > 0, protocols: this.#protocols.length > 0 };
+    return { classes, named: this.#named.length > 0 };
   }
 
   /** Whether a value (whose type is `proto`) is one of these types, and how. */
@@ -148,10 +137,9 @@ export class TypeSet {
   }
 
   /**
-   * Whether the answer for a value of this class (`proto`) depends on the value itself: no class or
-   * name claims it and a protocol is left to ask. A function of the class alone, so that null and
-   * undefined (no prototype) ask too, and a null-prototype object is never answered by a decision
-   * made for them.
+   * Whether the answer for a value of this class depends on the value: no class or name claims it,
+   * and a protocol is left to ask. Of the class alone, so that null and undefined ask too, and a
+   * null-prototype object is never answered by a decision made for them.
    */
   asksValues(proto: object | null): boolean {
     return this.#protocols.length > 0 && this.classClaim(proto) === undefined;
@@ -167,5 +155,83 @@ export class TypeSet {
       } catch {}
     }
     return undefined;
+  }
+}
+
+/**
+ * A value's class facts as a small number, the index the fast path (fast-call.ts) caches decisions
+ * under: the position of the first declared class, most specific first, the value is an instance of
+ * (for a class declared exactly: of that class itself). Every backend's claim follows from it, and
+ * no cache holds a value's class. `prototype.isPrototypeOf(value)` is the prototype walk of
+ * `instanceof` with no type feedback about the value: a call site that sees many classes is as fast
+ * as one that sees one. A set with named types (decided by module) or more than MAX_TESTS classes
+ * has no classifier: its calls take the general path.
+ */
+const inChain = Object.prototype.isPrototypeOf;
+
+const MAX_TESTS = 30;
+
+export class Classifier {
+  /** The declared classes' prototypes, most specific first. */
+  readonly tests: readonly object[];
+  /** The positions of classes declared exactly, as bits. */
+  readonly exact: number;
+  /** The index of a value of no declared class. */
+  readonly none: number;
+  /** The index of null and undefined. */
+  readonly nullish: number;
+  readonly #primitives = new Map<string, number>();
+
+  private constructor(tests: ReadonlyArray<{ readonly proto: object; readonly exact: boolean }>) {
+    this.tests = tests.map((t) => t.proto);
+    this.exact = tests.reduce((m, t, i) => (t.exact ? m | (1 << i) : m), 0);
+    this.none = tests.length;
+    this.nullish = tests.length + 1;
+  }
+
+  /** The classifier of these backends' types, or undefined when they need the general path. */
+  static of(backends: Iterable<{ readonly types: TypeSet }>): Classifier | undefined {
+    const tests: Array<{ proto: object; exact: boolean }> = [];
+    for (const b of backends) {
+      const shape = b.types.shape;
+      if (shape.named) return undefined;
+      for (const c of shape.classes) if (!tests.some((t) => t.proto === c.proto && t.exact === c.exact)) tests.push(c);
+    }
+    if (tests.length > MAX_TESTS) return undefined;
+    // Most specific first: a class before its ancestors, an exact class before the same class with
+    // subclasses; otherwise in declaration order (a stable insertion).
+    const sorted: Array<{ proto: object; exact: boolean }> = [];
+    for (const t of tests) {
+      const at = sorted.findIndex((s) => inChain.call(s.proto, t.proto) || (s.proto === t.proto && t.exact && !s.exact));
+      if (at < 0) sorted.push(t);
+      else sorted.splice(at, 0, t);
+    }
+    return new Classifier(sorted);
+  }
+
+  /** The index of any value. */
+  index(value: unknown): number {
+    if ((typeof value === "object" && value !== null) || typeof value === "function") {
+      const tests = this.tests;
+      for (let i = 0; i < tests.length; i++) {
+        if (inChain.call(tests[i], value) && ((this.exact & (1 << i)) === 0 || Object.getPrototypeOf(value) === tests[i])) return i;
+      }
+      return this.none;
+    }
+    return this.primitive(value);
+  }
+
+  /** A primitive's index: its wrapper prototype's; null and undefined have their own. */
+  primitive(value: unknown): number {
+    if (value === null || value === undefined) return this.nullish;
+    const kind = typeof value;
+    let index = this.#primitives.get(kind);
+    if (index === undefined) {
+      const proto = typeOf(value) as object;
+      index = this.tests.findIndex((t, i) => t === proto || ((this.exact & (1 << i)) === 0 && inChain.call(t, proto)));
+      if (index < 0) index = this.none;
+      this.#primitives.set(kind, index);
+    }
+    return index;
   }
 }

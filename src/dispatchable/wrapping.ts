@@ -1,16 +1,13 @@
 /**
- * A backend that wraps another: for every function the other implements (and this one does not
- * implement itself), it converts the arguments into the other's types, runs the other's
- * implementation, and converts the result back. Declared once:
- * `wraps: { backend: "jax", convert: (value, context) => …, restore: (result, context) => … }`.
- * `convert` is called for each argument and returns it unchanged when it is not one to convert.
- * The wrapped implementation's own `shouldRun` is asked with the converted arguments, and a `false`
- * defers to the next backend; one that takes the call's context gets it. The trace names the
- * wrapped backend (`wraps`), and referenceCheck runs the wrapper like any implementation.
+ * A backend that wraps another (`wraps: { backend: "jax", convert, restore }`): for every function the
+ * other implements and this one does not, it converts each argument into the other's types (or
+ * leaves it), runs the other's implementation, and converts the result back. The wrapped
+ * implementation's own `shouldRun` is asked with the converted arguments (`false` defers to the next
+ * backend). The trace names the wrapped backend (`wraps`).
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { type CallContext, type Implementation, lazyStub, parseLazyImpl, realImpl } from "./impl-table.js";
+import { asImplementation, type CallContext, type Implementation, realImpl } from "./impl-table.js";
 
 export interface Wraps {
   /** The backend whose implementations run. */
@@ -24,12 +21,7 @@ export interface Wraps {
 type Fn = (...args: unknown[]) => unknown;
 
 /** Wrappers, and the backend each one wraps: for the trace. */
-const wrapped = new WeakMap<Function, string>();
-
-/** The backend a wrapper's implementation comes from, or undefined for an implementation of its own. */
-export function wrappedBackend(impl: Function): string | undefined {
-  return wrapped.get(impl);
-}
+export const wrappedBackends = new WeakMap<Function, string>();
 
 /** Checks a declaration's `wraps` where it enters; `convert` and `restore` as functions. */
 export function checkWraps(
@@ -37,7 +29,7 @@ export function checkWraps(
   backend: string,
   where: string,
   base: string,
-  eager = false,
+  eager: boolean,
 ): { backend: string; convert: Implementation; restore: Implementation } {
   const w = value as Partial<Wraps> | null;
   const fail = (why: string) =>
@@ -51,13 +43,9 @@ export function checkWraps(
   if (typeof w.backend !== "string" || w.backend === "") throw fail(`.backend must name a backend, got ${describe(w.backend)}`);
   if (w.backend === backend) throw fail("names the backend itself");
   const fn = (key: "convert" | "restore"): Implementation => {
-    const f = w[key];
-    if (typeof f === "function") return f as Implementation;
-    const lazy = typeof f === "string" ? parseLazyImpl(f) : undefined;
-    if (lazy === undefined) throw fail(`.${key} must be a function or "specifier#export", got ${describe(f)}`);
-    const stub = lazyStub(lazy, base, backend, `wraps.${key}`);
-    if (eager) realImpl(stub);
-    return stub;
+    const f = asImplementation(w[key], base, backend, `wraps.${key}`, eager);
+    if (f === undefined) throw fail(`.${key} must be a function or "specifier#export", got ${describe(w[key])}`);
+    return f;
   };
   return { backend: w.backend, convert: fn("convert"), restore: fn("restore") };
 }
@@ -77,50 +65,42 @@ export function wrappingImplementations(
     if (impl === undefined) return undefined;
     const known = made.get(op);
     if (known?.inner === impl) return known.wrapper;
-    const wrapper = makeWrapper(wraps, backend, op.name, impl);
-    made.set(op, { inner: impl, wrapper });
-    return wrapper;
-  };
-}
-
-function makeWrapper(
-  wraps: { backend: string; convert: Implementation; restore: Implementation },
-  backend: string,
-  fn: string,
-  inner: Implementation,
-): Implementation {
-  const fail = (phase: "convert" | "restore", error: unknown, at: { index?: number; result?: unknown }) =>
-    new DispatchHookError(
-      "ERR_DISPATCH_CONVERT",
-      `Backend ${JSON.stringify(backend)} wraps ${JSON.stringify(wraps.backend)}, but ${
-        phase === "convert"
-          ? `converting argument ${at.index} of ${fn}() into ${wraps.backend}'s types failed`
-          : `restore could not convert back what ${wraps.backend}'s ${fn}() returned (${describe(at.result)})`
-      }: ${error instanceof Error ? error.message : String(error)}. To fix: make convert and restore handle this value, or give ${backend} an implementation of ${fn} of its own.`,
-      {
-        cause: error,
-        details: { backend, wraps: wraps.backend, function: fn, phase, ...(at.index === undefined ? {} : { argument: at.index }) },
-      },
-    );
-  const wrapper = function (this: unknown, context: CallContext, ...args: unknown[]) {
-    const convert = realImpl(wraps.convert) as Fn;
-    const converted = args.map((a, i) => {
+    const fn = op.name;
+    const fail = (phase: "convert" | "restore", error: unknown, at: { index?: number; result?: unknown }) =>
+      new DispatchHookError(
+        "ERR_DISPATCH_CONVERT",
+        `Backend ${JSON.stringify(backend)} wraps ${JSON.stringify(wraps.backend)}, but ${
+          phase === "convert"
+            ? `converting argument ${at.index} of ${fn}() into ${wraps.backend}'s types failed`
+            : `restore could not convert back what ${wraps.backend}'s ${fn}() returned (${describe(at.result)})`
+        }: ${error instanceof Error ? error.message : String(error)}. To fix: make convert and restore handle this value, or give ${backend} an implementation of ${fn} of its own.`,
+        {
+          cause: error,
+          details: { backend, wraps: wraps.backend, function: fn, phase, ...(at.index === undefined ? {} : { argument: at.index }) },
+        },
+      );
+    const wrapper = function (this: unknown, context: CallContext, ...args: unknown[]) {
+      const convert = realImpl(wraps.convert) as Fn;
+      const converted = args.map((a, i) => {
+        try {
+          return convert(a, context);
+        } catch (error) {
+          throw fail("convert", error, { index: i });
+        }
+      });
+      const real = realImpl(impl);
+      if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(context, ...converted)) return context.next(...args);
+      const result = real.usesContext === true ? (real as Fn).call(this, context, ...converted) : (real as Fn).apply(this, converted);
       try {
-        return convert(a, context);
+        return (realImpl(wraps.restore) as Fn)(result, context);
       } catch (error) {
-        throw fail("convert", error, { index: i });
+        throw fail("restore", error, { result });
       }
-    });
-    const real = realImpl(inner);
-    if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(context, ...converted)) return context.next(...args);
-    const result = real.usesContext === true ? (real as Fn).call(this, context, ...converted) : (real as Fn).apply(this, converted);
-    try {
-      return (realImpl(wraps.restore) as Fn)(result, context);
-    } catch (error) {
-      throw fail("restore", error, { result });
-    }
+    };
+    Object.defineProperty(wrapper, "name", { value: `${fn} (wraps ${wraps.backend})` });
+    wrappedBackends.set(wrapper, wraps.backend);
+    const wrapping = Object.assign(wrapper, { usesContext: true }) as unknown as Implementation;
+    made.set(op, { inner: impl, wrapper: wrapping });
+    return wrapping;
   };
-  Object.defineProperty(wrapper, "name", { value: `${fn} (wraps ${wraps.backend})` });
-  wrapped.set(wrapper, wraps.backend);
-  return Object.assign(wrapper, { usesContext: true }) as unknown as Implementation;
 }

@@ -1,3 +1,4 @@
+import { SourceMap } from "node:module";
 import { describe, expect, it } from "vitest";
 import { dispatchHook } from "../../src/adapters/vite.js";
 import { frameworkTree } from "./trees.js";
@@ -29,6 +30,28 @@ describe("dispatch-hook/vite", () => {
     expect(original.map.sources).toEqual([table]);
     expect(call(plugin, "transform", code, `${root}/node_modules/tensorkit/other.js`)).toBeNull();
     expect(call(plugin, "transform", code, "\0virtual:thing")).toBeNull();
+  });
+
+  it("gives the original a source map of its code onto itself, where every line and every word starts, in its file", () => {
+    const { root, table } = frameworkTree();
+    const plugin = dispatchHook();
+    call(plugin, "configResolved", { root });
+    const code = 'import { a } from "./a.js";\n\nexport function boom() {\n  throw new Error("boom " + a);\n}\n';
+    type Map = { version: 3; sources: string[]; sourcesContent: string[]; names: string[]; mappings: string };
+    const { map } = call(plugin, "transform", code, `${table}?dispatch-hook-original`) as { map: Map };
+    expect(map.sources).toEqual([table]);
+    expect(map.sourcesContent).toEqual([code]);
+    const decoded = new SourceMap({ ...map, file: "table.js", sourceRoot: "" });
+    let checked = 0;
+    code.split("\n").forEach((text, line) => {
+      for (let column = 0; column < text.length; column++) {
+        if (column > 0 && /\w/.test(text[column] as string) === /\w/.test(text[column - 1] as string)) continue;
+        expect(decoded.findEntry(line, column)).toMatchObject({ originalLine: line, originalColumn: column });
+        checked++;
+      }
+    });
+    expect(checked).toBeGreaterThan(20);
+    expect(String((decoded.findEntry(3, 8) as { originalSource: string }).originalSource)).toContain(table);
   });
 
   it("resolves and loads its markers as virtual modules that signal the table and run the registration module", () => {

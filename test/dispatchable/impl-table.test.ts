@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ImplTable, implLabel, lazyStub, parseLazyImpl, realImpl } from "../../src/dispatchable/impl-table.js";
+import { asImplementation, ImplTable, implLabel, realImpl } from "../../src/dispatchable/impl-table.js";
 import { makeTree } from "../integration/fixture.js";
 
 describe("ImplTable", () => {
@@ -13,16 +13,15 @@ describe("ImplTable", () => {
     table.unregister(Op);
     table.unregister(Op);
     expect(changes).toBe(2);
-    expect(table.size).toBe(0);
+    expect(table.get(Op)).toBeUndefined();
   });
 });
 
 describe("lazy implementations", () => {
   it("load on first use, once, and keep their name for docs", () => {
     const dir = makeTree({ "impl.cjs": "globalThis.lazyLoads = (globalThis.lazyLoads ?? 0) + 1;\nexports.add = (a, b) => a + b;\n" });
-    const lazy = parseLazyImpl("./impl.cjs#add");
-    if (lazy === undefined) throw new Error("unparsed");
-    const stub = lazyStub(lazy, dir, "cpu", "add");
+    const stub = asImplementation("./impl.cjs#add", dir, "cpu", "add", false);
+    if (stub === undefined) throw new Error("unparsed");
     expect((globalThis as { lazyLoads?: number }).lazyLoads).toBeUndefined();
     expect(implLabel(stub)).toBe("./impl.cjs#add");
     expect((stub as unknown as (a: number, b: number) => number)(2, 3)).toBe(5);
@@ -33,15 +32,15 @@ describe("lazy implementations", () => {
 
   it("fail with ERR_DISPATCH_IMPL_LOAD naming the backend and the function", () => {
     const dir = makeTree({ "impl.cjs": "exports.notAFunction = 3;\n" });
-    const missing = lazyStub(parseLazyImpl("./nowhere.cjs#add") as never, dir, "gpu", "add");
+    const missing = asImplementation("./nowhere.cjs#add", dir, "gpu", "add", false) as never;
     expect(() => realImpl(missing)).toThrow(
       expect.objectContaining({
         code: "ERR_DISPATCH_IMPL_LOAD",
         message: expect.stringMatching(/Backend "gpu" .* implementation of add, but "\.\/nowhere\.cjs" does not resolve/),
       }),
     );
-    const wrong = lazyStub(parseLazyImpl("./impl.cjs#notAFunction") as never, dir, "gpu", "mul");
+    const wrong = asImplementation("./impl.cjs#notAFunction", dir, "gpu", "mul", false) as never;
     expect(() => realImpl(wrong)).toThrow(/its export "notAFunction" is number 3, not a function/);
-    expect(parseLazyImpl("nohash")).toBeUndefined();
+    expect(asImplementation("nohash", dir, "gpu", "mul", false)).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Implementation } from "../../src/dispatchable/impl-table.js";
+import { NamedTypeResolver } from "../../src/dispatchable/named-type.js";
 import { type PlanBackend, plan } from "../../src/dispatchable/plan.js";
-import { NamedTypeResolver, TypeSet, typeOf } from "../../src/dispatchable/type-match.js";
+import { TypeSet, typeOf } from "../../src/dispatchable/type-match.js";
 
 class Op {}
 class JaxArray {}

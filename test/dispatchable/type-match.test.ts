@@ -2,7 +2,8 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { NamedTypeResolver, parseNamedType, TypeSet, typeName, typeOf } from "../../src/dispatchable/type-match.js";
+import { NamedTypeResolver, parseNamedType } from "../../src/dispatchable/named-type.js";
+import { TypeSet, typeName, typeOf } from "../../src/dispatchable/type-match.js";
 import { makeTree } from "../integration/fixture.js";
 
 class Base {}
