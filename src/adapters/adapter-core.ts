@@ -9,7 +9,7 @@ import { fs, path, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import { warnConfigProblems } from "../hooks/config-field.js";
 import { type InlineDeclarations, inlineFields } from "../hooks/declarations.js";
-import { type DiscoverOptions, Discovery, type HookConfig } from "../hooks/discovery.js";
+import { Discovery } from "../hooks/discovery.js";
 import { hasDefaultExport } from "../hooks/export-names.js";
 import { cjsFacadeSource, type FacadeInput, facadeSource, type MarkerKind, markerSource } from "../hooks/facade.js";
 import { runtimeLocation } from "../hooks/hook-api.js";
