@@ -9,7 +9,7 @@ import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkBackend, checkOptions } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
-import { realmBackends, SetControl, sortBackends } from "./backend-order.js";
+import { type Ordered, realmBackends, SetControl, sortBackends } from "./backend-order.js";
 import { type BackendInfo, describeBackend, type FunctionInfo, formatDocs } from "./docs.js";
 import { asImplementation, type Implementation, type ImplementationOf, ImplTable, unknownFunctions } from "./impl-table.js";
 import { NamedTypeResolver } from "./named-type.js";
@@ -52,9 +52,7 @@ export interface BackendSetOptions {
   readonly checkImplementations?: "eager" | "lazy";
 }
 
-interface Backend extends PlanBackend {
-  readonly higherPriorityThan: readonly string[];
-  readonly lowerPriorityThan: readonly string[];
+interface Backend extends PlanBackend, Ordered {
   readonly table: ImplTable;
   readonly declaredIn: string;
   /** The backend it wraps. */
@@ -93,14 +91,8 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   #checked: { version: number; error: DispatchHookError | undefined } | undefined;
 
   constructor(options: BackendSetOptions) {
-    const kinds = { name: "string", envPrefix: "string", env: "object", discover: "any", checkImplementations: ["eager", "lazy"] } as const;
-    checkOptions(options, kinds, "createBackends()");
-    if (typeof options.name !== "string" || options.name === "") {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_OPTION",
-        `createBackends(): name must be a non-empty string, got ${describe(options.name)}.`,
-      );
-    }
+    const kinds = { name: "name", envPrefix: "string", env: "object", discover: "any", checkImplementations: ["eager", "lazy"] } as const;
+    checkOptions(options, kinds, "createBackends()", ["name"]);
     this.name = options.name;
     const prefix = options.envPrefix ?? options.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
     this.#controller = new SetControl(options.name, prefix, options.env ?? process.env);
