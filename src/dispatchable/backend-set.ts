@@ -9,7 +9,7 @@ import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkBackend, checkOptions } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
-import { type Ordered, realmBackends, SetControl, sortBackends } from "./backend-order.js";
+import { type Ordered, realmBackends, setControl, sortBackends } from "./backend-order.js";
 import { type BackendInfo, describeBackend, type FunctionInfo, formatDocs } from "./docs.js";
 import { asImplementation, type Implementation, type ImplementationOf, ImplTable, unknownFunctions } from "./impl-table.js";
 import { NamedTypeResolver } from "./named-type.js";
@@ -82,7 +82,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   readonly #backends = new Map<string, Backend>();
   readonly #ops = new Map<string, Class>();
   readonly #functions = new Map<string, FunctionInfo>();
-  readonly #controller: SetControl;
+  readonly #control: ReturnType<typeof setControl>;
   readonly #discover: boolean | string;
   #discovered = false;
   readonly #eager: boolean;
@@ -95,7 +95,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     checkOptions(options, kinds, "createBackends()", ["name"]);
     this.name = options.name;
     const prefix = options.envPrefix ?? options.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
-    this.#controller = new SetControl(options.name, prefix, options.env ?? process.env);
+    this.#control = setControl(options.name, prefix, options.env ?? process.env);
     this.#discover = options.discover ?? true;
     this.#eager = options.checkImplementations === "eager";
     // A namespace of its own: its backends' tables never meet a framework's tables of the same name.
@@ -258,7 +258,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   control(scope: Scope | undefined, fn?: string): Control {
     this.#readPackages();
     this.#checkRegistered();
-    return this.#controller.control(this.#backends, this.version, scope, fn);
+    return this.#control(this.#backends, this.version, scope, fn);
   }
 
   /** @internal The class facts calls are keyed by (undefined: the general path), per version. */

@@ -12,6 +12,7 @@
  */
 import { fs, nodeModule, path } from "../builtins.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
+import { requireFrom } from "./impl-table.js";
 
 export type NamedMode = "subclasses" | "exact" | "abstract";
 
@@ -90,20 +91,7 @@ export class NamedTypeResolver {
         cause,
         details: { type: named.label },
       });
-    const file = this.#file(named.specifier);
-    if (file === null) throw fail(`${JSON.stringify(named.specifier)} does not resolve from ${this.#base}`);
-    let exported: unknown;
-    try {
-      exported = (nodeModule.createRequire(file)(file) as Record<string, unknown>)[named.exportName];
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      throw fail(
-        (code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND") && String((error as Error).message).includes(file)
-          ? `${JSON.stringify(named.specifier)} does not resolve from ${this.#base}`
-          : `loading ${JSON.stringify(named.specifier)} failed: ${error instanceof Error ? error.message : String(error)}`,
-        error,
-      );
-    }
+    const exported = requireFrom(this.#base, named.specifier, fail)[named.exportName];
     const ask = (exported as { [Symbol.hasInstance]?: unknown } | null | undefined)?.[Symbol.hasInstance];
     if ((typeof exported !== "function" && typeof exported !== "object") || exported === null || typeof ask !== "function") {
       throw fail(`its export ${JSON.stringify(named.exportName)} is ${describe(exported)}, which instanceof cannot ask`);
