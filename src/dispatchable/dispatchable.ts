@@ -137,19 +137,23 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
       const skipped = [...p.skipped];
       for (const [i, candidate] of p.candidates.entries()) {
         const impl = realImpl(candidate.impl);
-        if (impl.shouldRun === undefined) return { backend: candidate.backend, implementation: implLabel(candidate.impl), skipped };
         const next = () => {
           throw new DispatchHookError(
             "ERR_DISPATCH_INVALID_OPTION",
             `${name}.resolve(): a shouldRun() of backend ${JSON.stringify(candidate.backend)} called context.next(); only an implementation may defer.`,
           );
         };
-        const context = contextFor(name, p, i, scope, () => relevant(args), next);
-        if (!(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
-          skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
-          continue;
-        }
-        return { backend: candidate.backend, implementation: implLabel(candidate.impl), skipped };
+        const shouldRun = impl.shouldRun as ((c: CallContext, ...a: unknown[]) => boolean) | undefined;
+        if (
+          shouldRun === undefined ||
+          shouldRun.call(
+            impl,
+            contextFor(name, p, i, scope, () => relevant(args), next),
+            ...args,
+          )
+        )
+          return { backend: candidate.backend, implementation: implLabel(candidate.impl), skipped };
+        skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
       }
       if (p.error !== undefined) throw p.error;
       return { backend: "default", implementation: reference, skipped };

@@ -53,13 +53,15 @@ export type Implementation = ((...args: never[]) => unknown) & {
   readonly usesContext?: boolean;
 };
 
-interface LazyImpl {
+/** A `"specifier#export"` text, parsed. */
+export interface LazyImpl {
   readonly specifier: string;
   readonly exportName: string;
+  /** The text as written, for messages and docs. */
   readonly label: string;
 }
 
-function parseLazyImpl(text: string): LazyImpl | undefined {
+export function parseLazyImpl(text: string): LazyImpl | undefined {
   const hash = text.lastIndexOf("#");
   if (hash <= 0 || hash === text.length - 1) return undefined;
   return { specifier: text.slice(0, hash), exportName: text.slice(hash + 1), label: text };

@@ -12,16 +12,12 @@
  */
 import { fs, nodeModule, path } from "../builtins.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { requireFrom } from "./impl-table.js";
+import { type LazyImpl, parseLazyImpl, requireFrom } from "./impl-table.js";
 
 export type NamedMode = "subclasses" | "exact" | "abstract";
 
-export interface NamedType {
-  readonly specifier: string;
-  readonly exportName: string;
+export interface NamedType extends LazyImpl {
   readonly mode: NamedMode;
-  /** The text as declared, for messages and docs. */
-  readonly label: string;
 }
 
 const prefixes: Readonly<Record<string, NamedMode>> = { "~": "subclasses", "=": "exact", "@": "abstract" };
@@ -29,12 +25,9 @@ const prefixes: Readonly<Record<string, NamedMode>> = { "~": "subclasses", "=": 
 /** The named type a text stands for, or undefined when the text is not one. */
 export function parseNamedType(text: string): NamedType | undefined {
   const mode = prefixes[text[0] ?? ""];
-  const body = mode === undefined ? text : text.slice(1);
-  const hash = body.lastIndexOf("#");
-  const specifier = body.slice(0, hash);
-  const exportName = body.slice(hash + 1);
-  if (hash <= 0 || /^[~=@]/.test(specifier) || !/^[A-Za-z_$][\w$]*$/.test(exportName)) return undefined;
-  return { specifier, exportName, mode: mode ?? "subclasses", label: text };
+  const parsed = parseLazyImpl(mode === undefined ? text : text.slice(1));
+  if (parsed === undefined || /^[~=@]/.test(parsed.specifier) || !/^[A-Za-z_$][\w$]*$/.test(parsed.exportName)) return undefined;
+  return { ...parsed, mode: mode ?? "subclasses", label: text };
 }
 
 /** Resolves named types against one directory (the declaring package's), remembering what it read. */
