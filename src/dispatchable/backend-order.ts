@@ -141,10 +141,7 @@ export function realmBackends(): Set<string> {
   return hub().shared("backend-names@1", () => new Set<string>());
 }
 
-/**
- * A set's control: the order and the blocks for a scope (undefined: no scope), cached per version
- * and scope key; `fn` names the call in errors.
- */
+/** A set's order and blocks for a scope (undefined: none), cached per version and scope key; `fn` names the call in errors. */
 export function setControl(set: string, prefix: string, env: Readonly<Record<string, string | undefined>>) {
   let sorted: { version: number; env: ReturnType<typeof readEnvControl>; order: Backend[] } | undefined;
   const scoped = new WeakCache<{ version: number; control: Control }>();

@@ -4,7 +4,7 @@
  * each backend has a table, each dispatchable an op class, and an implementation is a registration.
  */
 import { path } from "../builtins.js";
-import { Discovery } from "../hooks/discovery.js";
+import { discover } from "../hooks/discovery.js";
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkBackend, checkOptions } from "../registry/options.js";
@@ -240,8 +240,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     if (this.#discovered) return;
     this.#discovered = true;
     if (this.#discover === false) return;
-    const discovery = new Discovery({ ...(typeof this.#discover === "string" ? { root: this.#discover } : {}), transitive: true });
-    for (const d of discovery.config().dispatchables) {
+    for (const d of discover({ ...(typeof this.#discover === "string" ? { root: this.#discover } : {}), transitive: true }).dispatchables) {
       if (d.set !== this.name) continue;
       try {
         this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration<Fns>, d.declaredIn);

@@ -67,10 +67,7 @@ export function parseLazyImpl(text: string): LazyImpl | undefined {
   return { specifier: text.slice(0, hash), exportName: text.slice(hash + 1), label: text };
 }
 
-/**
- * Requires `specifier` from `base` (a relative one from the directory itself). `fail(why)` makes the
- * error: the specifier does not resolve, or loading what it names threw.
- */
+/** Requires `specifier` from directory `base`; `fail(why)` makes the error: it does not resolve, or loading it threw. */
 export function requireFrom(base: string, specifier: string, fail: (why: string, cause?: unknown) => Error): Record<string, unknown> {
   const require = nodeModule.createRequire(path.join(base, "noop.js"));
   let file: string;
