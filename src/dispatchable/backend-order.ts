@@ -141,54 +141,14 @@ export function realmBackends(): Set<string> {
   return hub().shared("backend-names@1", () => new Set<string>());
 }
 
-export class SetControl {
-  readonly #set: string;
-  readonly #prefix: string;
-  readonly #env: Readonly<Record<string, string | undefined>>;
-  #sorted: { version: number; env: ReturnType<typeof readEnvControl>; order: Backend[] } | undefined;
-  readonly #scoped = new WeakCache<{ version: number; control: Control }>();
-  #plain: { version: number; control: Control } | undefined;
-
-  constructor(set: string, prefix: string, env: Readonly<Record<string, string | undefined>>) {
-    this.#set = set;
-    this.#prefix = prefix;
-    this.#env = env;
-  }
-
-  /** The order and the blocks for a scope (undefined: no scope); `fn` names the call in errors. */
-  control(backends: ReadonlyMap<string, Backend>, version: number, scope: Scope | undefined, fn?: string): Control {
-    const cached = scope === undefined ? this.#plain : this.#scoped.get(scope.key);
-    if (cached !== undefined && cached.version === version) return cached.control;
-    if (this.#sorted?.version !== version) {
-      const all = [...backends.values()];
-      const known = new Set(all.map((b) => b.name));
-      const env =
-        known.size === 0 ? { prioritize: [], block: [], order: [] } : readEnvControl(this.#prefix, this.#env, known, fn, this.#set);
-      const names = prioritize(sortBackends(all, env.order, `${this.#prefix}_SET_ORDER`), env.prioritize);
-      this.#sorted = { version, env, order: names.map((n) => backends.get(n) as Backend) };
-    }
-    if (scope !== undefined) this.#checkNames(backends, scope, fn);
-    const { env, order } = this.#sorted;
-    const blocked = new Map<string, string>();
-    for (const name of env.block) blocked.set(name, `blocked by ${this.#prefix}_BLOCK`);
-    for (const name of scope?.disable ?? []) blocked.set(name, "disabled by backendOptions()");
-    const first = scope?.prioritize ?? [];
-    const sorted =
-      first.length === 0
-        ? order
-        : prioritize(
-            order.map((b) => b.name),
-            first,
-          ).map((n) => backends.get(n) as Backend);
-    const control: Control = { order: sorted, blocked, optedIn: new Set([...env.prioritize, ...first]) };
-    const entry = { version, control };
-    if (scope === undefined) this.#plain = entry;
-    else this.#scoped.set(scope.key, entry);
-    return control;
-  }
+/** A set's order and blocks for a scope (undefined: none), cached per version and scope key; `fn` names the call in errors. */
+export function setControl(set: string, prefix: string, env: Readonly<Record<string, string | undefined>>) {
+  let sorted: { version: number; env: ReturnType<typeof readEnvControl>; order: Backend[] } | undefined;
+  const scoped = new WeakCache<{ version: number; control: Control }>();
+  let plain: { version: number; control: Control } | undefined;
 
   /** A scope is seen by every set of the realm: a name another set declares is left alone, one no set declares is a typo. */
-  #checkNames(backends: ReadonlyMap<string, Backend>, scope: Scope, fn: string | undefined): void {
+  const checkNames = (backends: ReadonlyMap<string, Backend>, scope: Scope, fn: string | undefined): void => {
     const realm = realmBackends();
     for (const name of [...scope.prioritize, ...scope.disable]) {
       if (backends.has(name) || realm.has(name)) continue;
@@ -196,9 +156,38 @@ export class SetControl {
       throw new DispatchHookError(
         "ERR_DISPATCH_UNKNOWN_BACKEND",
         `${fn === undefined ? "" : `${fn}(): `}backendOptions() names the backend ${JSON.stringify(name)}, which no backend set declares${didYouMean(name, mine)}. ` +
-          `Backends of ${this.#set}: ${mine.join(", ") || "none"}.`,
-        { details: { backend: name, function: fn, set: this.#set } },
+          `Backends of ${set}: ${mine.join(", ") || "none"}.`,
+        { details: { backend: name, function: fn, set } },
       );
     }
-  }
+  };
+
+  return (backends: ReadonlyMap<string, Backend>, version: number, scope: Scope | undefined, fn?: string): Control => {
+    const cached = scope === undefined ? plain : scoped.get(scope.key);
+    if (cached !== undefined && cached.version === version) return cached.control;
+    if (sorted?.version !== version) {
+      const all = [...backends.values()];
+      const known = new Set(all.map((b) => b.name));
+      const read = known.size === 0 ? { prioritize: [], block: [], order: [] } : readEnvControl(prefix, env, known, fn, set);
+      const names = prioritize(sortBackends(all, read.order, `${prefix}_SET_ORDER`), read.prioritize);
+      sorted = { version, env: read, order: names.map((n) => backends.get(n) as Backend) };
+    }
+    if (scope !== undefined) checkNames(backends, scope, fn);
+    const { order } = sorted;
+    const blocked = new Map<string, string>();
+    for (const name of sorted.env.block) blocked.set(name, `blocked by ${prefix}_BLOCK`);
+    for (const name of scope?.disable ?? []) blocked.set(name, "disabled by backendOptions()");
+    const first = scope?.prioritize ?? [];
+    const ordered =
+      first.length === 0
+        ? order
+        : prioritize(
+            order.map((b) => b.name),
+            first,
+          ).map((n) => backends.get(n) as Backend);
+    const control: Control = { order: ordered, blocked, optedIn: new Set([...sorted.env.prioritize, ...first]) };
+    if (scope === undefined) plain = { version, control };
+    else scoped.set(scope.key, { version, control });
+    return control;
+  };
 }

@@ -4,12 +4,12 @@
  * each backend has a table, each dispatchable an op class, and an implementation is a registration.
  */
 import { path } from "../builtins.js";
-import { Discovery } from "../hooks/discovery.js";
+import { discover } from "../hooks/discovery.js";
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { checkBackend, checkOptions } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
-import { realmBackends, SetControl, sortBackends } from "./backend-order.js";
+import { type Ordered, realmBackends, setControl, sortBackends } from "./backend-order.js";
 import { type BackendInfo, describeBackend, type FunctionInfo, formatDocs } from "./docs.js";
 import { asImplementation, type Implementation, type ImplementationOf, ImplTable, unknownFunctions } from "./impl-table.js";
 import { NamedTypeResolver } from "./named-type.js";
@@ -52,9 +52,7 @@ export interface BackendSetOptions {
   readonly checkImplementations?: "eager" | "lazy";
 }
 
-interface Backend extends PlanBackend {
-  readonly higherPriorityThan: readonly string[];
-  readonly lowerPriorityThan: readonly string[];
+interface Backend extends PlanBackend, Ordered {
   readonly table: ImplTable;
   readonly declaredIn: string;
   /** The backend it wraps. */
@@ -84,7 +82,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   readonly #backends = new Map<string, Backend>();
   readonly #ops = new Map<string, Class>();
   readonly #functions = new Map<string, FunctionInfo>();
-  readonly #controller: SetControl;
+  readonly #control: ReturnType<typeof setControl>;
   readonly #discover: boolean | string;
   #discovered = false;
   readonly #eager: boolean;
@@ -93,17 +91,11 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   #checked: { version: number; error: DispatchHookError | undefined } | undefined;
 
   constructor(options: BackendSetOptions) {
-    const kinds = { name: "string", envPrefix: "string", env: "object", discover: "any", checkImplementations: ["eager", "lazy"] } as const;
-    checkOptions(options, kinds, "createBackends()");
-    if (typeof options.name !== "string" || options.name === "") {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_OPTION",
-        `createBackends(): name must be a non-empty string, got ${describe(options.name)}.`,
-      );
-    }
+    const kinds = { name: "name", envPrefix: "string", env: "object", discover: "any", checkImplementations: ["eager", "lazy"] } as const;
+    checkOptions(options, kinds, "createBackends()", ["name"]);
     this.name = options.name;
     const prefix = options.envPrefix ?? options.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
-    this.#controller = new SetControl(options.name, prefix, options.env ?? process.env);
+    this.#control = setControl(options.name, prefix, options.env ?? process.env);
     this.#discover = options.discover ?? true;
     this.#eager = options.checkImplementations === "eager";
     // A namespace of its own: its backends' tables never meet a framework's tables of the same name.
@@ -248,8 +240,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     if (this.#discovered) return;
     this.#discovered = true;
     if (this.#discover === false) return;
-    const discovery = new Discovery({ ...(typeof this.#discover === "string" ? { root: this.#discover } : {}), transitive: true });
-    for (const d of discovery.config().dispatchables) {
+    for (const d of discover({ ...(typeof this.#discover === "string" ? { root: this.#discover } : {}), transitive: true }).dispatchables) {
       if (d.set !== this.name) continue;
       try {
         this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration<Fns>, d.declaredIn);
@@ -266,7 +257,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   control(scope: Scope | undefined, fn?: string): Control {
     this.#readPackages();
     this.#checkRegistered();
-    return this.#controller.control(this.#backends, this.version, scope, fn);
+    return this.#control(this.#backends, this.version, scope, fn);
   }
 
   /** @internal The class facts calls are keyed by (undefined: the general path), per version. */

@@ -69,8 +69,6 @@ function standIn(type: unknown): unknown {
 }
 
 const newCache = (): Cache => ({ one: new WeakCache(), two: new WeakCache(), many: new Map() });
-const protoOf = (v: unknown): object | null =>
-  typeof v === "object" && v !== null ? (Object.getPrototypeOf(v) as object | null) : typeOf(v);
 
 /** The dispatchable's call, its call with explicit types (`like()`) beside the arguments, and its (cached) decisions. */
 export function createCaller(spec: CallerSpec) {
@@ -155,10 +153,10 @@ export function createCaller(spec: CallerSpec) {
 
   /** `extras`: how many of the values are explicit types (the last ones); per dispatchable, fixed by the count. */
   const entry = (values: unknown[], scope: Scope | undefined, extras: number): Entry => {
-    if (indices !== undefined && values.length === 1) return entry1(scope, extras, values[0], protoOf(values[0]));
+    if (indices !== undefined && values.length === 1) return entry1(scope, extras, values[0], typeOf(values[0]));
     if (indices !== undefined && values.length === 2)
-      return entry2(scope, extras, values[0], protoOf(values[0]), values[1], protoOf(values[1]));
-    const protos = values.map(protoOf);
+      return entry2(scope, extras, values[0], typeOf(values[0]), values[1], typeOf(values[1]));
+    const protos = values.map(typeOf);
     const many = cacheFor(scope).many;
     const count = values.length + extras * 65536;
     let at = many.get(count);
@@ -187,7 +185,7 @@ export function createCaller(spec: CallerSpec) {
     const known = explicit.get(scope.key);
     if (known !== undefined && known.version === set.version) return known.values;
     const backends = set.control(undefined).order;
-    const values = scope.types.map(standIn).filter((v) => backends.some((b) => b.types.claim(v, protoOf(v)) !== undefined));
+    const values = scope.types.map(standIn).filter((v) => backends.some((b) => b.types.claim(v, typeOf(v)) !== undefined));
     explicit.set(scope.key, { version: set.version, values });
     return values;
   };

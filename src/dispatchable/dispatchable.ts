@@ -49,29 +49,20 @@ export function parameterNames(fn: Function): string[] {
   const text = Function.prototype.toString.call(fn);
   const arrow = /^(?:async\s*)?([A-Za-z_$][\w$]*)\s*=>/.exec(text);
   if (arrow !== null) return [arrow[1] as string];
-  const open = text.indexOf("(");
-  if (open < 0) return [];
-  let depth = 0;
-  let close = open;
-  for (let i = open; i < text.length; i++) {
-    const c = text[i];
-    if (c === "(" || c === "[" || c === "{") depth++;
-    else if (c === ")" || c === "]" || c === "}") depth--;
-    if (depth === 0) {
-      close = i;
-      break;
-    }
-  }
   const names: string[] = [];
-  depth = 0;
+  let depth = 0;
   let current = "";
-  for (const c of `${text.slice(open + 1, close)},`) {
+  for (let i = text.indexOf("(") + 1; i > 0 && i < text.length; i++) {
+    const c = text[i] as string;
+    if (depth === 0 && (c === "," || c === ")")) {
+      names.push(/^\s*(?:\.\.\.)?([A-Za-z_$][\w$]*)/.exec(current)?.[1] ?? "");
+      if (c === ")") break;
+      current = "";
+      continue;
+    }
     if (c === "(" || c === "[" || c === "{") depth++;
     else if (c === ")" || c === "]" || c === "}") depth--;
-    if (c === "," && depth === 0) {
-      names.push(/^\s*(?:\.\.\.)?([A-Za-z_$][\w$]*)/.exec(current)?.[1] ?? "");
-      current = "";
-    } else current += c;
+    current += c;
   }
   return names;
 }
@@ -146,19 +137,23 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
       const skipped = [...p.skipped];
       for (const [i, candidate] of p.candidates.entries()) {
         const impl = realImpl(candidate.impl);
-        if (impl.shouldRun === undefined) return { backend: candidate.backend, implementation: implLabel(candidate.impl), skipped };
         const next = () => {
           throw new DispatchHookError(
             "ERR_DISPATCH_INVALID_OPTION",
             `${name}.resolve(): a shouldRun() of backend ${JSON.stringify(candidate.backend)} called context.next(); only an implementation may defer.`,
           );
         };
-        const context = contextFor(name, p, i, scope, () => relevant(args), next);
-        if (!(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...args)) {
-          skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
-          continue;
-        }
-        return { backend: candidate.backend, implementation: implLabel(candidate.impl), skipped };
+        const shouldRun = impl.shouldRun as ((c: CallContext, ...a: unknown[]) => boolean) | undefined;
+        if (
+          shouldRun === undefined ||
+          shouldRun.call(
+            impl,
+            contextFor(name, p, i, scope, () => relevant(args), next),
+            ...args,
+          )
+        )
+          return { backend: candidate.backend, implementation: implLabel(candidate.impl), skipped };
+        skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
       }
       if (p.error !== undefined) throw p.error;
       return { backend: "default", implementation: reference, skipped };

@@ -53,16 +53,34 @@ export type Implementation = ((...args: never[]) => unknown) & {
   readonly usesContext?: boolean;
 };
 
-interface LazyImpl {
+/** A `"specifier#export"` text, parsed. */
+export interface LazyImpl {
   readonly specifier: string;
   readonly exportName: string;
+  /** The text as written, for messages and docs. */
   readonly label: string;
 }
 
-function parseLazyImpl(text: string): LazyImpl | undefined {
+export function parseLazyImpl(text: string): LazyImpl | undefined {
   const hash = text.lastIndexOf("#");
   if (hash <= 0 || hash === text.length - 1) return undefined;
   return { specifier: text.slice(0, hash), exportName: text.slice(hash + 1), label: text };
+}
+
+/** Requires `specifier` from directory `base`; `fail(why)` makes the error: it does not resolve, or loading it threw. */
+export function requireFrom(base: string, specifier: string, fail: (why: string, cause?: unknown) => Error): Record<string, unknown> {
+  const require = nodeModule.createRequire(path.join(base, "noop.js"));
+  let file: string;
+  try {
+    file = require.resolve(specifier.startsWith(".") ? path.resolve(base, specifier) : specifier);
+  } catch (error) {
+    throw fail(`${JSON.stringify(specifier)} does not resolve from ${base}`, error);
+  }
+  try {
+    return require(file) as Record<string, unknown>;
+  } catch (error) {
+    throw fail(`loading ${JSON.stringify(specifier)} failed: ${error instanceof Error ? error.message : String(error)}`, error);
+  }
 }
 
 function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: string): (...args: never[]) => unknown {
@@ -72,18 +90,7 @@ function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: string)
       `Backend ${JSON.stringify(backend)} names ${JSON.stringify(lazy.label)} as its implementation of ${fn}, but ${why}.`,
       { cause, details: { backend, function: fn, implementation: lazy.label } },
     );
-  let namespace: Record<string, unknown>;
-  try {
-    const require = nodeModule.createRequire(path.join(base, "noop.js"));
-    namespace = require(lazy.specifier.startsWith(".") ? path.resolve(base, lazy.specifier) : lazy.specifier) as Record<string, unknown>;
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const why =
-      code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND" || code === "ERR_PACKAGE_PATH_NOT_EXPORTED"
-        ? `${JSON.stringify(lazy.specifier)} does not resolve from ${base}`
-        : `loading ${JSON.stringify(lazy.specifier)} failed: ${error instanceof Error ? error.message : String(error)}`;
-    throw fail(why, error);
-  }
+  const namespace = requireFrom(base, lazy.specifier, fail);
   const impl = namespace?.[lazy.exportName] ?? (lazy.exportName === "default" ? namespace : undefined);
   if (typeof impl !== "function") throw fail(`its export ${JSON.stringify(lazy.exportName)} is ${describe(impl)}, not a function`);
   return impl as (...args: never[]) => unknown;

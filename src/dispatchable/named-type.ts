@@ -12,15 +12,12 @@
  */
 import { fs, nodeModule, path } from "../builtins.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
+import { type LazyImpl, parseLazyImpl, requireFrom } from "./impl-table.js";
 
 export type NamedMode = "subclasses" | "exact" | "abstract";
 
-export interface NamedType {
-  readonly specifier: string;
-  readonly exportName: string;
+export interface NamedType extends LazyImpl {
   readonly mode: NamedMode;
-  /** The text as declared, for messages and docs. */
-  readonly label: string;
 }
 
 const prefixes: Readonly<Record<string, NamedMode>> = { "~": "subclasses", "=": "exact", "@": "abstract" };
@@ -28,12 +25,9 @@ const prefixes: Readonly<Record<string, NamedMode>> = { "~": "subclasses", "=": 
 /** The named type a text stands for, or undefined when the text is not one. */
 export function parseNamedType(text: string): NamedType | undefined {
   const mode = prefixes[text[0] ?? ""];
-  const body = mode === undefined ? text : text.slice(1);
-  const hash = body.lastIndexOf("#");
-  const specifier = body.slice(0, hash);
-  const exportName = body.slice(hash + 1);
-  if (hash <= 0 || /^[~=@]/.test(specifier) || !/^[A-Za-z_$][\w$]*$/.test(exportName)) return undefined;
-  return { specifier, exportName, mode: mode ?? "subclasses", label: text };
+  const parsed = parseLazyImpl(mode === undefined ? text : text.slice(1));
+  if (parsed === undefined || /^[~=@]/.test(parsed.specifier) || !/^[A-Za-z_$][\w$]*$/.test(parsed.exportName)) return undefined;
+  return { ...parsed, mode: mode ?? "subclasses", label: text };
 }
 
 /** Resolves named types against one directory (the declaring package's), remembering what it read. */
@@ -90,20 +84,7 @@ export class NamedTypeResolver {
         cause,
         details: { type: named.label },
       });
-    const file = this.#file(named.specifier);
-    if (file === null) throw fail(`${JSON.stringify(named.specifier)} does not resolve from ${this.#base}`);
-    let exported: unknown;
-    try {
-      exported = (nodeModule.createRequire(file)(file) as Record<string, unknown>)[named.exportName];
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      throw fail(
-        (code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND") && String((error as Error).message).includes(file)
-          ? `${JSON.stringify(named.specifier)} does not resolve from ${this.#base}`
-          : `loading ${JSON.stringify(named.specifier)} failed: ${error instanceof Error ? error.message : String(error)}`,
-        error,
-      );
-    }
+    const exported = requireFrom(this.#base, named.specifier, fail)[named.exportName];
     const ask = (exported as { [Symbol.hasInstance]?: unknown } | null | undefined)?.[Symbol.hasInstance];
     if ((typeof exported !== "function" && typeof exported !== "object") || exported === null || typeof ask !== "function") {
       throw fail(`its export ${JSON.stringify(named.exportName)} is ${describe(exported)}, which instanceof cannot ask`);

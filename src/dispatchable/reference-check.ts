@@ -42,10 +42,9 @@ export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, 
   const backends: string[] = [];
   let checked = 0;
   for (const backend of fn.backends.backends()) {
-    if (backend.functions[fn.name] === undefined) continue;
-    backends.push(backend.name);
     const impl = fn.backends.implementation(backend.name, fn.name);
     if (impl === undefined) continue;
+    backends.push(backend.name);
     options.inputs.forEach((args, i) => {
       checked++;
       const prepared = options.prepare?.(backend.name, args) ?? args;

@@ -5,9 +5,9 @@
  */
 import { path, url } from "../builtins.js";
 import type { ConfigErrorCode } from "../registry/errors.js";
-import { backendNameProblem, suggest } from "../registry/options.js";
+import { backendNameProblem, didYouMean, suggest } from "../registry/options.js";
 import type { ConfigProblem, DispatchableDeclaration, FieldSource, PluginDeclaration, WatchRule } from "./declarations.js";
-import { isPackageName, isRecord, packagePath } from "./package-scope.js";
+import { findPackage, isPackageName, isRecord, packagePath, realDir } from "./package-scope.js";
 
 const fieldKeys = ["backends", "registrations", "expects", "dispatchables"] as const;
 const backendKeys = ["module", "export", "package"] as const;
@@ -29,7 +29,7 @@ export class FieldReader {
     this.problem(
       source,
       where === "" ? key : `${where}.${key}`,
-      `Invalid option in ${source.label}: ${JSON.stringify(key)}${hint === undefined ? "" : ` (did you mean ${JSON.stringify(hint)}?)`}`,
+      `Invalid option in ${source.label}: ${JSON.stringify(key)}${didYouMean(key, known)}`,
       hint === undefined ? `Remove ${JSON.stringify(key)}; known keys are ${known.join(", ")}.` : `Rename it to ${JSON.stringify(hint)}.`,
     );
   }
@@ -173,7 +173,8 @@ export class FieldReader {
     packageName: string | undefined,
   ): void {
     const owner = packageName ?? source.packageName;
-    const dir = packageName === undefined ? source.dir : source.lookup(packageName);
+    const found = packageName === undefined ? undefined : findPackage(source.from ?? source.dir, packageName)?.dir;
+    const dir = packageName === undefined ? source.dir : found === undefined ? undefined : realDir(found);
     const subpath = backend === "*" ? subpathPattern : subpathPattern.replaceAll("{backend}", backend);
     const rule: WatchRule = {
       declaredIn: source.file,

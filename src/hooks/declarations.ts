@@ -66,8 +66,8 @@ export interface FieldSource {
   readonly packageName: string | undefined;
   /** The directory paths resolve against, as the real path. */
   readonly dir: string;
-  /** Finds the directory of a package named with `package`. */
-  readonly lookup: (name: string) => string | undefined;
+  /** Where a package named with `package` is looked up from (default: dir). */
+  readonly from?: string;
 }
 
 /**

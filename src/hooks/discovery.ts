@@ -116,7 +116,7 @@ export class Discovery {
           label,
           packageName: name,
           dir: realDir(path.resolve(this.root, dir ?? ".")),
-          lookup: this.#lookup(this.root),
+          from: this.root,
         },
         field,
       );
@@ -185,13 +185,6 @@ export class Discovery {
     }
   }
 
-  #lookup(from: string): (name: string) => string | undefined {
-    return (name) => {
-      const dir = findPackage(from, name)?.dir;
-      return dir === undefined ? undefined : realDir(dir);
-    };
-  }
-
   /** Reads one package.json (or takes it already read); remembers the package and feeds its dispatchHook field, if any. */
   #read(dir: string, isApp: boolean, read?: ReturnType<typeof readJson>): Known | undefined {
     const existing = this.#known.get(dir);
@@ -205,8 +198,7 @@ export class Discovery {
       file,
       label: `package.json "dispatchHook" of ${name ?? dir.split(path.sep).pop() ?? dir}`,
       packageName: name,
-      dir: real,
-      lookup: this.#lookup(real), // from where it really is, as Node resolves (pnpm's siblings)
+      dir: real, // packages it names are looked up from where it really is, as Node resolves (pnpm's siblings)
     });
     if (!json.ok) {
       this.#reader.problem(
@@ -270,7 +262,7 @@ export class Discovery {
       label: "DISPATCH_HOOK_CONFIG",
       packageName: undefined,
       dir: realDir(path.dirname(file)),
-      lookup: this.#lookup(this.root),
+      from: this.root,
     };
     const json = readJson(file);
     if (json.ok) this.#reader.fileField(source, json.value);

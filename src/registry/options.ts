@@ -40,13 +40,15 @@ export function didYouMean(word: string, known: readonly string[]): string {
 }
 
 /** What a value must be: a kind name, or a list of the literal values allowed ("any": checked by the caller, with its own code). */
-type OptionKind = "any" | "boolean" | "string" | "function" | "object" | "array" | "registry" | readonly string[];
+type OptionKind = "any" | "boolean" | "string" | "name" | "function" | "object" | "array" | "registry" | readonly string[];
 
 function fits(value: unknown, kind: OptionKind): boolean {
   if (Array.isArray(kind)) return typeof value === "string" && kind.includes(value);
   switch (kind) {
     case "any":
       return true;
+    case "name":
+      return typeof value === "string" && value !== "";
     case "array":
       return Array.isArray(value);
     case "object":
@@ -60,20 +62,26 @@ function fits(value: unknown, kind: OptionKind): boolean {
 
 function kindText(kind: OptionKind): string {
   if (Array.isArray(kind)) return `one of ${kind.map((k) => JSON.stringify(k)).join(", ")}`;
+  if (kind === "name") return "a non-empty string";
   return `${kind === "array" || kind === "object" ? "an" : "a"} ${kind}`;
 }
 
 /**
  * Checks an options object where it enters: `where` names the call in messages. `undefined` values
- * count as absent. Throws ERR_DISPATCH_INVALID_OPTION and changes nothing.
+ * count as absent, which the `required` keys may not be. Throws ERR_DISPATCH_INVALID_OPTION and changes nothing.
  */
-export function checkOptions(value: unknown, spec: Readonly<Record<string, OptionKind>>, where: string): void {
-  if (value === undefined) return;
+export function checkOptions(
+  value: unknown,
+  spec: Readonly<Record<string, OptionKind>>,
+  where: string,
+  required: readonly string[] = [],
+): void {
+  if (value === undefined && required.length === 0) return;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `${where}: options must be an object, got ${describe(value)}.`);
   }
   const known = Object.keys(spec);
-  for (const key of Object.keys(value)) {
+  for (const key of [...required, ...Object.keys(value)]) {
     const kind = spec[key];
     if (kind === undefined || !Object.hasOwn(spec, key)) {
       throw new DispatchHookError(
@@ -82,7 +90,7 @@ export function checkOptions(value: unknown, spec: Readonly<Record<string, Optio
       );
     }
     const option = (value as Record<string, unknown>)[key];
-    if (option !== undefined && !fits(option, kind)) {
+    if ((option !== undefined || required.includes(key)) && !fits(option, kind)) {
       const hint = Array.isArray(kind) && typeof option === "string" ? didYouMean(option, kind) : "";
       throw new DispatchHookError(
         "ERR_DISPATCH_INVALID_OPTION",

@@ -36,7 +36,13 @@ describe("a set of backends", () => {
       expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION", message: expect.stringContaining("primaryTypes") }),
     );
     expect(set.backends().map((b) => b.name)).toEqual(["one"]);
-    expect(() => createBackends({ name: "" })).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
+    expect(() => createBackends({ name: "" })).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_INVALID_OPTION",
+        message: expect.stringContaining('"name" must be a non-empty string'),
+      }),
+    );
+    expect(() => createBackends(undefined as never)).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
   });
 
   it("reads backends declared in package.json under its name, lazily, and warns about a broken one", () => {

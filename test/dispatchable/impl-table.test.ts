@@ -31,7 +31,7 @@ describe("lazy implementations", () => {
   });
 
   it("fail with ERR_DISPATCH_IMPL_LOAD naming the backend and the function", () => {
-    const dir = makeTree({ "impl.cjs": "exports.notAFunction = 3;\n" });
+    const dir = makeTree({ "impl.cjs": "exports.notAFunction = 3;\n", "inner.cjs": 'require("./gone.cjs");\n' });
     const missing = asImplementation("./nowhere.cjs#add", dir, "gpu", "add", false) as never;
     expect(() => realImpl(missing)).toThrow(
       expect.objectContaining({
@@ -41,6 +41,9 @@ describe("lazy implementations", () => {
     );
     const wrong = asImplementation("./impl.cjs#notAFunction", dir, "gpu", "mul", false) as never;
     expect(() => realImpl(wrong)).toThrow(/its export "notAFunction" is number 3, not a function/);
+    // A module that resolves but whose own import does not: its loading failed, it is not the one missing.
+    const inner = asImplementation("./inner.cjs#add", dir, "gpu", "add", false) as never;
+    expect(() => realImpl(inner)).toThrow(/but loading "\.\/inner\.cjs" failed: Cannot find module '\.\/gone\.cjs'/);
     expect(asImplementation("nohash", dir, "gpu", "mul", false)).toBeUndefined();
   });
 });
