@@ -5,7 +5,7 @@
  */
 import { fs, os, path, url } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
-import { formatReport, shortModule, waitingText } from "../registry/audit-format.js";
+import { formatReport, formatTable, okVerdict, shortModule } from "../registry/audit-format.js";
 import { type ProcessRecord, type RecordWriter, recordFormat, runDirVariable } from "../registry/run-records.js";
 
 const runFormat = "dispatch-hook/audit";
@@ -184,11 +184,8 @@ function runVerdict(run: RunAudit): string {
   if (run.processes.length === 0)
     return "nothing was checked: no process wrote an audit record (did the command start Node with the loader?)";
   if (run.checked === 0) return "nothing was checked: no process made a registration or declared a backend that loaded";
-  const where = `in ${run.processes.filter((p) => p.checked > 0).length} process(es)`;
-  const wait = waitingText(run.processes.flatMap((p) => p.report?.registrations ?? []));
-  return wait === undefined
-    ? `ok: every registration landed, ${where}`
-    : `ok: every registration on a backend that loaded landed, ${where}; ${wait}`;
+  const registrations = run.processes.flatMap((p) => p.report?.registrations ?? []);
+  return okVerdict(registrations, `, in ${run.processes.filter((p) => p.checked > 0).length} process(es)`);
 }
 
 /**
@@ -197,23 +194,19 @@ function runVerdict(run: RunAudit): string {
  */
 export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
   const out: string[] = [];
-  const rows = run.processes.map((p) => [
-    String(p.pid),
-    p.thread === 0 ? "main" : String(p.thread),
-    p.node,
-    p.exitCode === null ? "-" : String(p.exitCode),
-    summary(p),
-    programOf(p, cwd),
-  ]);
   const only = run.processes.length === 1 ? run.processes[0] : undefined;
   const failing = run.processes.filter((p) => p.report !== undefined && !p.ok);
   const registering = run.processes.filter((p) => (p.report?.registrations.length ?? 0) + (p.report?.outside.length ?? 0) > 0);
   const shown = only?.report !== undefined ? [only] : failing.length > 0 ? failing : registering.length === 1 ? registering : [];
   if (only?.report === undefined) {
-    const header = ["pid", "thread", "node", "exit", "audit", "program"];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-    const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join("  ");
-    out.push(`${run.processes.length} process(es) wrote to the run:`, line(header), ...rows.map(line));
+    const rows = run.processes.map((p) => {
+      const exit = p.exitCode === null ? "-" : String(p.exitCode);
+      return [String(p.pid), p.thread === 0 ? "main" : String(p.thread), p.node, exit, summary(p), programOf(p, cwd)];
+    });
+    out.push(
+      `${run.processes.length} process(es) wrote to the run:`,
+      ...formatTable(["pid", "thread", "node", "exit", "audit", "program"], rows),
+    );
   }
   for (const p of shown) {
     if (out.length > 0) out.push("");

@@ -4,31 +4,10 @@
  * fold, whichever copy of the package folds them (the exit audit folds every registry in the thread).
  */
 import type { WindowFact } from "../channel.js";
-import type {
-  AuditEvent,
-  ErrorSummary,
-  Mechanism,
-  Origin,
-  OutsideRecord,
-  PluginModuleRecord,
-  Problem,
-  RegistrationState,
-} from "./audit-events.js";
-
-export interface MutableRecord {
-  id: number;
-  registry?: string;
-  backend: string;
-  op: string;
-  state: RegistrationState;
-  site: string;
-  origin: Origin | undefined;
-  tables: Array<{ table: number; module: string | undefined; outcome: "applied" | "failed" | "refused"; mechanism?: Mechanism }>;
-  error: ErrorSummary | undefined;
-}
+import type { AuditEvent, OutsideRecord, PluginModuleRecord, Problem, RegistrationRecord } from "./audit-events.js";
 
 export interface Fold {
-  readonly records: Map<number, MutableRecord>;
+  readonly records: Map<number, RegistrationRecord>;
   /** Tables provided to this registry, per backend. */
   readonly tables: Map<string, Set<number>>;
   readonly sealed: Map<string, boolean>;
@@ -38,7 +17,7 @@ export interface Fold {
   readonly problems: Problem[];
 }
 
-export function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+export function getOrCreate<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, create: () => V): V {
   let value = map.get(key);
   if (value === undefined) {
     value = create();
@@ -49,8 +28,8 @@ export function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
 
 /** Events from another copy arrive as unknown data; anything without a known kind is skipped. */
 export function fold(events: readonly unknown[]): Fold {
-  const out: Fold = { records: new Map(), tables: new Map(), sealed: new Map(), expected: new Map(), problems: [] };
-  const { records } = out;
+  const records = new Map<number, { -readonly [K in keyof RegistrationRecord]: RegistrationRecord[K] }>();
+  const out: Fold = { records, tables: new Map(), sealed: new Map(), expected: new Map(), problems: [] };
   const stuck: Problem[] = [];
   for (const raw of events) {
     if (typeof raw !== "object" || raw === null) continue;
@@ -71,16 +50,18 @@ export function fold(events: readonly unknown[]): Fold {
       case "applied": {
         const record = records.get(event.id);
         if (record === undefined) break;
-        record.tables = record.tables.filter((t) => t.table !== event.table);
-        record.tables.push({ table: event.table, module: event.module, outcome: "applied", mechanism: event.mechanism });
+        const entry = { table: event.table, module: event.module, outcome: "applied", mechanism: event.mechanism } as const;
+        record.tables = [...record.tables.filter((t) => t.table !== event.table), entry];
         if (record.state !== "failed" && record.state !== "refused") record.state = "applied";
         break;
       }
       case "failed": {
         const record = records.get(event.id);
         if (record === undefined) break;
-        record.tables = record.tables.filter((t) => t.table !== event.table);
-        record.tables.push({ table: event.table, module: event.module, outcome: "failed" });
+        record.tables = [
+          ...record.tables.filter((t) => t.table !== event.table),
+          { table: event.table, module: event.module, outcome: "failed" },
+        ];
         record.state = "failed";
         record.error = event.error;
         break;
@@ -93,7 +74,7 @@ export function fold(events: readonly unknown[]): Fold {
           }
           break;
         }
-        if (event.table !== undefined) record.tables.push({ table: event.table, module: undefined, outcome: "refused" });
+        if (event.table !== undefined) record.tables = [...record.tables, { table: event.table, module: undefined, outcome: "refused" }];
         if (record.state !== "failed") record.state = "refused";
         record.error = { name: "DispatchHookError", message: event.message, code: event.code };
         break;

@@ -5,7 +5,7 @@
  */
 import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, Problem, RegistrationRecord } from "./audit-events.js";
-import { type Fold, getOrCreate, type MutableRecord, windowRecords } from "./audit-fold.js";
+import { type Fold, getOrCreate, windowRecords } from "./audit-fold.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
 export interface TableFact {
@@ -41,7 +41,7 @@ export interface NamedFold {
 const live = new Set(["pending", "applied", "failed"]);
 
 function pendingMessage(
-  record: MutableRecord,
+  record: RegistrationRecord,
   facts: ThreadFacts,
   loaded: boolean,
   unsignalled: string | undefined,
@@ -68,6 +68,8 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
   const unsignalled = new Map<string, string>();
   for (const finding of findings) if (finding.problem === "unsignalled") unsignalled.set(finding.backend, finding.message);
   for (const message of facts.refusals ?? []) problems.push({ kind: "loader", backend: "-", op: "-", id: undefined, message });
+  // A backend is in play once a table of it exists, a loader saw why none signalled, or the caller named it.
+  const inPlay = (backend: string) => loaded.has(backend) || unsignalled.has(backend) || focus?.has(backend) === true;
 
   const registrations: RegistrationRecord[] = [];
   const registeredOps = new Map<string, Set<string>>();
@@ -78,18 +80,11 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
       ownBackends.add(record.backend);
       if (live.has(record.state)) getOrCreate(registeredOps, record.backend, () => new Set<string>()).add(record.op);
       if (record.state === "pending") {
-        const isLoaded = loaded.has(record.backend);
-        const why = unsignalled.get(record.backend);
         // A backend named to assertComplete() in this thread holds the exit audit to it, caught or not.
         const asserted = scope.connected && facts.asserted?.has(record.backend) === true;
-        if (isLoaded || why !== undefined || focus?.has(record.backend) || asserted) {
-          problems.push({
-            kind: "pending",
-            backend: record.backend,
-            op: record.op,
-            id: record.id,
-            message: pendingMessage(record, facts, isLoaded, why, asserted),
-          });
+        if (inPlay(record.backend) || asserted) {
+          const message = pendingMessage(record, facts, loaded.has(record.backend), unsignalled.get(record.backend), asserted);
+          problems.push({ kind: "pending", backend: record.backend, op: record.op, id: record.id, message });
         }
       } else if (record.state === "failed") {
         problems.push({
@@ -164,8 +159,7 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
   }
   let checked = registrations.filter((r) => r.state !== "disposed").length + windows.outside.length;
   for (const [backend, ops] of expected) {
-    const isLoaded = loaded.has(backend) || unsignalled.has(backend) || focus?.has(backend) === true;
-    if (!isLoaded) continue;
+    if (!inPlay(backend)) continue;
     const tables = facts.tables.filter((t) => t.backend === backend);
     for (const [op, source] of ops) {
       checked++;

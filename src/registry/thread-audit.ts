@@ -6,7 +6,7 @@
 import { url } from "../builtins.js";
 import { frameworkNamespace, type HostFacts, keyName, listEntries, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
-import { type AuditEvent, type AuditReport, frozen, type VerifyOptions } from "./audit-events.js";
+import { type AuditEvent, type AuditReport, frozen, toData, type VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
 import { buildReport, type NamedFold, type TableFact, type ThreadFacts } from "./audit-report.js";
 import { DispatchHookError } from "./errors.js";
@@ -94,7 +94,7 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
 function inNamespace(events: readonly AuditEvent[], namespace: string): readonly AuditEvent[] {
   if (namespace === frameworkNamespace) return events;
   return events.map((event) => {
-    const data = (event as { toJSON?: () => AuditEvent }).toJSON?.() ?? event;
+    const data = toData(event);
     return "backend" in data ? { ...data, backend: `${data.backend} [${namespace}]` } : data;
   });
 }
