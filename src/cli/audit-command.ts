@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { constants, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { foldRun, formatRun, type KnownExit, type RunAudit } from "../hooks/run-fold.js";
+import { foldRun, formatRun, type RunAudit } from "../hooks/run-fold.js";
 import { runDirVariable } from "../registry/run-records.js";
 import { createStyle, type Io, parseFlags } from "./io.js";
 
@@ -51,7 +51,7 @@ function isNodeArgs(words: readonly string[], cwd: string): boolean {
 }
 
 /** Creates (or checks) the run directory, so that a bad one stops the command before it starts. */
-function prepareDir(dir: string | undefined): { dir: string; error?: undefined } | { dir: string; error: string } {
+function prepareDir(dir: string | undefined): { dir: string; error?: string } {
   const path = dir ?? mkdtempSync(join(tmpdir(), "dispatch-hook-run-"));
   try {
     mkdirSync(path, { recursive: true });
@@ -123,8 +123,7 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       }
       exit = ran;
     }
-    const known: KnownExit | undefined = exit === undefined ? undefined : { pid: exit.pid, text: exit.text };
-    const audit = foldRun(dir, known);
+    const audit = foldRun(dir, exit);
     const crashed = exit !== undefined && exit.code !== 0;
     const document: RunAudit & { exitCode: number | null } = { ...audit, ok: audit.ok && !crashed, exitCode: exit?.code ?? null };
     if (jsonFile !== undefined) writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);

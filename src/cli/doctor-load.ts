@@ -117,11 +117,10 @@ async function runProbe(root: string, input: ProbeInput, env: Record<string, str
   }
 }
 
-/** Loads every declared backend under the loader and says what landed, after what reading the config found. */
+/** Loads every declared backend under the loader: what landed, and what went wrong beyond what reading the config found. */
 export async function loadBackends(
   config: HookConfig,
   backends: ReadonlyMap<string, readonly string[]>,
-  staticFindings: readonly Finding[],
   env: Record<string, string | undefined>,
 ): Promise<Pick<DoctorReport, "backends" | "findings"> & { audit: RunAudit }> {
   const input: ProbeInput = {
@@ -131,7 +130,7 @@ export async function loadBackends(
   };
   const { audit, failures } = await runProbe(config.root, input, env);
   const reports = audit.processes.flatMap((p) => (p.report === undefined ? [] : [p.report]));
-  const findings: Finding[] = [...staticFindings];
+  const findings: Finding[] = [];
   const failedBackends = new Set<string>();
   for (const f of failures) {
     const code = f.code === undefined ? {} : { code: f.code };

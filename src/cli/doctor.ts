@@ -176,9 +176,9 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
     transitive: true,
     configFile: io.env.DISPATCH_HOOK_CONFIG || undefined,
   });
-  const { backends, plugins, findings: staticFindings } = diagnose(config);
-  const loaded = flags["--load"] ? await loadBackends(config, backends, staticFindings, io.env) : undefined;
-  const findings = loaded?.findings ?? staticFindings;
+  const { backends, plugins, findings } = diagnose(config);
+  const loaded = flags["--load"] ? await loadBackends(config, backends, io.env) : undefined;
+  findings.push(...(loaded?.findings ?? []));
   const report: DoctorReport = {
     format: doctorFormat,
     version: 1,

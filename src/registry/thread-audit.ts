@@ -47,17 +47,6 @@ function assertedBackends(): Set<string> {
   return hub().shared("asserted-backends@1", () => new Set<string>());
 }
 
-function names(table: unknown): ReadonlySet<string> | undefined {
-  const entries = listEntries(table);
-  if (entries === undefined) return undefined;
-  const out = new Set<string>();
-  for (const key of entries.keys()) {
-    const name = keyName(key);
-    if (name !== undefined) out.add(name);
-  }
-  return out;
-}
-
 /** The thread's facts; `own` adds tables a registry was given directly (they were never announced). */
 export function gatherFacts(
   own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }> = [],
@@ -67,7 +56,9 @@ export function gatherFacts(
   const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts) => {
     if (typeof table !== "object" || table === null || seen.has(table)) return;
     seen.add(table);
-    tables.push({ backend, module, names: names(table), host });
+    const keys = listEntries(table)?.keys();
+    const names = keys && new Set([...keys].flatMap((key) => keyName(key) ?? []));
+    tables.push({ backend, module, names, host });
   };
   const h = hub();
   for (const notice of h.allTables())
