@@ -26,8 +26,8 @@ export function getOrCreate<K, V>(map: { get(key: K): V | undefined; set(key: K,
   return value;
 }
 
-/** Events from another copy arrive as unknown data; anything without a known kind is skipped. */
-export function fold(events: readonly unknown[]): Fold {
+/** Events from another copy arrive as unknown data; anything without a known kind is skipped. `registry` names each record. */
+export function fold(events: readonly unknown[], registry?: string): Fold {
   const records = new Map<number, { -readonly [K in keyof RegistrationRecord]: RegistrationRecord[K] }>();
   const out: Fold = { records, tables: new Map(), sealed: new Map(), expected: new Map(), problems: [] };
   const stuck: Problem[] = [];
@@ -130,6 +130,7 @@ export function fold(events: readonly unknown[]): Fold {
     }
   }
   out.problems.push(...stuck);
+  if (registry !== undefined) for (const record of records.values()) record.registry = registry;
   return out;
 }
 

@@ -4,7 +4,7 @@
  * through here, so they give one answer to one question.
  */
 import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
-import type { AuditReport, BackendRecord, Problem, RegistrationRecord } from "./audit-events.js";
+import type { AuditReport, BackendRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
 import { type Fold, getOrCreate, windowRecords } from "./audit-fold.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
@@ -32,12 +32,6 @@ interface ReportScope {
   readonly focus?: readonly string[] | undefined;
 }
 
-export interface NamedFold {
-  readonly fold: Fold;
-  /** Shown when a report covers several registries. */
-  readonly name?: string;
-}
-
 const live = new Set(["pending", "applied", "failed"]);
 
 function pendingMessage(
@@ -59,11 +53,11 @@ function pendingMessage(
   return `${at}: no ${record.backend} table ever reached dispatch-hook; ${serving}, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
 }
 
-export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, scope: ReportScope): AuditReport {
+export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: ReportScope): AuditReport {
   const focus = scope.focus === undefined ? undefined : new Set(scope.focus);
   const problems: Problem[] = [];
   const loaded = new Set(facts.tables.map((t) => t.backend));
-  for (const { fold: f } of folds) for (const [backend, ids] of f.tables) if (ids.size > 0) loaded.add(backend);
+  for (const f of folds) for (const [backend, ids] of f.tables) if (ids.size > 0) loaded.add(backend);
   const findings = facts.loaders.flatMap((l) => l.findings ?? []);
   const unsignalled = new Map<string, string>();
   for (const finding of findings) if (finding.problem === "unsignalled") unsignalled.set(finding.backend, finding.message);
@@ -73,37 +67,27 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
 
   const registrations: RegistrationRecord[] = [];
   const registeredOps = new Map<string, Set<string>>();
-  const ownBackends = new Set<string>();
-  for (const { fold: f, name } of folds) {
+  for (const f of folds) {
     for (const record of f.records.values()) {
-      registrations.push(name === undefined ? record : { ...record, registry: name });
-      ownBackends.add(record.backend);
+      registrations.push(record);
       if (live.has(record.state)) getOrCreate(registeredOps, record.backend, () => new Set<string>()).add(record.op);
+      const add = (kind: ProblemKind, message: string) =>
+        problems.push({ kind, backend: record.backend, op: record.op, id: record.id, message });
       if (record.state === "pending") {
         // A backend named to assertComplete() in this thread holds the exit audit to it, caught or not.
         const asserted = scope.connected && facts.asserted?.has(record.backend) === true;
         if (inPlay(record.backend) || asserted) {
-          const message = pendingMessage(record, facts, loaded.has(record.backend), unsignalled.get(record.backend), asserted);
-          problems.push({ kind: "pending", backend: record.backend, op: record.op, id: record.id, message });
+          add("pending", pendingMessage(record, facts, loaded.has(record.backend), unsignalled.get(record.backend), asserted));
         }
       } else if (record.state === "failed") {
-        problems.push({
-          kind: "failed",
-          backend: record.backend,
-          op: record.op,
-          id: record.id,
-          message: `${record.op} on ${record.backend} (registered at ${record.site}) failed to apply: ${record.error?.message ?? "unknown error"}`,
-        });
+        add(
+          "failed",
+          `${record.op} on ${record.backend} (registered at ${record.site}) failed to apply: ${record.error?.message ?? "unknown error"}`,
+        );
       } else if (record.state === "refused" && record.error?.code === "ERR_DISPATCH_CONFLICT") {
         const from =
           record.origin === undefined ? "" : ` (a declarative registration of ${record.origin.plugin}, from ${record.origin.module})`;
-        problems.push({
-          kind: "conflict",
-          backend: record.backend,
-          op: record.op,
-          id: record.id,
-          message: `${record.error.message}${from}`,
-        });
+        add("conflict", `${record.error.message}${from}`);
       }
     }
     problems.push(...f.problems);
@@ -113,7 +97,7 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
 
   // What a loader could not see is a problem for the thread, and for a registry with registrations on that backend.
   for (const finding of findings) {
-    if (!scope.connected && !ownBackends.has(finding.backend)) continue;
+    if (!scope.connected && !registrations.some((r) => r.backend === finding.backend)) continue;
     problems.push({ kind: "loader", backend: finding.backend, op: "-", id: undefined, message: finding.message });
   }
   // A loader that watches nothing is a problem while a registration waits, while plugins declare what it
@@ -145,7 +129,7 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
     const ops = getOrCreate(expected, backend, () => new Map<string, string>());
     if (!ops.has(op)) ops.set(op, source);
   };
-  for (const { fold: f } of folds) for (const [backend, ops] of f.expected) for (const [op, source] of ops) expect(backend, op, source);
+  for (const f of folds) for (const [backend, ops] of f.expected) for (const [op, source] of ops) expect(backend, op, source);
   if (scope.connected) {
     for (const loader of facts.loaders) {
       for (const plugin of loader.plugins ?? []) {
@@ -190,10 +174,10 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
   };
 }
 
-function backendRecords(folds: readonly NamedFold[], facts: ThreadFacts, loaded: ReadonlySet<string>): BackendRecord[] {
+function backendRecords(folds: readonly Fold[], facts: ThreadFacts, loaded: ReadonlySet<string>): BackendRecord[] {
   const names = new Set<string>(loaded);
   const sealed = new Set<string>();
-  for (const { fold: f } of folds) {
+  for (const f of folds) {
     for (const record of f.records.values()) names.add(record.backend);
     for (const backend of f.expected.keys()) names.add(backend);
     for (const [backend, on] of f.sealed) {
@@ -262,7 +246,7 @@ function notes(
  * With a loader such a backend is "not loaded" instead. Registrations alone say nothing: a plugin
  * registers for every backend it supports, whether or not the app uses it.
  */
-function withoutLoader(folds: readonly NamedFold[], facts: ThreadFacts, loaded: ReadonlySet<string>, scope: ReportScope): Problem[] {
+function withoutLoader(folds: readonly Fold[], facts: ThreadFacts, loaded: ReadonlySet<string>, scope: ReportScope): Problem[] {
   if (facts.loaders.length > 0 || facts.tables.some((t) => t.host !== undefined)) return [];
   const declared = new Map<string, string>();
   const declare = (backend: string, how: string) => {
@@ -270,7 +254,7 @@ function withoutLoader(folds: readonly NamedFold[], facts: ThreadFacts, loaded: 
   };
   for (const backend of scope.focus ?? []) declare(backend, "named to verify() or assertComplete()");
   if (scope.connected) for (const backend of facts.asserted ?? []) declare(backend, "named to assertComplete()");
-  for (const { fold: f } of folds) {
+  for (const f of folds) {
     for (const [backend, ops] of f.expected) {
       const [source] = ops.values();
       declare(backend, `expected to hold ${[...ops.keys()].join(", ")} (by ${source})`);

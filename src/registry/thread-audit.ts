@@ -8,7 +8,7 @@ import { frameworkNamespace, type HostFacts, keyName, listEntries, noticeTable }
 import { hub } from "../hub.js";
 import { type AuditEvent, type AuditReport, frozen, toData, type VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
-import { buildReport, type NamedFold, type TableFact, type ThreadFacts } from "./audit-report.js";
+import { buildReport, type TableFact, type ThreadFacts } from "./audit-report.js";
 import { DispatchHookError } from "./errors.js";
 import { checkVerifyOptions } from "./options.js";
 
@@ -74,10 +74,7 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
     .map((m) => ({ name: m.name, copy: m.copy, events: inNamespace(m.events() as readonly AuditEvent[], m.namespace) }))
     .filter((r) => r.events.length > 0);
   const copies = new Set(registries.map((r) => r.copy));
-  const folds: NamedFold[] = registries.map((r) => ({
-    fold: fold(r.events),
-    name: copies.size > 1 ? `${r.name} (${r.copy})` : r.name,
-  }));
+  const folds = registries.map((r) => fold(r.events, copies.size > 1 ? `${r.name} (${r.copy})` : r.name));
   return frozen(buildReport(folds, gatherFacts(), { connected: true, focus: options.backends }));
 }
 
@@ -103,7 +100,7 @@ export function registryReport(
   checkVerifyOptions(options, "verify() or format()");
   const facts = gatherFacts(own);
   const connected = facts.loaders.some((l) => l.registry === registry) || (facts.loaders.length === 0 && isDefault(registry));
-  return buildReport([{ fold: fold(events) }], facts, { connected, focus: options.backends });
+  return buildReport([fold(events)], facts, { connected, focus: options.backends });
 }
 
 /**
