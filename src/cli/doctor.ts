@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { discover, type HookConfig, type WatchRule } from "../hooks/discovery.js";
 import { hookMode } from "../hooks/hook-mode.js";
 import { moduleFormat } from "../hooks/package-scope.js";
+import { shortPath } from "../registry/audit-format.js";
 import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
 import { createStyle, type Io, parseFlags } from "./io.js";
 
@@ -198,10 +199,7 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
 
 function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], sets: HookConfig["dispatchables"], io: Io): string {
   const style = createStyle({ isTTY: io.isTTY }, io.env);
-  const rel = (file: string) => {
-    const r = relative(io.cwd, file);
-    return r.length < file.length ? r : file;
-  };
+  const rel = (file: string) => shortPath(file, io.cwd);
   const out: string[] = [style.bold(`dispatch-hook doctor${report.loaded ? " --load" : ""}`), ""];
   out.push(`started from ${rel(report.root) || "."}; read ${report.files.length} file(s):`);
   for (const file of report.files) out.push(`  ${rel(file)}`);

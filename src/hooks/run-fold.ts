@@ -3,9 +3,9 @@
  * the command line and the Vitest and Jest reporters alike. A record that is missing, truncated,
  * corrupt or foreign is named, never skipped, and never ok.
  */
-import { fs, os, path, url } from "../builtins.js";
+import { fs, os, path } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
-import { formatReport, formatTable, okVerdict, shortModule } from "../registry/audit-format.js";
+import { formatReport, formatTable, okVerdict, shortPath } from "../registry/audit-format.js";
 import { type ProcessRecord, type RecordWriter, recordFormat, runDirVariable } from "../registry/run-records.js";
 
 const runFormat = "dispatch-hook/audit";
@@ -153,7 +153,7 @@ function programOf(p: RecordWriter, cwd: string = process.cwd()): string {
   if (p.entry === null && p.thread !== 0) return `worker thread ${p.thread} of pid ${p.pid}`;
   const entry = p.entry
     ?.split(", ")
-    .map((file) => shortModule(url.pathToFileURL(file).href, cwd))
+    .map((file) => shortPath(file, cwd))
     .join(", ");
   const words = p.thread !== 0 ? (entry as string) : [entry ?? "node", ...p.argv].join(" ");
   return words.length > 80 ? `${words.slice(0, 79)}…` : words;

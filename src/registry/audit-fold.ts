@@ -4,7 +4,7 @@
  * fold, whichever copy of the package folds them (the exit audit folds every registry in the thread).
  */
 import type { WindowFact } from "../channel.js";
-import type { AuditEvent, OutsideRecord, PluginModuleRecord, Problem, RegistrationRecord } from "./audit-events.js";
+import type { AuditEvent, OutsideRecord, PluginModuleRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
 
 export interface Fold {
   readonly records: Map<number, RegistrationRecord>;
@@ -148,6 +148,8 @@ export function windowRecords(facts: { readonly windows: readonly WindowFact[] }
     if (seen.has(info.id)) continue;
     seen.add(info.id);
     const where = `${info.plugin}'s registration module for ${info.backend} (${info.module})`;
+    const problem = (kind: ProblemKind, op: string, message: string) =>
+      problems.push({ kind, backend: info.backend, op, id: undefined, message });
     plugins.push({
       plugin: info.plugin,
       backend: info.backend,
@@ -157,42 +159,24 @@ export function windowRecords(facts: { readonly windows: readonly WindowFact[] }
       error,
     });
     if (state === "missing") {
-      problems.push({
-        kind: "failed",
-        backend: info.backend,
-        op: "-",
-        id: undefined,
-        message: `${where} could not be loaded: ${error?.message ?? "unknown error"}. The backend loaded without it.`,
-      });
+      problem("failed", "-", `${where} could not be loaded: ${error?.message ?? "unknown error"}. The backend loaded without it.`);
     } else if (state === "failed" || state === "awaiting") {
-      problems.push({
-        kind: "failed",
-        backend: info.backend,
-        op: "-",
-        id: undefined,
-        message:
-          error === undefined
-            ? `${where} did not finish evaluating: it threw (the error reached whoever imported ${info.url}), or it is still waiting at a top-level await.`
-            : `${where} threw: ${error.message}`,
-      });
+      problem(
+        "failed",
+        "-",
+        error === undefined
+          ? `${where} did not finish evaluating: it threw (the error reached whoever imported ${info.url}), or it is still waiting at a top-level await.`
+          : `${where} threw: ${error.message}`,
+      );
     }
-    for (const write of writes) {
-      outside.push({
-        backend: info.backend,
-        op: write.op,
-        plugin: info.plugin,
-        module: info.module,
-        table: info.url,
-        replaced: write.replaced,
-      });
-      if (write.replaced) {
-        problems.push({
-          kind: "conflict",
-          backend: info.backend,
-          op: write.op,
-          id: undefined,
-          message: `${where} replaced the ${info.backend} table's entry for ${write.op} directly, outside the registry. Register through dispatch-hook (register(…, { override: true })) so the replacement is audited and can be undone.`,
-        });
+    for (const { op, replaced } of writes) {
+      outside.push({ backend: info.backend, op, plugin: info.plugin, module: info.module, table: info.url, replaced });
+      if (replaced) {
+        problem(
+          "conflict",
+          op,
+          `${where} replaced the ${info.backend} table's entry for ${op} directly, outside the registry. Register through dispatch-hook (register(…, { override: true })) so the replacement is audited and can be undone.`,
+        );
       }
     }
   }

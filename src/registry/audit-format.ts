@@ -6,14 +6,17 @@
 import { path, url } from "../builtins.js";
 import type { AuditReport, RegistrationRecord } from "./audit-events.js";
 
-/** A module URL as people read it: a path relative to the working directory when that is shorter. */
+/** A path as people read it: relative to the working directory when that is shorter. */
+export function shortPath(file: string, cwd: string = process.cwd()): string {
+  const rel = path.relative(cwd, file);
+  return rel.length < file.length ? rel : file;
+}
+
+/** A module URL as people read it: its path (shortPath), and its query. */
 export function shortModule(href: string, cwd: string = process.cwd()): string {
   if (!href.startsWith("file:")) return href;
   try {
-    const file = url.fileURLToPath(href);
-    const rel = path.relative(cwd, file);
-    const query = href.slice(href.search(/[?#]|$/));
-    return `${rel.length < file.length ? rel : file}${query}`;
+    return `${shortPath(url.fileURLToPath(href), cwd)}${href.slice(href.search(/[?#]|$/))}`;
   } catch {
     return href;
   }
