@@ -51,16 +51,13 @@ export interface KnownExit {
 type Parsed<T> = { ok: true; value: T } | { ok: false; why: string };
 
 function parse(file: string): Parsed<unknown> {
-  let text: string;
+  let failing = "it cannot be read";
   try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    return { ok: false, why: `it cannot be read (${error instanceof Error ? error.message : String(error)})` };
-  }
-  try {
+    const text = fs.readFileSync(file, "utf8");
+    failing = "it is truncated or corrupt";
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    return { ok: false, why: `it is truncated or corrupt (${error instanceof Error ? error.message : String(error)})` };
+    return { ok: false, why: `${failing} (${error instanceof Error ? error.message : String(error)})` };
   }
 }
 
@@ -173,11 +170,10 @@ function summary(p: RunProcess): string {
 function runVerdict(run: RunAudit): string {
   const failing = run.processes.filter((p) => p.report !== undefined && !p.ok).length;
   const problems = run.processes.reduce((n, p) => n + (p.report?.problems.length ?? 0), 0);
+  const missing = run.processes.filter((p) => p.missing !== undefined).length;
   const parts = [
     ...(problems > 0 ? [`${problems} problem(s) in ${failing} process(es)`] : []),
-    ...(run.processes.some((p) => p.missing !== undefined)
-      ? [`${run.processes.filter((p) => p.missing).length} process(es) without a record`]
-      : []),
+    ...(missing > 0 ? [`${missing} process(es) without a record`] : []),
     ...(run.unreadable.length > 0 ? [`${run.unreadable.length} unreadable file(s) in the run directory`] : []),
   ];
   if (parts.length > 0) return `not ok: ${parts.join(", ")}`;

@@ -89,35 +89,35 @@ const testFiles = () => hub().shared("test-files", () => new Set<string>());
 const entry = () => [...testFiles()].join(", ") || undefined;
 
 /** For test runners, which stop workers without their exit handlers: writes this realm's record now, naming the test file. */
-export function recordTestFile(testFile: string | undefined): boolean {
+function recordTestFile(testFile: string | undefined): void {
   const dir = process.env.DISPATCH_HOOK_AUDIT_DIR;
-  if (!dir) return false;
+  if (!dir) return;
   auditFromEnvironment();
   try {
     if (testFile !== undefined) testFiles().add(testFile);
     writeRecord(dir, threadAudit(), null, entry());
-    return true;
   } catch (error) {
     process.emitWarning(
       `dispatch-hook cannot write its audit record into DISPATCH_HOOK_AUDIT_DIR=${dir} (${error instanceof Error ? error.message : String(error)}).`,
       { code: "DISPATCH_HOOK_AUDIT_RECORD" },
     );
-    return false;
   }
 }
 
-interface TestGlobals {
+interface TestRunner {
   readonly afterAll?: (fn: () => void) => void;
   readonly expect?: { readonly getState?: () => { readonly testPath?: string } };
 }
 
-/** Under a test runner with a global `afterAll` (Jest: its per-file `process` runs no exit handler), records after each file too. */
-function recordAfterTestFile(): void {
-  const globals = globalThis as TestGlobals;
-  if (typeof globals.afterAll !== "function") return;
+/**
+ * Records after each test file too, under a runner whose `afterAll` is global (Jest: its per-file
+ * `process` runs no exit handler) or given (Vitest's, from its setup file).
+ */
+export function recordAfterTestFile(runner: TestRunner = globalThis as TestRunner): void {
+  if (typeof runner.afterAll !== "function") return;
   try {
-    globals.afterAll(() => {
-      recordTestFile(globals.expect?.getState?.().testPath);
+    runner.afterAll(() => {
+      recordTestFile(runner.expect?.getState?.().testPath);
     });
   } catch {
     // Inside a test: the exit record stands.
