@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { foldRun, formatRun, type RunAudit } from "../hooks/run-fold.js";
 import { runDirVariable } from "../registry/run-records.js";
-import { createStyle, type Io, parseFlags } from "./io.js";
+import { createStyle, type Io, parseCommand } from "./io.js";
 
 export const auditHelp = `Usage: dispatch-hook audit [options] -- <command> [arguments…]
        dispatch-hook audit [options] -- <node arguments…>
@@ -74,11 +74,7 @@ function run(command: string, args: readonly string[], io: Io, env: Record<strin
 }
 
 export async function auditCommand(args: readonly string[], io: Io): Promise<number> {
-  const usage = (message: string) => {
-    io.err(`dispatch-hook audit: ${message}\n\n${auditHelp}`);
-    return 2;
-  };
-  const parsed = parseFlags(args, {
+  const parsed = parseCommand(args, io, "audit", auditHelp, {
     "--json": "boolean",
     "--keep": "boolean",
     "--help": "boolean",
@@ -86,12 +82,8 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
     "--json-file": "string",
     "--dir": "string",
   });
-  if ("error" in parsed) return usage(parsed.error);
-  const { flags, rest: words } = parsed;
-  if (flags["--help"] || flags["-h"]) {
-    io.out(auditHelp);
-    return 0;
-  }
+  if (typeof parsed === "number") return parsed;
+  const { flags, rest: words, usage } = parsed;
   const given = typeof flags["--dir"] === "string" ? resolve(io.cwd, flags["--dir"]) : undefined;
   if (words.length === 0 && given === undefined) return usage("nothing to run");
   const jsonFile = typeof flags["--json-file"] === "string" ? resolve(io.cwd, flags["--json-file"]) : undefined;

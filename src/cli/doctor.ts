@@ -6,7 +6,7 @@ import { hookMode } from "../hooks/hook-mode.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { shortPath } from "../registry/audit-format.js";
 import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
-import { createStyle, type Io, parseFlags } from "./io.js";
+import { createStyle, type Io, parseCommand } from "./io.js";
 
 export const doctorHelp = `Usage: dispatch-hook doctor [--load] [--json] [directory | entry]
 
@@ -157,17 +157,14 @@ function requireNotes(backends: ReadonlyMap<string, readonly string[]>): Finding
 }
 
 export async function doctorCommand(args: readonly string[], io: Io): Promise<number> {
-  const usage = (message: string) => {
-    io.err(`dispatch-hook doctor: ${message}\n\n${doctorHelp}`);
-    return 2;
-  };
-  const parsed = parseFlags(args, { "--load": "boolean", "--json": "boolean", "--help": "boolean", "-h": "boolean" });
-  if ("error" in parsed) return usage(parsed.error);
-  const { flags, rest } = parsed;
-  if (flags["--help"] || flags["-h"]) {
-    io.out(doctorHelp);
-    return 0;
-  }
+  const parsed = parseCommand(args, io, "doctor", doctorHelp, {
+    "--load": "boolean",
+    "--json": "boolean",
+    "--help": "boolean",
+    "-h": "boolean",
+  });
+  if (typeof parsed === "number") return parsed;
+  const { flags, rest, usage } = parsed;
   if (rest.length > 1) return usage(`unexpected argument ${rest[1]}`);
   const target = resolve(io.cwd, rest[0] ?? ".");
   if (!existsSync(target)) return usage(`${target} does not exist`);

@@ -11,6 +11,7 @@ import { fold } from "./audit-fold.js";
 import { buildReport, type TableFact, type ThreadFacts } from "./audit-report.js";
 import { DispatchHookError } from "./errors.js";
 import { checkVerifyOptions } from "./options.js";
+import type { Table } from "./registration.js";
 
 let created = 0;
 const defaults = new WeakSet<object>();
@@ -48,9 +49,7 @@ function assertedBackends(): Set<string> {
 }
 
 /** The thread's facts; `own` adds tables a registry was given directly (they were never announced). */
-export function gatherFacts(
-  own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }> = [],
-): ThreadFacts {
+export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" | "table">> = []): ThreadFacts {
   const seen = new Set<unknown>();
   const tables: TableFact[] = [];
   const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts) => {
@@ -95,7 +94,7 @@ export function registryReport(
   registry: object,
   events: readonly AuditEvent[],
   options: VerifyOptions,
-  own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }>,
+  own: readonly Table[],
 ): AuditReport {
   checkVerifyOptions(options, "verify() or format()");
   const facts = gatherFacts(own);
