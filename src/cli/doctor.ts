@@ -57,12 +57,8 @@ function resolveRule(rule: WatchRule): Array<{ backend: string; file: string; ex
   return out;
 }
 
-interface PluginReport {
-  readonly name: string;
-  readonly declaredIn: string;
-  readonly registrations: ReadonlyArray<{ readonly backend: string; readonly file: string; readonly exists: boolean }>;
-  readonly expects: ReadonlyArray<{ readonly backend: string; readonly ops: readonly string[] }>;
-}
+/** A plugin's declaration, and the files of its registration modules. */
+type PluginReport = HookConfig["plugins"][number] & { readonly files: ReadonlyArray<{ backend: string; file: string; exists: boolean }> };
 
 /** What reading the configuration finds: the backends and their files, the plugins, and the problems, each with its fix. */
 function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugins: PluginReport[]; findings: Finding[] } {
@@ -93,13 +89,12 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
     }
   }
   for (const plugin of config.plugins) {
-    const registrations = Object.entries(plugin.registrations).map(([backend, url]) => {
+    const files = Object.entries(plugin.registrations).map(([backend, url]) => {
       const file = fileURLToPath(url);
       return { backend, file, exists: existsSync(file) };
     });
-    const expects = Object.entries(plugin.expects).map(([backend, ops]) => ({ backend, ops }));
-    plugins.push({ name: plugin.name, declaredIn: plugin.declaredIn, registrations, expects });
-    for (const { backend, file, exists } of registrations) {
+    plugins.push({ ...plugin, files });
+    for (const { backend, file, exists } of files) {
       if (!exists) {
         problem(
           `${plugin.name}: the registration module for ${backend}, ${file}, does not exist`,
@@ -113,7 +108,7 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
         );
       }
     }
-    for (const { backend, ops } of expects) {
+    for (const [backend, ops] of Object.entries(plugin.expects)) {
       if (plugin.registrations[backend] === undefined) {
         problem(
           `${plugin.name} expects ${ops.join(", ")} on ${backend} but declares no registration module for it`,
@@ -216,8 +211,8 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
   if (plugins.length === 0) out.push("  (none found)");
   for (const plugin of plugins) {
     out.push(`  plugin ${plugin.name} (${rel(plugin.declaredIn)})`);
-    for (const r of plugin.registrations) out.push(`    ${r.backend}: registers from ${rel(r.file)}${r.exists ? "" : " (missing)"}`);
-    for (const e of plugin.expects) out.push(`    ${e.backend}: expects ${e.ops.join(", ")}`);
+    for (const r of plugin.files) out.push(`    ${r.backend}: registers from ${rel(r.file)}${r.exists ? "" : " (missing)"}`);
+    for (const [backend, ops] of Object.entries(plugin.expects)) out.push(`    ${backend}: expects ${ops.join(", ")}`);
   }
   if (sets.length > 0) out.push("", style.bold("backends of backend sets (chosen per call)"));
   for (const d of sets) out.push(`  ${d.set}: ${d.backend} (${rel(d.declaredIn)})`);
