@@ -66,6 +66,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   const inPlay = (backend: string) => loaded.has(backend) || unsignalled.has(backend) || focus?.has(backend) === true;
 
   const registrations: RegistrationRecord[] = [];
+  // Op types registered and live, or written into a table outside the registry, per backend.
   const registeredOps = new Map<string, Set<string>>();
   for (const f of folds) {
     for (const record of f.records.values()) {
@@ -120,8 +121,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   }
   const windows = scope.connected ? windowRecords(facts) : { plugins: [], outside: [], problems: [] };
   problems.push(...windows.problems);
-  const outsideOps = new Map<string, Set<string>>();
-  for (const write of windows.outside) getOrCreate(outsideOps, write.backend, () => new Set<string>()).add(write.op);
+  for (const write of windows.outside) getOrCreate(registeredOps, write.backend, () => new Set<string>()).add(write.op);
 
   // Expectations are checked on backends that loaded, against what their tables hold, what was registered and what plugins wrote.
   const expected = new Map<string, Map<string, string>>();
@@ -148,7 +148,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
     for (const [op, source] of ops) {
       checked++;
       const held = tables.some((t) => t.names?.has(op) === true);
-      if (held || registeredOps.get(backend)?.has(op) || outsideOps.get(backend)?.has(op)) continue;
+      if (held || registeredOps.get(backend)?.has(op)) continue;
       const why = unsignalled.get(backend);
       problems.push({
         kind: "missing",
