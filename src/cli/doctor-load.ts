@@ -1,9 +1,7 @@
 /**
- * `dispatch-hook doctor --load`: a pre-flight that runs none of the app's own code. A child under the
- * loader (doctor-probe.ts) imports each declared backend's dispatch module, so that the plugins'
- * registration modules run as they would in the app, and loads each lazily named implementation a
- * package.json declares. Its audit record says per backend what landed, from which plugin, what
- * would wait, and what went wrong.
+ * `dispatch-hook doctor --load`: a child under the loader (doctor-probe.ts) imports each declared
+ * dispatch module, so the plugins' registration modules run as in the app (none of the app's own code
+ * does), and loads each lazily named implementation. Its audit record says what landed, and what not.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

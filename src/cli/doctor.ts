@@ -128,11 +128,8 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
 }
 
 /**
- * Under the module.register hooks (Node 20, 22 before 22.22.3, 24 before 24.11.1), which never see
- * require(), a CommonJS dispatch module is served only when it is imported. The probe imports it;
- * whether the framework imports or require()s it is in the framework's code, which doctor does not
- * run. So it is a note, not a finding: a framework that imports it is right, and could not clear a
- * finding short of changing Node.
+ * Under the module.register hooks, which never see require(), a CommonJS dispatch module is served only
+ * when imported. Whether the framework imports it is in code doctor does not run: a note, not a finding.
  */
 function requireNotes(backends: ReadonlyMap<string, readonly string[]>): Finding[] {
   if (hookMode() !== "register") return [];

@@ -221,11 +221,9 @@ export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
 }
 
 /**
- * The run directory a test-runner reporter folds: the command line's (DISPATCH_HOOK_AUDIT_DIR set),
- * or one the reporter makes, names in the environment for the workers it starts next, empties at
- * each run and removes at exit. In the command line's, the reporter's process and those that started
- * it (npx, the runner's bin) write their records when they end, after the reporter has folded: it
- * leaves the processes still running to the command's fold, which comes last.
+ * The run directory a test-runner reporter folds: the command line's, or one it makes for the workers
+ * it starts next (emptied at each run, removed at exit). In the command line's, the processes that
+ * started the reporter write their records after it folded: it leaves them to the command's fold.
  */
 export class RunDirectory {
   readonly path: string;
@@ -248,10 +246,7 @@ export class RunDirectory {
     if (this.#own) for (const name of fs.readdirSync(this.path)) fs.unlinkSync(path.join(this.path, name));
   }
 
-  /**
-   * The run's audit, its report for people, and whether the run fails: on a miss, a worker without a
-   * record, or an unreadable file; a run that registered nothing says so, and passes.
-   */
+  /** The run's audit, its report, and whether the run fails (a miss, a worker without a record, an unreadable file). */
   fold(root?: string): { audit: RunAudit; text: string; failed: boolean } {
     const audit = foldRun(this.path, undefined, this.#own ? undefined : alive);
     const failed = audit.processes.some((p) => !p.ok && !p.running) || audit.unreadable.length > 0;
