@@ -34,6 +34,9 @@ interface ReportScope {
 
 const live = new Set(["pending", "applied", "failed"]);
 
+/** A problem of a backend ("-": of the thread), not of one op type. */
+const general = (kind: ProblemKind, backend: string, message: string): Problem => ({ kind, backend, op: "-", id: undefined, message });
+
 function pendingMessage(
   record: RegistrationRecord,
   facts: ThreadFacts,
@@ -61,7 +64,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   const findings = facts.loaders.flatMap((l) => l.findings ?? []);
   const unsignalled = new Map<string, string>();
   for (const finding of findings) if (finding.problem === "unsignalled") unsignalled.set(finding.backend, finding.message);
-  for (const message of facts.refusals ?? []) problems.push({ kind: "loader", backend: "-", op: "-", id: undefined, message });
+  for (const message of facts.refusals ?? []) problems.push(general("loader", "-", message));
   // A backend is in play once a table of it exists, a loader saw why none signalled, or the caller named it.
   const inPlay = (backend: string) => loaded.has(backend) || unsignalled.has(backend) || focus?.has(backend) === true;
 
@@ -99,7 +102,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   // What a loader could not see is a problem for the thread, and for a registry with registrations on that backend.
   for (const finding of findings) {
     if (!scope.connected && !registrations.some((r) => r.backend === finding.backend)) continue;
-    problems.push({ kind: "loader", backend: finding.backend, op: "-", id: undefined, message: finding.message });
+    problems.push(general("loader", finding.backend, finding.message));
   }
   // A loader that watches nothing is a problem while a registration waits, while plugins declare what it
   // can never serve, or when no table exists at all; a framework that announces its own tables needs nothing watched.
@@ -108,15 +111,14 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
     for (const loader of facts.loaders) {
       if ((loader.declarations ?? []).length > 0 || !(waiting || (loader.plugins ?? []).length > 0)) continue;
       const files = loader.files ?? [];
-      problems.push({
-        kind: "loader",
-        backend: "-",
-        op: "-",
-        id: undefined,
-        message:
+      problems.push(
+        general(
+          "loader",
+          "-",
           `the dispatch-hook loader (${loader.mode}) found no backend declaration, so it watches nothing. It started from ${loader.root ?? "?"} and read ${files.length === 0 ? "no file" : files.join(", ")}. ` +
-          'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or check with npx dispatch-hook doctor from the app\'s directory.',
-      });
+            'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or check with npx dispatch-hook doctor from the app\'s directory.',
+        ),
+      );
     }
   }
   const windows = scope.connected ? windowRecords(facts) : { plugins: [], outside: [], problems: [] };
@@ -260,18 +262,14 @@ function withoutLoader(folds: readonly Fold[], facts: ThreadFacts, loaded: Reado
       declare(backend, `expected to hold ${[...ops.keys()].join(", ")} (by ${source})`);
     }
   }
-  const problems: Problem[] = [];
-  for (const [backend, how] of declared) {
-    if (loaded.has(backend)) continue;
-    problems.push({
-      kind: "no-loader",
-      backend,
-      op: "-",
-      id: undefined,
-      message:
-        `${backend} was ${how}, but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no ${backend} table exists: nothing could make its registrations land or check them. ` +
-        `Start the program with node --import dispatch-hook/loader.mjs, run it through a host adapter (dispatch-hook/vitest, dispatch-hook/vite, dispatch-hook/esbuild or dispatch-hook/jest), or have the framework call announce(${JSON.stringify(backend)}, table) in its ${backend} dispatch module.`,
-    });
-  }
-  return problems;
+  return [...declared].flatMap(([backend, how]) =>
+    loaded.has(backend)
+      ? []
+      : general(
+          "no-loader",
+          backend,
+          `${backend} was ${how}, but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no ${backend} table exists: nothing could make its registrations land or check them. ` +
+            `Start the program with node --import dispatch-hook/loader.mjs, run it through a host adapter (dispatch-hook/vitest, dispatch-hook/vite, dispatch-hook/esbuild or dispatch-hook/jest), or have the framework call announce(${JSON.stringify(backend)}, table) in its ${backend} dispatch module.`,
+        ),
+  );
 }
