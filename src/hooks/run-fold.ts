@@ -19,11 +19,7 @@ export interface RunProcess extends RecordWriter {
   readonly checked: number;
   /** Set when it started auditing and wrote no record: why, as far as is known. */
   readonly missing?: string;
-  /**
-   * Set by a reporter's fold under `dispatch-hook audit` for a process still running (the test
-   * runner's own, the npx that started it): its record comes at its exit, and the command's fold,
-   * which comes last, judges it.
-   */
+  /** Set by a reporter's fold under `dispatch-hook audit` for a process still running: the command's fold judges it. */
   readonly running?: true;
   readonly report?: AuditReport;
 }
