@@ -1,12 +1,7 @@
 /**
- * dispatch-hook/jest/reporter: one audit over every worker of a Jest run. In the config:
- *
- *   reporters: ["default", "dispatch-hook/jest/reporter"]
- *
- * It gives the run a directory (DISPATCH_HOOK_AUDIT_DIR, unless the command line already did), where
- * each test file writes its record when it ends, and at the end of the run folds them, prints the
- * same report as `dispatch-hook audit`, and fails the run when a registration missed or a test file
- * wrote no record.
+ * dispatch-hook/jest/reporter (`reporters: ["default", "dispatch-hook/jest/reporter"]`): gives the run
+ * a directory where each test file writes its record (see RunDirectory), then folds them, prints the
+ * report of `dispatch-hook audit`, and fails the run on a miss or a test file without a record.
  */
 import { type RunAudit, RunDirectory } from "../hooks/run-fold.js";
 import { DispatchHookError } from "../registry/errors.js";

@@ -3,11 +3,7 @@
  * command line's, or the reporter's), each test file's worker writes its audit record after the
  * file, naming it: Vitest stops its workers without running their exit handlers. Otherwise nothing.
  */
-import { afterAll, expect } from "vitest";
-import { recordTestFile } from "../registry/exit-audit.js";
+import * as vitest from "vitest";
+import { recordAfterTestFile } from "../registry/exit-audit.js";
 
-if (process.env.DISPATCH_HOOK_AUDIT_DIR) {
-  afterAll(() => {
-    recordTestFile(expect.getState().testPath);
-  });
-}
+if (process.env.DISPATCH_HOOK_AUDIT_DIR) recordAfterTestFile(vitest);

@@ -1,12 +1,8 @@
 /**
- * dispatch-hook/vitest/reporter: one audit over every worker of a Vitest run. In the config:
- *
- *   reporters: ["default", "dispatch-hook/vitest/reporter"]
- *
- * It gives the run a directory (DISPATCH_HOOK_AUDIT_DIR, unless the command line already did), where
- * each test file's worker writes its record (dispatch-hook/vite adds the setup file that does), and
- * at the end of the run folds them, prints the same report as `dispatch-hook audit`, and fails the
- * run when a registration missed or a worker wrote no record.
+ * dispatch-hook/vitest/reporter (`reporters: ["default", "dispatch-hook/vitest/reporter"]`): gives the
+ * run a directory where each test file's worker writes its record (dispatch-hook/vite adds the setup
+ * file that does), then folds them, prints the report of `dispatch-hook audit`, and fails the run on
+ * a miss or a worker without a record.
  */
 import type { Reporter, TestModule, Vitest } from "vitest/node";
 import { type RunAudit, RunDirectory } from "../hooks/run-fold.js";

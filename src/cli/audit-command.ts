@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { constants, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { foldRun, formatRun, type KnownExit, type RunAudit } from "../hooks/run-fold.js";
+import { foldRun, formatRun, type RunAudit } from "../hooks/run-fold.js";
 import { runDirVariable } from "../registry/run-records.js";
-import { createStyle, type Io, parseFlags } from "./io.js";
+import { createStyle, type Io, parseCommand } from "./io.js";
 
 export const auditHelp = `Usage: dispatch-hook audit [options] -- <command> [arguments…]
        dispatch-hook audit [options] -- <node arguments…>
@@ -51,7 +51,7 @@ function isNodeArgs(words: readonly string[], cwd: string): boolean {
 }
 
 /** Creates (or checks) the run directory, so that a bad one stops the command before it starts. */
-function prepareDir(dir: string | undefined): { dir: string; error?: undefined } | { dir: string; error: string } {
+function prepareDir(dir: string | undefined): { dir: string; error?: string } {
   const path = dir ?? mkdtempSync(join(tmpdir(), "dispatch-hook-run-"));
   try {
     mkdirSync(path, { recursive: true });
@@ -74,11 +74,7 @@ function run(command: string, args: readonly string[], io: Io, env: Record<strin
 }
 
 export async function auditCommand(args: readonly string[], io: Io): Promise<number> {
-  const usage = (message: string) => {
-    io.err(`dispatch-hook audit: ${message}\n\n${auditHelp}`);
-    return 2;
-  };
-  const parsed = parseFlags(args, {
+  const parsed = parseCommand(args, io, "audit", auditHelp, {
     "--json": "boolean",
     "--keep": "boolean",
     "--help": "boolean",
@@ -86,12 +82,8 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
     "--json-file": "string",
     "--dir": "string",
   });
-  if ("error" in parsed) return usage(parsed.error);
-  const { flags, rest: words } = parsed;
-  if (flags["--help"] || flags["-h"]) {
-    io.out(auditHelp);
-    return 0;
-  }
+  if (typeof parsed === "number") return parsed;
+  const { flags, rest: words, usage } = parsed;
   const given = typeof flags["--dir"] === "string" ? resolve(io.cwd, flags["--dir"]) : undefined;
   if (words.length === 0 && given === undefined) return usage("nothing to run");
   const jsonFile = typeof flags["--json-file"] === "string" ? resolve(io.cwd, flags["--json-file"]) : undefined;
@@ -123,8 +115,7 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       }
       exit = ran;
     }
-    const known: KnownExit | undefined = exit === undefined ? undefined : { pid: exit.pid, text: exit.text };
-    const audit = foldRun(dir, known);
+    const audit = foldRun(dir, exit);
     const crashed = exit !== undefined && exit.code !== 0;
     const document: RunAudit & { exitCode: number | null } = { ...audit, ok: audit.ok && !crashed, exitCode: exit?.code ?? null };
     if (jsonFile !== undefined) writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);

@@ -1,9 +1,7 @@
 /**
- * `dispatch-hook doctor --load`: a pre-flight that runs none of the app's own code. A child under the
- * loader (doctor-probe.ts) imports each declared backend's dispatch module, so that the plugins'
- * registration modules run as they would in the app, and loads each lazily named implementation a
- * package.json declares. Its audit record says per backend what landed, from which plugin, what
- * would wait, and what went wrong.
+ * `dispatch-hook doctor --load`: a child under the loader (doctor-probe.ts) imports each declared
+ * dispatch module, so the plugins' registration modules run as in the app (none of the app's own code
+ * does), and loads each lazily named implementation. Its audit record says what landed, and what not.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -117,11 +115,10 @@ async function runProbe(root: string, input: ProbeInput, env: Record<string, str
   }
 }
 
-/** Loads every declared backend under the loader and says what landed, after what reading the config found. */
+/** Loads every declared backend under the loader: what landed, and what went wrong beyond what reading the config found. */
 export async function loadBackends(
   config: HookConfig,
   backends: ReadonlyMap<string, readonly string[]>,
-  staticFindings: readonly Finding[],
   env: Record<string, string | undefined>,
 ): Promise<Pick<DoctorReport, "backends" | "findings"> & { audit: RunAudit }> {
   const input: ProbeInput = {
@@ -131,7 +128,7 @@ export async function loadBackends(
   };
   const { audit, failures } = await runProbe(config.root, input, env);
   const reports = audit.processes.flatMap((p) => (p.report === undefined ? [] : [p.report]));
-  const findings: Finding[] = [...staticFindings];
+  const findings: Finding[] = [];
   const failedBackends = new Set<string>();
   for (const f of failures) {
     const code = f.code === undefined ? {} : { code: f.code };

@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { discover, type HookConfig, type WatchRule } from "../hooks/discovery.js";
 import { hookMode } from "../hooks/hook-mode.js";
 import { moduleFormat } from "../hooks/package-scope.js";
+import { shortPath } from "../registry/audit-format.js";
 import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
-import { createStyle, type Io, parseFlags } from "./io.js";
+import { createStyle, type Io, parseCommand } from "./io.js";
 
 export const doctorHelp = `Usage: dispatch-hook doctor [--load] [--json] [directory | entry]
 
@@ -56,12 +57,8 @@ function resolveRule(rule: WatchRule): Array<{ backend: string; file: string; ex
   return out;
 }
 
-interface PluginReport {
-  readonly name: string;
-  readonly declaredIn: string;
-  readonly registrations: ReadonlyArray<{ readonly backend: string; readonly file: string; readonly exists: boolean }>;
-  readonly expects: ReadonlyArray<{ readonly backend: string; readonly ops: readonly string[] }>;
-}
+/** A plugin's declaration, and the files of its registration modules. */
+type PluginReport = HookConfig["plugins"][number] & { readonly files: ReadonlyArray<{ backend: string; file: string; exists: boolean }> };
 
 /** What reading the configuration finds: the backends and their files, the plugins, and the problems, each with its fix. */
 function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugins: PluginReport[]; findings: Finding[] } {
@@ -92,13 +89,12 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
     }
   }
   for (const plugin of config.plugins) {
-    const registrations = Object.entries(plugin.registrations).map(([backend, url]) => {
+    const files = Object.entries(plugin.registrations).map(([backend, url]) => {
       const file = fileURLToPath(url);
       return { backend, file, exists: existsSync(file) };
     });
-    const expects = Object.entries(plugin.expects).map(([backend, ops]) => ({ backend, ops }));
-    plugins.push({ name: plugin.name, declaredIn: plugin.declaredIn, registrations, expects });
-    for (const { backend, file, exists } of registrations) {
+    plugins.push({ ...plugin, files });
+    for (const { backend, file, exists } of files) {
       if (!exists) {
         problem(
           `${plugin.name}: the registration module for ${backend}, ${file}, does not exist`,
@@ -112,7 +108,7 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
         );
       }
     }
-    for (const { backend, ops } of expects) {
+    for (const [backend, ops] of Object.entries(plugin.expects)) {
       if (plugin.registrations[backend] === undefined) {
         problem(
           `${plugin.name} expects ${ops.join(", ")} on ${backend} but declares no registration module for it`,
@@ -132,11 +128,8 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
 }
 
 /**
- * Under the module.register hooks (Node 20, 22 before 22.22.3, 24 before 24.11.1), which never see
- * require(), a CommonJS dispatch module is served only when it is imported. The probe imports it;
- * whether the framework imports or require()s it is in the framework's code, which doctor does not
- * run. So it is a note, not a finding: a framework that imports it is right, and could not clear a
- * finding short of changing Node.
+ * Under the module.register hooks, which never see require(), a CommonJS dispatch module is served only
+ * when imported. Whether the framework imports it is in code doctor does not run: a note, not a finding.
  */
 function requireNotes(backends: ReadonlyMap<string, readonly string[]>): Finding[] {
   if (hookMode() !== "register") return [];
@@ -156,17 +149,14 @@ function requireNotes(backends: ReadonlyMap<string, readonly string[]>): Finding
 }
 
 export async function doctorCommand(args: readonly string[], io: Io): Promise<number> {
-  const usage = (message: string) => {
-    io.err(`dispatch-hook doctor: ${message}\n\n${doctorHelp}`);
-    return 2;
-  };
-  const parsed = parseFlags(args, { "--load": "boolean", "--json": "boolean", "--help": "boolean", "-h": "boolean" });
-  if ("error" in parsed) return usage(parsed.error);
-  const { flags, rest } = parsed;
-  if (flags["--help"] || flags["-h"]) {
-    io.out(doctorHelp);
-    return 0;
-  }
+  const parsed = parseCommand(args, io, "doctor", doctorHelp, {
+    "--load": "boolean",
+    "--json": "boolean",
+    "--help": "boolean",
+    "-h": "boolean",
+  });
+  if (typeof parsed === "number") return parsed;
+  const { flags, rest, usage } = parsed;
   if (rest.length > 1) return usage(`unexpected argument ${rest[1]}`);
   const target = resolve(io.cwd, rest[0] ?? ".");
   if (!existsSync(target)) return usage(`${target} does not exist`);
@@ -176,9 +166,9 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
     transitive: true,
     configFile: io.env.DISPATCH_HOOK_CONFIG || undefined,
   });
-  const { backends, plugins, findings: staticFindings } = diagnose(config);
-  const loaded = flags["--load"] ? await loadBackends(config, backends, staticFindings, io.env) : undefined;
-  const findings = loaded?.findings ?? staticFindings;
+  const { backends, plugins, findings } = diagnose(config);
+  const loaded = flags["--load"] ? await loadBackends(config, backends, io.env) : undefined;
+  findings.push(...(loaded?.findings ?? []));
   const report: DoctorReport = {
     format: doctorFormat,
     version: 1,
@@ -198,10 +188,7 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
 
 function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], sets: HookConfig["dispatchables"], io: Io): string {
   const style = createStyle({ isTTY: io.isTTY }, io.env);
-  const rel = (file: string) => {
-    const r = relative(io.cwd, file);
-    return r.length < file.length ? r : file;
-  };
+  const rel = (file: string) => shortPath(file, io.cwd);
   const out: string[] = [style.bold(`dispatch-hook doctor${report.loaded ? " --load" : ""}`), ""];
   out.push(`started from ${rel(report.root) || "."}; read ${report.files.length} file(s):`);
   for (const file of report.files) out.push(`  ${rel(file)}`);
@@ -221,8 +208,8 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
   if (plugins.length === 0) out.push("  (none found)");
   for (const plugin of plugins) {
     out.push(`  plugin ${plugin.name} (${rel(plugin.declaredIn)})`);
-    for (const r of plugin.registrations) out.push(`    ${r.backend}: registers from ${rel(r.file)}${r.exists ? "" : " (missing)"}`);
-    for (const e of plugin.expects) out.push(`    ${e.backend}: expects ${e.ops.join(", ")}`);
+    for (const r of plugin.files) out.push(`    ${r.backend}: registers from ${rel(r.file)}${r.exists ? "" : " (missing)"}`);
+    for (const [backend, ops] of Object.entries(plugin.expects)) out.push(`    ${backend}: expects ${ops.join(", ")}`);
   }
   if (sets.length > 0) out.push("", style.bold("backends of backend sets (chosen per call)"));
   for (const d of sets) out.push(`  ${d.set}: ${d.backend} (${rel(d.declaredIn)})`);

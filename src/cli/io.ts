@@ -30,29 +30,45 @@ type Flags = Record<string, boolean | string | undefined>;
 
 /**
  * A subcommand's options: `--flag`, `--name value` and `--name=value`, up to "--" or the first word
- * that is not an option; what follows is the command's (or the subcommand's positional words).
+ * that is not an option; what follows is the command's (or the subcommand's positional words). Or the
+ * exit code the subcommand ends with at once: 0 after its help (--help, -h), 2 after a usage error.
  */
-export function parseFlags(
+export function parseCommand(
   args: readonly string[],
+  io: Io,
+  command: string,
+  help: string,
   kinds: Readonly<Record<string, "boolean" | "string">>,
-): { flags: Flags; rest: string[] } | { error: string } {
+): { flags: Flags; rest: string[]; usage: (message: string) => number } | number {
+  const usage = (message: string) => {
+    io.err(`dispatch-hook ${command}: ${message}\n\n${help}`);
+    return 2;
+  };
   const flags: Flags = {};
-  for (let i = 0; i < args.length; i++) {
+  let i = 0;
+  for (; i < args.length; i++) {
     const arg = args[i] as string;
-    if (arg === "--") return { flags, rest: args.slice(i + 1) };
-    if (!arg.startsWith("-")) return { flags, rest: args.slice(i) };
+    if (arg === "--") {
+      i++;
+      break;
+    }
+    if (!arg.startsWith("-")) break;
     const eq = arg.indexOf("=");
     const name = eq === -1 ? arg : arg.slice(0, eq);
     const kind = kinds[name];
-    if (kind === undefined) return { error: `unknown option ${name}${didYouMean(name, Object.keys(kinds))}` };
+    if (kind === undefined) return usage(`unknown option ${name}${didYouMean(name, Object.keys(kinds))}`);
     if (kind === "boolean") {
-      if (eq !== -1) return { error: `${name} takes no value` };
+      if (eq !== -1) return usage(`${name} takes no value`);
       flags[name] = true;
       continue;
     }
     const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
-    if (value === undefined || value === "" || (eq === -1 && value.startsWith("-"))) return { error: `${name} needs a value` };
+    if (value === undefined || value === "" || (eq === -1 && value.startsWith("-"))) return usage(`${name} needs a value`);
     flags[name] = value;
   }
-  return { flags, rest: [] };
+  if (flags["--help"] || flags["-h"]) {
+    io.out(help);
+    return 0;
+  }
+  return { flags, rest: args.slice(i), usage };
 }

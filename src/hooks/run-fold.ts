@@ -3,9 +3,9 @@
  * the command line and the Vitest and Jest reporters alike. A record that is missing, truncated,
  * corrupt or foreign is named, never skipped, and never ok.
  */
-import { fs, os, path, url } from "../builtins.js";
+import { fs, os, path } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
-import { formatReport, shortModule, waitingText } from "../registry/audit-format.js";
+import { formatReport, formatTable, okVerdict, shortPath } from "../registry/audit-format.js";
 import { type ProcessRecord, type RecordWriter, recordFormat, runDirVariable } from "../registry/run-records.js";
 
 const runFormat = "dispatch-hook/audit";
@@ -19,11 +19,7 @@ export interface RunProcess extends RecordWriter {
   readonly checked: number;
   /** Set when it started auditing and wrote no record: why, as far as is known. */
   readonly missing?: string;
-  /**
-   * Set by a reporter's fold under `dispatch-hook audit` for a process still running (the test
-   * runner's own, the npx that started it): its record comes at its exit, and the command's fold,
-   * which comes last, judges it.
-   */
+  /** Set by a reporter's fold under `dispatch-hook audit` for a process still running: the command's fold judges it. */
   readonly running?: true;
   readonly report?: AuditReport;
 }
@@ -51,16 +47,13 @@ export interface KnownExit {
 type Parsed<T> = { ok: true; value: T } | { ok: false; why: string };
 
 function parse(file: string): Parsed<unknown> {
-  let text: string;
+  let failing = "it cannot be read";
   try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (error) {
-    return { ok: false, why: `it cannot be read (${error instanceof Error ? error.message : String(error)})` };
-  }
-  try {
+    const text = fs.readFileSync(file, "utf8");
+    failing = "it is truncated or corrupt";
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    return { ok: false, why: `it is truncated or corrupt (${error instanceof Error ? error.message : String(error)})` };
+    return { ok: false, why: `${failing} (${error instanceof Error ? error.message : String(error)})` };
   }
 }
 
@@ -153,7 +146,7 @@ function programOf(p: RecordWriter, cwd: string = process.cwd()): string {
   if (p.entry === null && p.thread !== 0) return `worker thread ${p.thread} of pid ${p.pid}`;
   const entry = p.entry
     ?.split(", ")
-    .map((file) => shortModule(url.pathToFileURL(file).href, cwd))
+    .map((file) => shortPath(file, cwd))
     .join(", ");
   const words = p.thread !== 0 ? (entry as string) : [entry ?? "node", ...p.argv].join(" ");
   return words.length > 80 ? `${words.slice(0, 79)}…` : words;
@@ -173,22 +166,18 @@ function summary(p: RunProcess): string {
 function runVerdict(run: RunAudit): string {
   const failing = run.processes.filter((p) => p.report !== undefined && !p.ok).length;
   const problems = run.processes.reduce((n, p) => n + (p.report?.problems.length ?? 0), 0);
+  const missing = run.processes.filter((p) => p.missing !== undefined).length;
   const parts = [
     ...(problems > 0 ? [`${problems} problem(s) in ${failing} process(es)`] : []),
-    ...(run.processes.some((p) => p.missing !== undefined)
-      ? [`${run.processes.filter((p) => p.missing).length} process(es) without a record`]
-      : []),
+    ...(missing > 0 ? [`${missing} process(es) without a record`] : []),
     ...(run.unreadable.length > 0 ? [`${run.unreadable.length} unreadable file(s) in the run directory`] : []),
   ];
   if (parts.length > 0) return `not ok: ${parts.join(", ")}`;
   if (run.processes.length === 0)
     return "nothing was checked: no process wrote an audit record (did the command start Node with the loader?)";
   if (run.checked === 0) return "nothing was checked: no process made a registration or declared a backend that loaded";
-  const where = `in ${run.processes.filter((p) => p.checked > 0).length} process(es)`;
-  const wait = waitingText(run.processes.flatMap((p) => p.report?.registrations ?? []));
-  return wait === undefined
-    ? `ok: every registration landed, ${where}`
-    : `ok: every registration on a backend that loaded landed, ${where}; ${wait}`;
+  const registrations = run.processes.flatMap((p) => p.report?.registrations ?? []);
+  return okVerdict(registrations, `, in ${run.processes.filter((p) => p.checked > 0).length} process(es)`);
 }
 
 /**
@@ -197,23 +186,19 @@ function runVerdict(run: RunAudit): string {
  */
 export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
   const out: string[] = [];
-  const rows = run.processes.map((p) => [
-    String(p.pid),
-    p.thread === 0 ? "main" : String(p.thread),
-    p.node,
-    p.exitCode === null ? "-" : String(p.exitCode),
-    summary(p),
-    programOf(p, cwd),
-  ]);
   const only = run.processes.length === 1 ? run.processes[0] : undefined;
   const failing = run.processes.filter((p) => p.report !== undefined && !p.ok);
   const registering = run.processes.filter((p) => (p.report?.registrations.length ?? 0) + (p.report?.outside.length ?? 0) > 0);
   const shown = only?.report !== undefined ? [only] : failing.length > 0 ? failing : registering.length === 1 ? registering : [];
   if (only?.report === undefined) {
-    const header = ["pid", "thread", "node", "exit", "audit", "program"];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-    const line = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join("  ");
-    out.push(`${run.processes.length} process(es) wrote to the run:`, line(header), ...rows.map(line));
+    const rows = run.processes.map((p) => {
+      const exit = p.exitCode === null ? "-" : String(p.exitCode);
+      return [String(p.pid), p.thread === 0 ? "main" : String(p.thread), p.node, exit, summary(p), programOf(p, cwd)];
+    });
+    out.push(
+      `${run.processes.length} process(es) wrote to the run:`,
+      ...formatTable(["pid", "thread", "node", "exit", "audit", "program"], rows),
+    );
   }
   for (const p of shown) {
     if (out.length > 0) out.push("");
@@ -232,11 +217,9 @@ export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
 }
 
 /**
- * The run directory a test-runner reporter folds: the command line's (DISPATCH_HOOK_AUDIT_DIR set),
- * or one the reporter makes, names in the environment for the workers it starts next, empties at
- * each run and removes at exit. In the command line's, the reporter's process and those that started
- * it (npx, the runner's bin) write their records when they end, after the reporter has folded: it
- * leaves the processes still running to the command's fold, which comes last.
+ * The run directory a test-runner reporter folds: the command line's, or one it makes for the workers
+ * it starts next (emptied at each run, removed at exit). In the command line's, the processes that
+ * started the reporter write their records after it folded: it leaves them to the command's fold.
  */
 export class RunDirectory {
   readonly path: string;
@@ -259,10 +242,7 @@ export class RunDirectory {
     if (this.#own) for (const name of fs.readdirSync(this.path)) fs.unlinkSync(path.join(this.path, name));
   }
 
-  /**
-   * The run's audit, its report for people, and whether the run fails: on a miss, a worker without a
-   * record, or an unreadable file; a run that registered nothing says so, and passes.
-   */
+  /** The run's audit, its report, and whether the run fails (a miss, a worker without a record, an unreadable file). */
   fold(root?: string): { audit: RunAudit; text: string; failed: boolean } {
     const audit = foldRun(this.path, undefined, this.#own ? undefined : alive);
     const failed = audit.processes.some((p) => !p.ok && !p.running) || audit.unreadable.length > 0;

@@ -147,10 +147,7 @@ export interface AuditReport {
 }
 
 export interface VerifyOptions {
-  /**
-   * Backends the caller is about to use. A registration still pending on one of these is a
-   * problem even if its table was never provided.
-   */
+  /** Backends the caller is about to use: a registration pending on one is a problem even if its table was never provided. */
   readonly backends?: readonly string[];
 }
 

@@ -4,31 +4,10 @@
  * fold, whichever copy of the package folds them (the exit audit folds every registry in the thread).
  */
 import type { WindowFact } from "../channel.js";
-import type {
-  AuditEvent,
-  ErrorSummary,
-  Mechanism,
-  Origin,
-  OutsideRecord,
-  PluginModuleRecord,
-  Problem,
-  RegistrationState,
-} from "./audit-events.js";
-
-export interface MutableRecord {
-  id: number;
-  registry?: string;
-  backend: string;
-  op: string;
-  state: RegistrationState;
-  site: string;
-  origin: Origin | undefined;
-  tables: Array<{ table: number; module: string | undefined; outcome: "applied" | "failed" | "refused"; mechanism?: Mechanism }>;
-  error: ErrorSummary | undefined;
-}
+import type { AuditEvent, OutsideRecord, PluginModuleRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
 
 export interface Fold {
-  readonly records: Map<number, MutableRecord>;
+  readonly records: Map<number, RegistrationRecord>;
   /** Tables provided to this registry, per backend. */
   readonly tables: Map<string, Set<number>>;
   readonly sealed: Map<string, boolean>;
@@ -38,7 +17,7 @@ export interface Fold {
   readonly problems: Problem[];
 }
 
-export function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+export function getOrCreate<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, create: () => V): V {
   let value = map.get(key);
   if (value === undefined) {
     value = create();
@@ -47,10 +26,10 @@ export function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
   return value;
 }
 
-/** Events from another copy arrive as unknown data; anything without a known kind is skipped. */
-export function fold(events: readonly unknown[]): Fold {
-  const out: Fold = { records: new Map(), tables: new Map(), sealed: new Map(), expected: new Map(), problems: [] };
-  const { records } = out;
+/** Events from another copy arrive as unknown data; anything without a known kind is skipped. `registry` names each record. */
+export function fold(events: readonly unknown[], registry?: string): Fold {
+  const records = new Map<number, { -readonly [K in keyof RegistrationRecord]: RegistrationRecord[K] }>();
+  const out: Fold = { records, tables: new Map(), sealed: new Map(), expected: new Map(), problems: [] };
   const stuck: Problem[] = [];
   for (const raw of events) {
     if (typeof raw !== "object" || raw === null) continue;
@@ -71,16 +50,18 @@ export function fold(events: readonly unknown[]): Fold {
       case "applied": {
         const record = records.get(event.id);
         if (record === undefined) break;
-        record.tables = record.tables.filter((t) => t.table !== event.table);
-        record.tables.push({ table: event.table, module: event.module, outcome: "applied", mechanism: event.mechanism });
+        const entry = { table: event.table, module: event.module, outcome: "applied", mechanism: event.mechanism } as const;
+        record.tables = [...record.tables.filter((t) => t.table !== event.table), entry];
         if (record.state !== "failed" && record.state !== "refused") record.state = "applied";
         break;
       }
       case "failed": {
         const record = records.get(event.id);
         if (record === undefined) break;
-        record.tables = record.tables.filter((t) => t.table !== event.table);
-        record.tables.push({ table: event.table, module: event.module, outcome: "failed" });
+        record.tables = [
+          ...record.tables.filter((t) => t.table !== event.table),
+          { table: event.table, module: event.module, outcome: "failed" },
+        ];
         record.state = "failed";
         record.error = event.error;
         break;
@@ -93,7 +74,7 @@ export function fold(events: readonly unknown[]): Fold {
           }
           break;
         }
-        if (event.table !== undefined) record.tables.push({ table: event.table, module: undefined, outcome: "refused" });
+        if (event.table !== undefined) record.tables = [...record.tables, { table: event.table, module: undefined, outcome: "refused" }];
         if (record.state !== "failed") record.state = "refused";
         record.error = { name: "DispatchHookError", message: event.message, code: event.code };
         break;
@@ -149,6 +130,7 @@ export function fold(events: readonly unknown[]): Fold {
     }
   }
   out.problems.push(...stuck);
+  if (registry !== undefined) for (const record of records.values()) record.registry = registry;
   return out;
 }
 
@@ -166,6 +148,8 @@ export function windowRecords(facts: { readonly windows: readonly WindowFact[] }
     if (seen.has(info.id)) continue;
     seen.add(info.id);
     const where = `${info.plugin}'s registration module for ${info.backend} (${info.module})`;
+    const problem = (kind: ProblemKind, op: string, message: string) =>
+      problems.push({ kind, backend: info.backend, op, id: undefined, message });
     plugins.push({
       plugin: info.plugin,
       backend: info.backend,
@@ -175,42 +159,24 @@ export function windowRecords(facts: { readonly windows: readonly WindowFact[] }
       error,
     });
     if (state === "missing") {
-      problems.push({
-        kind: "failed",
-        backend: info.backend,
-        op: "-",
-        id: undefined,
-        message: `${where} could not be loaded: ${error?.message ?? "unknown error"}. The backend loaded without it.`,
-      });
+      problem("failed", "-", `${where} could not be loaded: ${error?.message ?? "unknown error"}. The backend loaded without it.`);
     } else if (state === "failed" || state === "awaiting") {
-      problems.push({
-        kind: "failed",
-        backend: info.backend,
-        op: "-",
-        id: undefined,
-        message:
-          error === undefined
-            ? `${where} did not finish evaluating: it threw (the error reached whoever imported ${info.url}), or it is still waiting at a top-level await.`
-            : `${where} threw: ${error.message}`,
-      });
+      problem(
+        "failed",
+        "-",
+        error === undefined
+          ? `${where} did not finish evaluating: it threw (the error reached whoever imported ${info.url}), or it is still waiting at a top-level await.`
+          : `${where} threw: ${error.message}`,
+      );
     }
-    for (const write of writes) {
-      outside.push({
-        backend: info.backend,
-        op: write.op,
-        plugin: info.plugin,
-        module: info.module,
-        table: info.url,
-        replaced: write.replaced,
-      });
-      if (write.replaced) {
-        problems.push({
-          kind: "conflict",
-          backend: info.backend,
-          op: write.op,
-          id: undefined,
-          message: `${where} replaced the ${info.backend} table's entry for ${write.op} directly, outside the registry. Register through dispatch-hook (register(…, { override: true })) so the replacement is audited and can be undone.`,
-        });
+    for (const { op, replaced } of writes) {
+      outside.push({ backend: info.backend, op, plugin: info.plugin, module: info.module, table: info.url, replaced });
+      if (replaced) {
+        problem(
+          "conflict",
+          op,
+          `${where} replaced the ${info.backend} table's entry for ${op} directly, outside the registry. Register through dispatch-hook (register(…, { override: true })) so the replacement is audited and can be undone.`,
+        );
       }
     }
   }

@@ -6,14 +6,17 @@
 import { path, url } from "../builtins.js";
 import type { AuditReport, RegistrationRecord } from "./audit-events.js";
 
-/** A module URL as people read it: a path relative to the working directory when that is shorter. */
+/** A path as people read it: relative to the working directory when that is shorter. */
+export function shortPath(file: string, cwd: string = process.cwd()): string {
+  const rel = path.relative(cwd, file);
+  return rel.length < file.length ? rel : file;
+}
+
+/** A module URL as people read it: its path (shortPath), and its query. */
 export function shortModule(href: string, cwd: string = process.cwd()): string {
   if (!href.startsWith("file:")) return href;
   try {
-    const file = url.fileURLToPath(href);
-    const rel = path.relative(cwd, file);
-    const query = href.slice(href.search(/[?#]|$/));
-    return `${rel.length < file.length ? rel : file}${query}`;
+    return `${shortPath(url.fileURLToPath(href), cwd)}${href.slice(href.search(/[?#]|$/))}`;
   } catch {
     return href;
   }
@@ -25,23 +28,37 @@ export function shortModule(href: string, cwd: string = process.cwd()): string {
  */
 export function verdict(report: AuditReport): string {
   if (!report.ok) return `${report.problems.length} problem(s):`;
-  const waiting = report.registrations.filter((r) => r.state === "pending");
   if (report.checked === 0) {
     const what = report.notes.find((n) => n.startsWith("no registrations")) ?? "no registrations were made";
     return `nothing was checked: ${what}`;
   }
-  const wait = waitingText(waiting);
-  if (wait === undefined) return "ok: every registration landed";
-  if (report.checked === waiting.length) return `nothing was checked: no registration landed; ${wait}`;
-  return `ok: every registration on a backend that loaded landed; ${wait}`;
+  const waiting = report.registrations.filter((r) => r.state === "pending").length;
+  if (waiting > 0 && report.checked === waiting) return `nothing was checked: no registration landed; ${waitingText(report.registrations)}`;
+  return okVerdict(report.registrations, "");
 }
 
 /** "2 wait for jax, tpu, which never loaded", or undefined when no registration waits. */
-export function waitingText(registrations: readonly RegistrationRecord[]): string | undefined {
+function waitingText(registrations: readonly RegistrationRecord[]): string | undefined {
   const waiting = registrations.filter((r) => r.state === "pending");
   if (waiting.length === 0) return undefined;
   const backends = [...new Set(waiting.map((r) => r.backend))].sort().join(", ");
   return `${waiting.length} ${waiting.length === 1 ? "waits" : "wait"} for ${backends}, which never loaded`;
+}
+
+/** The verdict when something was checked and nothing is wrong (a run's too: `where` follows "landed"). */
+export function okVerdict(registrations: readonly RegistrationRecord[], where: string): string {
+  const wait = waitingText(registrations);
+  return wait === undefined
+    ? `ok: every registration landed${where}`
+    : `ok: every registration on a backend that loaded landed${where}; ${wait}`;
+}
+
+/** Columns padded to their widest cell, but the last; two spaces between. */
+export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] as number))).join("  ");
+  return [line(header), ...rows.map(line)];
 }
 
 /** `verdict` replaces the verdict line (the command line does when the program itself failed). */
@@ -70,13 +87,7 @@ export function formatReport(report: AuditReport, options: { readonly verdict?: 
       shortModule(w.table),
     ]);
   }
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] as string).length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] as number)))
-      .join("  ")
-      .trimEnd();
-  const out = [line(header), ...rows.map(line)];
+  const out = formatTable(header, rows);
   if (rows.length === 0) out.push("(no registrations)");
   for (const plugin of report.plugins) {
     if (plugin.state === "loaded") continue;

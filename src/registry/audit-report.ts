@@ -4,8 +4,8 @@
  * through here, so they give one answer to one question.
  */
 import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
-import type { AuditReport, BackendRecord, Problem, RegistrationRecord } from "./audit-events.js";
-import { type Fold, getOrCreate, type MutableRecord, windowRecords } from "./audit-fold.js";
+import type { AuditReport, BackendRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
+import { type Fold, getOrCreate, windowRecords } from "./audit-fold.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
 export interface TableFact {
@@ -32,16 +32,13 @@ interface ReportScope {
   readonly focus?: readonly string[] | undefined;
 }
 
-export interface NamedFold {
-  readonly fold: Fold;
-  /** Shown when a report covers several registries. */
-  readonly name?: string;
-}
-
 const live = new Set(["pending", "applied", "failed"]);
 
+/** A problem of a backend ("-": of the thread), not of one op type. */
+const general = (kind: ProblemKind, backend: string, message: string): Problem => ({ kind, backend, op: "-", id: undefined, message });
+
 function pendingMessage(
-  record: MutableRecord,
+  record: RegistrationRecord,
   facts: ThreadFacts,
   loaded: boolean,
   unsignalled: string | undefined,
@@ -59,56 +56,42 @@ function pendingMessage(
   return `${at}: no ${record.backend} table ever reached dispatch-hook; ${serving}, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
 }
 
-export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, scope: ReportScope): AuditReport {
+export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: ReportScope): AuditReport {
   const focus = scope.focus === undefined ? undefined : new Set(scope.focus);
   const problems: Problem[] = [];
   const loaded = new Set(facts.tables.map((t) => t.backend));
-  for (const { fold: f } of folds) for (const [backend, ids] of f.tables) if (ids.size > 0) loaded.add(backend);
+  for (const f of folds) for (const [backend, ids] of f.tables) if (ids.size > 0) loaded.add(backend);
   const findings = facts.loaders.flatMap((l) => l.findings ?? []);
   const unsignalled = new Map<string, string>();
   for (const finding of findings) if (finding.problem === "unsignalled") unsignalled.set(finding.backend, finding.message);
-  for (const message of facts.refusals ?? []) problems.push({ kind: "loader", backend: "-", op: "-", id: undefined, message });
+  for (const message of facts.refusals ?? []) problems.push(general("loader", "-", message));
+  // A backend is in play once a table of it exists, a loader saw why none signalled, or the caller named it.
+  const inPlay = (backend: string) => loaded.has(backend) || unsignalled.has(backend) || focus?.has(backend) === true;
 
   const registrations: RegistrationRecord[] = [];
+  // Op types registered and live, or written into a table outside the registry, per backend.
   const registeredOps = new Map<string, Set<string>>();
-  const ownBackends = new Set<string>();
-  for (const { fold: f, name } of folds) {
+  for (const f of folds) {
     for (const record of f.records.values()) {
-      registrations.push(name === undefined ? record : { ...record, registry: name });
-      ownBackends.add(record.backend);
+      registrations.push(record);
       if (live.has(record.state)) getOrCreate(registeredOps, record.backend, () => new Set<string>()).add(record.op);
+      const add = (kind: ProblemKind, message: string) =>
+        problems.push({ kind, backend: record.backend, op: record.op, id: record.id, message });
       if (record.state === "pending") {
-        const isLoaded = loaded.has(record.backend);
-        const why = unsignalled.get(record.backend);
         // A backend named to assertComplete() in this thread holds the exit audit to it, caught or not.
         const asserted = scope.connected && facts.asserted?.has(record.backend) === true;
-        if (isLoaded || why !== undefined || focus?.has(record.backend) || asserted) {
-          problems.push({
-            kind: "pending",
-            backend: record.backend,
-            op: record.op,
-            id: record.id,
-            message: pendingMessage(record, facts, isLoaded, why, asserted),
-          });
+        if (inPlay(record.backend) || asserted) {
+          add("pending", pendingMessage(record, facts, loaded.has(record.backend), unsignalled.get(record.backend), asserted));
         }
       } else if (record.state === "failed") {
-        problems.push({
-          kind: "failed",
-          backend: record.backend,
-          op: record.op,
-          id: record.id,
-          message: `${record.op} on ${record.backend} (registered at ${record.site}) failed to apply: ${record.error?.message ?? "unknown error"}`,
-        });
+        add(
+          "failed",
+          `${record.op} on ${record.backend} (registered at ${record.site}) failed to apply: ${record.error?.message ?? "unknown error"}`,
+        );
       } else if (record.state === "refused" && record.error?.code === "ERR_DISPATCH_CONFLICT") {
         const from =
           record.origin === undefined ? "" : ` (a declarative registration of ${record.origin.plugin}, from ${record.origin.module})`;
-        problems.push({
-          kind: "conflict",
-          backend: record.backend,
-          op: record.op,
-          id: record.id,
-          message: `${record.error.message}${from}`,
-        });
+        add("conflict", `${record.error.message}${from}`);
       }
     }
     problems.push(...f.problems);
@@ -118,8 +101,8 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
 
   // What a loader could not see is a problem for the thread, and for a registry with registrations on that backend.
   for (const finding of findings) {
-    if (!scope.connected && !ownBackends.has(finding.backend)) continue;
-    problems.push({ kind: "loader", backend: finding.backend, op: "-", id: undefined, message: finding.message });
+    if (!scope.connected && !registrations.some((r) => r.backend === finding.backend)) continue;
+    problems.push(general("loader", finding.backend, finding.message));
   }
   // A loader that watches nothing is a problem while a registration waits, while plugins declare what it
   // can never serve, or when no table exists at all; a framework that announces its own tables needs nothing watched.
@@ -128,21 +111,19 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
     for (const loader of facts.loaders) {
       if ((loader.declarations ?? []).length > 0 || !(waiting || (loader.plugins ?? []).length > 0)) continue;
       const files = loader.files ?? [];
-      problems.push({
-        kind: "loader",
-        backend: "-",
-        op: "-",
-        id: undefined,
-        message:
+      problems.push(
+        general(
+          "loader",
+          "-",
           `the dispatch-hook loader (${loader.mode}) found no backend declaration, so it watches nothing. It started from ${loader.root ?? "?"} and read ${files.length === 0 ? "no file" : files.join(", ")}. ` +
-          'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or check with npx dispatch-hook doctor from the app\'s directory.',
-      });
+            'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or check with npx dispatch-hook doctor from the app\'s directory.',
+        ),
+      );
     }
   }
   const windows = scope.connected ? windowRecords(facts) : { plugins: [], outside: [], problems: [] };
   problems.push(...windows.problems);
-  const outsideOps = new Map<string, Set<string>>();
-  for (const write of windows.outside) getOrCreate(outsideOps, write.backend, () => new Set<string>()).add(write.op);
+  for (const write of windows.outside) getOrCreate(registeredOps, write.backend, () => new Set<string>()).add(write.op);
 
   // Expectations are checked on backends that loaded, against what their tables hold, what was registered and what plugins wrote.
   const expected = new Map<string, Map<string, string>>();
@@ -150,7 +131,7 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
     const ops = getOrCreate(expected, backend, () => new Map<string, string>());
     if (!ops.has(op)) ops.set(op, source);
   };
-  for (const { fold: f } of folds) for (const [backend, ops] of f.expected) for (const [op, source] of ops) expect(backend, op, source);
+  for (const f of folds) for (const [backend, ops] of f.expected) for (const [op, source] of ops) expect(backend, op, source);
   if (scope.connected) {
     for (const loader of facts.loaders) {
       for (const plugin of loader.plugins ?? []) {
@@ -164,13 +145,12 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
   }
   let checked = registrations.filter((r) => r.state !== "disposed").length + windows.outside.length;
   for (const [backend, ops] of expected) {
-    const isLoaded = loaded.has(backend) || unsignalled.has(backend) || focus?.has(backend) === true;
-    if (!isLoaded) continue;
+    if (!inPlay(backend)) continue;
     const tables = facts.tables.filter((t) => t.backend === backend);
     for (const [op, source] of ops) {
       checked++;
       const held = tables.some((t) => t.names?.has(op) === true);
-      if (held || registeredOps.get(backend)?.has(op) || outsideOps.get(backend)?.has(op)) continue;
+      if (held || registeredOps.get(backend)?.has(op)) continue;
       const why = unsignalled.get(backend);
       problems.push({
         kind: "missing",
@@ -196,10 +176,10 @@ export function buildReport(folds: readonly NamedFold[], facts: ThreadFacts, sco
   };
 }
 
-function backendRecords(folds: readonly NamedFold[], facts: ThreadFacts, loaded: ReadonlySet<string>): BackendRecord[] {
+function backendRecords(folds: readonly Fold[], facts: ThreadFacts, loaded: ReadonlySet<string>): BackendRecord[] {
   const names = new Set<string>(loaded);
   const sealed = new Set<string>();
-  for (const { fold: f } of folds) {
+  for (const f of folds) {
     for (const record of f.records.values()) names.add(record.backend);
     for (const backend of f.expected.keys()) names.add(backend);
     for (const [backend, on] of f.sealed) {
@@ -268,7 +248,7 @@ function notes(
  * With a loader such a backend is "not loaded" instead. Registrations alone say nothing: a plugin
  * registers for every backend it supports, whether or not the app uses it.
  */
-function withoutLoader(folds: readonly NamedFold[], facts: ThreadFacts, loaded: ReadonlySet<string>, scope: ReportScope): Problem[] {
+function withoutLoader(folds: readonly Fold[], facts: ThreadFacts, loaded: ReadonlySet<string>, scope: ReportScope): Problem[] {
   if (facts.loaders.length > 0 || facts.tables.some((t) => t.host !== undefined)) return [];
   const declared = new Map<string, string>();
   const declare = (backend: string, how: string) => {
@@ -276,24 +256,20 @@ function withoutLoader(folds: readonly NamedFold[], facts: ThreadFacts, loaded: 
   };
   for (const backend of scope.focus ?? []) declare(backend, "named to verify() or assertComplete()");
   if (scope.connected) for (const backend of facts.asserted ?? []) declare(backend, "named to assertComplete()");
-  for (const { fold: f } of folds) {
+  for (const f of folds) {
     for (const [backend, ops] of f.expected) {
       const [source] = ops.values();
       declare(backend, `expected to hold ${[...ops.keys()].join(", ")} (by ${source})`);
     }
   }
-  const problems: Problem[] = [];
-  for (const [backend, how] of declared) {
-    if (loaded.has(backend)) continue;
-    problems.push({
-      kind: "no-loader",
-      backend,
-      op: "-",
-      id: undefined,
-      message:
-        `${backend} was ${how}, but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no ${backend} table exists: nothing could make its registrations land or check them. ` +
-        `Start the program with node --import dispatch-hook/loader.mjs, run it through a host adapter (dispatch-hook/vitest, dispatch-hook/vite, dispatch-hook/esbuild or dispatch-hook/jest), or have the framework call announce(${JSON.stringify(backend)}, table) in its ${backend} dispatch module.`,
-    });
-  }
-  return problems;
+  return [...declared].flatMap(([backend, how]) =>
+    loaded.has(backend)
+      ? []
+      : general(
+          "no-loader",
+          backend,
+          `${backend} was ${how}, but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no ${backend} table exists: nothing could make its registrations land or check them. ` +
+            `Start the program with node --import dispatch-hook/loader.mjs, run it through a host adapter (dispatch-hook/vitest, dispatch-hook/vite, dispatch-hook/esbuild or dispatch-hook/jest), or have the framework call announce(${JSON.stringify(backend)}, table) in its ${backend} dispatch module.`,
+        ),
+  );
 }

@@ -15,10 +15,7 @@ export type AuditMode = "strict" | "report" | "off";
 const on = new Set(["1", "true", "on", "yes"]);
 const off = new Set(["", "0", "false", "off", "no"]);
 
-/**
- * The mode `value` names, in any case: strict; report, or 1/true/on/yes; off, or 0/false/no, or
- * unset or empty. Anything else is off, with a warning unless `warn` is false (for a caller that asks often).
- */
+/** The mode `value` names, in any case; anything unknown is off, with a warning unless `warn` is false (for a caller that asks often). */
 export function parseAuditMode(value: string | undefined, warn = true): AuditMode {
   const word = value?.trim().toLowerCase();
   if (word === undefined || off.has(word)) return "off";
@@ -33,10 +30,7 @@ export function parseAuditMode(value: string | undefined, warn = true): AuditMod
   return "off";
 }
 
-/**
- * Whether this process runs an audit (a mode, or a run directory): only then does a registry capture
- * call sites unless told to. A capture costs several times the rest of a registration (bench/RESULTS.md).
- */
+/** Whether this process audits: only then does a registry capture call sites (costly: bench/RESULTS.md). */
 export function auditRunning(): boolean {
   return parseAuditMode(process.env.DISPATCH_HOOK_AUDIT, false) !== "off" || Boolean(process.env.DISPATCH_HOOK_AUDIT_DIR);
 }
@@ -54,10 +48,7 @@ export interface AuditAtExitOptions {
   readonly dir?: string | undefined; // DISPATCH_HOOK_AUDIT_DIR: the run directory, where each thread writes its record
 }
 
-/**
- * Arranges the thread's exit audit: only the first caller in a thread and realm, whichever copy, and
- * nothing when both mode and dir are off. Every thread writes its own record and prints its own table.
- */
+/** Arranges the thread's exit audit, once per thread and realm whichever copy asks: its record, and its table. */
 export function auditAtExit(options: AuditAtExitOptions): void {
   const { mode } = options;
   let dir = options.dir === "" ? undefined : options.dir;
@@ -85,8 +76,8 @@ export function auditAtExit(options: AuditAtExitOptions): void {
 }
 
 /**
- * The exit audit the environment asks for, armed by the loader or by the main entry, whichever comes
- * first: worker threads never run the loader's `--import`, and a program may run with no loader at all.
+ * The exit audit the environment asks for, armed by the loader or the main entry: workers never run
+ * the loader's `--import`, and a program may have no loader.
  */
 export function auditFromEnvironment(): void {
   const { DISPATCH_HOOK_AUDIT: mode, DISPATCH_HOOK_AUDIT_DIR: dir } = process.env;
@@ -97,42 +88,36 @@ export function auditFromEnvironment(): void {
 const testFiles = () => hub().shared("test-files", () => new Set<string>());
 const entry = () => [...testFiles()].join(", ") || undefined;
 
-/**
- * For test runners, whose workers are stopped without running exit handlers: writes this realm's record
- * now, naming the test file, when the environment names a run directory. Returns whether it wrote one.
- */
-export function recordTestFile(testFile: string | undefined): boolean {
+/** For test runners, which stop workers without their exit handlers: writes this realm's record now, naming the test file. */
+function recordTestFile(testFile: string | undefined): void {
   const dir = process.env.DISPATCH_HOOK_AUDIT_DIR;
-  if (!dir) return false;
+  if (!dir) return;
   auditFromEnvironment();
   try {
     if (testFile !== undefined) testFiles().add(testFile);
     writeRecord(dir, threadAudit(), null, entry());
-    return true;
   } catch (error) {
     process.emitWarning(
       `dispatch-hook cannot write its audit record into DISPATCH_HOOK_AUDIT_DIR=${dir} (${error instanceof Error ? error.message : String(error)}).`,
       { code: "DISPATCH_HOOK_AUDIT_RECORD" },
     );
-    return false;
   }
 }
 
-interface TestGlobals {
+interface TestRunner {
   readonly afterAll?: (fn: () => void) => void;
   readonly expect?: { readonly getState?: () => { readonly testPath?: string } };
 }
 
 /**
- * Under a test runner that puts `afterAll` in the test file's globals (Jest, which gives each file a
- * `process` whose exit handlers never run), the record is written after the file too.
+ * Records after each test file too, under a runner whose `afterAll` is global (Jest: its per-file
+ * `process` runs no exit handler) or given (Vitest's, from its setup file).
  */
-function recordAfterTestFile(): void {
-  const globals = globalThis as TestGlobals;
-  if (typeof globals.afterAll !== "function") return;
+export function recordAfterTestFile(runner: TestRunner = globalThis as TestRunner): void {
+  if (typeof runner.afterAll !== "function") return;
   try {
-    globals.afterAll(() => {
-      recordTestFile(globals.expect?.getState?.().testPath);
+    runner.afterAll(() => {
+      recordTestFile(runner.expect?.getState?.().testPath);
     });
   } catch {
     // Inside a test: the exit record stands.

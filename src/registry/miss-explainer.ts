@@ -6,6 +6,7 @@
 import type { DispatchMiss } from "../channel.js";
 import { hub } from "../hub.js";
 import type { AuditEvent, Unsequenced } from "./audit-events.js";
+import { getOrCreate } from "./audit-fold.js";
 import type { BackendState, Registration, Table } from "./registration.js";
 
 interface MissContext {
@@ -54,11 +55,7 @@ export class MissExplainer {
   readonly #recorded = new WeakMap<object, Set<string>>();
 
   #once(table: object, key: string): boolean {
-    let keys = this.#recorded.get(table);
-    if (keys === undefined) {
-      keys = new Set();
-      this.#recorded.set(table, keys);
-    }
+    const keys = getOrCreate(this.#recorded, table, () => new Set<string>());
     if (keys.has(key)) return false;
     keys.add(key);
     return true;

@@ -6,11 +6,12 @@
 import { url } from "../builtins.js";
 import { frameworkNamespace, type HostFacts, keyName, listEntries, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
-import { type AuditEvent, type AuditReport, frozen, type VerifyOptions } from "./audit-events.js";
+import { type AuditEvent, type AuditReport, frozen, toData, type VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
-import { buildReport, type NamedFold, type TableFact, type ThreadFacts } from "./audit-report.js";
+import { buildReport, type TableFact, type ThreadFacts } from "./audit-report.js";
 import { DispatchHookError } from "./errors.js";
 import { checkVerifyOptions } from "./options.js";
+import type { Table } from "./registration.js";
 
 let created = 0;
 const defaults = new WeakSet<object>();
@@ -47,27 +48,16 @@ function assertedBackends(): Set<string> {
   return hub().shared("asserted-backends@1", () => new Set<string>());
 }
 
-function names(table: unknown): ReadonlySet<string> | undefined {
-  const entries = listEntries(table);
-  if (entries === undefined) return undefined;
-  const out = new Set<string>();
-  for (const key of entries.keys()) {
-    const name = keyName(key);
-    if (name !== undefined) out.add(name);
-  }
-  return out;
-}
-
 /** The thread's facts; `own` adds tables a registry was given directly (they were never announced). */
-export function gatherFacts(
-  own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }> = [],
-): ThreadFacts {
+export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" | "table">> = []): ThreadFacts {
   const seen = new Set<unknown>();
   const tables: TableFact[] = [];
   const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts) => {
     if (typeof table !== "object" || table === null || seen.has(table)) return;
     seen.add(table);
-    tables.push({ backend, module, names: names(table), host });
+    const keys = listEntries(table)?.keys();
+    const names = keys && new Set([...keys].flatMap((key) => keyName(key) ?? []));
+    tables.push({ backend, module, names, host });
   };
   const h = hub();
   for (const notice of h.allTables())
@@ -83,10 +73,7 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
     .map((m) => ({ name: m.name, copy: m.copy, events: inNamespace(m.events() as readonly AuditEvent[], m.namespace) }))
     .filter((r) => r.events.length > 0);
   const copies = new Set(registries.map((r) => r.copy));
-  const folds: NamedFold[] = registries.map((r) => ({
-    fold: fold(r.events),
-    name: copies.size > 1 ? `${r.name} (${r.copy})` : r.name,
-  }));
+  const folds = registries.map((r) => fold(r.events, copies.size > 1 ? `${r.name} (${r.copy})` : r.name));
   return frozen(buildReport(folds, gatherFacts(), { connected: true, focus: options.backends }));
 }
 
@@ -94,7 +81,7 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
 function inNamespace(events: readonly AuditEvent[], namespace: string): readonly AuditEvent[] {
   if (namespace === frameworkNamespace) return events;
   return events.map((event) => {
-    const data = (event as { toJSON?: () => AuditEvent }).toJSON?.() ?? event;
+    const data = toData(event);
     return "backend" in data ? { ...data, backend: `${data.backend} [${namespace}]` } : data;
   });
 }
@@ -107,12 +94,12 @@ export function registryReport(
   registry: object,
   events: readonly AuditEvent[],
   options: VerifyOptions,
-  own: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly table: object }>,
+  own: readonly Table[],
 ): AuditReport {
   checkVerifyOptions(options, "verify() or format()");
   const facts = gatherFacts(own);
   const connected = facts.loaders.some((l) => l.registry === registry) || (facts.loaders.length === 0 && isDefault(registry));
-  return buildReport([{ fold: fold(events) }], facts, { connected, focus: options.backends });
+  return buildReport([fold(events)], facts, { connected, focus: options.backends });
 }
 
 /**

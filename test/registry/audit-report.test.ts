@@ -16,12 +16,10 @@ const loader = {
 describe("buildReport", () => {
   it("a pending registration is a problem once its backend loaded anywhere in the thread, or when named", () => {
     const f = fold([requested(0, "cpu", "Conv")]);
-    expect(buildReport([{ fold: f }], noFacts, { connected: false }).problems).toEqual([]);
+    expect(buildReport([f], noFacts, { connected: false }).problems).toEqual([]);
     const loaded = { ...noFacts, tables: [{ backend: "cpu", module: "file:///b/cpu.js", names: new Set<string>() }] };
-    expect(buildReport([{ fold: f }], loaded, { connected: false }).problems[0]?.message).toContain(
-      "still pending although a cpu table exists",
-    );
-    expect(buildReport([{ fold: f }], noFacts, { connected: false, focus: ["cpu"] }).problems[0]?.message).toContain(
+    expect(buildReport([f], loaded, { connected: false }).problems[0]?.message).toContain("still pending although a cpu table exists");
+    expect(buildReport([f], noFacts, { connected: false, focus: ["cpu"] }).problems[0]?.message).toContain(
       "no dispatch-hook loader is installed",
     );
     // Under a host adapter (Vitest's plugin) there is no loader, and the advice is not to add one.
@@ -29,18 +27,18 @@ describe("buildReport", () => {
       ...noFacts,
       tables: [{ backend: "gpu", module: "/b/gpu.js", names: new Set<string>(), host: { name: "dispatch-hook/vite", plugins: [] } }],
     };
-    const message = buildReport([{ fold: f }], hosted, { connected: false, focus: ["cpu"] }).problems[0]?.message;
+    const message = buildReport([f], hosted, { connected: false, focus: ["cpu"] }).problems[0]?.message;
     expect(message).toContain("dispatch-hook/vite serves this thread's modules, but no module declared for cpu finished loading");
     expect(message).not.toContain("--import");
   });
 
   it("with no loader, a backend the program said it needs that has no table is a no-loader problem; registrations alone are not", () => {
     const expected = fold([{ kind: "expected", seq: 0, backend: "cpu", ops: ["Conv"], source: "app.js:3" }]);
-    const kinds = (facts: ThreadFacts, scope: Parameters<typeof buildReport>[2], folds = [{ fold: expected }]) =>
+    const kinds = (facts: ThreadFacts, scope: Parameters<typeof buildReport>[2], folds = [expected]) =>
       buildReport(folds, facts, scope).problems.map((p) => [p.kind, p.backend]);
     // Expected, named, or (for a connected report) named to assertComplete() anywhere in the thread.
     expect(kinds(noFacts, { connected: false })).toEqual([["no-loader", "cpu"]]);
-    expect(buildReport([{ fold: expected }], noFacts, { connected: false }).problems[0]?.message).toContain(
+    expect(buildReport([expected], noFacts, { connected: false }).problems[0]?.message).toContain(
       "cpu was expected to hold Conv (by app.js:3), but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no cpu table exists",
     );
     expect(kinds(noFacts, { connected: false, focus: ["gpu"] }, [])).toEqual([["no-loader", "gpu"]]);
@@ -59,7 +57,7 @@ describe("buildReport", () => {
     };
     expect(kinds({ ...noFacts, tables: [hosted] }, { connected: false })).toEqual([]);
     // A registration for a backend that never loaded says nothing about whether the app needs it.
-    expect(kinds(noFacts, { connected: true }, [{ fold: fold([requested(0, "jax", "Conv")]) }])).toEqual([]);
+    expect(kinds(noFacts, { connected: true }, [fold([requested(0, "jax", "Conv")])])).toEqual([]);
   });
 
   it("checks a connected loader's expectations on every backend that loaded, against what the tables hold", () => {
@@ -154,14 +152,9 @@ describe("buildReport", () => {
   });
 
   it("names each registry when a report covers several", () => {
-    const report = buildReport(
-      [
-        { fold: fold([requested(0, "cpu", "A")]), name: "default" },
-        { fold: fold([requested(0, "cpu", "B")]), name: "#2" },
-      ],
-      noFacts,
-      { connected: true },
-    );
+    const report = buildReport([fold([requested(0, "cpu", "A")], "default"), fold([requested(0, "cpu", "B")], "#2")], noFacts, {
+      connected: true,
+    });
     expect(report.registrations.map((r) => [r.registry, r.op])).toEqual([
       ["default", "A"],
       ["#2", "B"],
