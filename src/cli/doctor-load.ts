@@ -170,12 +170,13 @@ export async function loadBackends(
   }
   for (const report of reports) {
     for (const plugin of report.plugins) {
-      // A backend whose dispatch module failed has its finding above: what follows from it is not repeated.
-      if (plugin.state === "loaded" || failedBackends.has(plugin.backend)) continue;
+      // A backend whose dispatch module failed has its finding above, and a registration module that
+      // does not exist has one from reading the config: what follows from either is not repeated.
+      if (plugin.state === "loaded" || plugin.state === "missing" || failedBackends.has(plugin.backend)) continue;
       findings.push({
         kind: "registration-module",
         backend: plugin.backend,
-        message: `${plugin.plugin}: the registration module for ${plugin.backend} (${plugin.module}) ${plugin.state === "missing" ? "does not resolve" : plugin.state === "failed" ? "threw" : "never finished"}${plugin.error === undefined ? "" : `: ${plugin.error.message}`}`,
+        message: `${plugin.plugin}: the registration module for ${plugin.backend} (${plugin.module}) ${plugin.state === "failed" ? "threw" : "never finished"}${plugin.error === undefined ? "" : `: ${plugin.error.message}`}`,
       });
     }
     for (const problem of report.problems) {
@@ -183,6 +184,8 @@ export async function loadBackends(
         ? (problem.kind as FindingKind)
         : "other";
       if (failedBackends.has(problem.backend) && kind !== "conflict") continue;
+      // A registration module's window problem (op "-") says again what its plugin's finding said.
+      if (problem.kind === "failed" && problem.op === "-") continue;
       // With no backend declared, the loader's "watches nothing" follows from the config: reading
       // it said so already, or backend sets that are chosen per call need nothing watched.
       if (input.backends.length === 0 && problem.message.includes("found no backend declaration")) continue;

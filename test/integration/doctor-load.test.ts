@@ -111,6 +111,25 @@ describe("doctor --load", () => {
     expect(human.code).toBe(1);
   });
 
+  it("a registration module that does not exist is one finding, not one from the config, one from its plugin and one from its window", async () => {
+    const dir = makeTree({
+      ...healthy,
+      ...pluginPackage("lost-ops", { numba: "./numba.js" }, {}),
+      "package.json": JSON.stringify({
+        name: "app",
+        type: "module",
+        dependencies: { tensorlab: "*", "lost-ops": "*", "dispatch-hook": "*" },
+      }),
+    });
+    const result = await doctor(dir, "--load", "--json");
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(report.findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(/^lost-ops: the registration module for numba, .*numba\.js, does not exist$/),
+    ]);
+    expect(report.findings[0]?.kind).toBe("config");
+    expect(result.code).toBe(1);
+  });
+
   it("a project that only chooses backends per call: no backend to load, nothing to complain of; exit 0", async () => {
     const dir = makeTree({
       "node_modules/dispatch-hook": { symlink: "<repo>" },
