@@ -126,6 +126,7 @@ export class RequestedEvent {
   }
 }
 
+/** @internal */
 export interface CallSite {
   readonly stack?: string;
 }
@@ -133,6 +134,7 @@ export interface CallSite {
 /**
  * Captures only the frame that called `above`: a stack limit of 1 is about a third cheaper than the
  * default 10 (bench/RESULTS.md), and V8 formats the stack lazily, when the audit log is read.
+ * @internal
  */
 export function captureCallSite(above: Function): CallSite {
   const holder: CallSite = {};
@@ -146,7 +148,7 @@ export function captureCallSite(above: Function): CallSite {
   return holder;
 }
 
-/** "path/to/file.js:12", relative to the working directory, or "unknown". */
+/** "path/to/file.js:12", relative to the working directory, or "unknown". @internal */
 export function formatCallSite(site: CallSite | undefined): string {
   if (site === undefined) return "unknown";
   const frame = site.stack?.split("\n").find((line) => line.trimStart().startsWith("at "));
@@ -182,6 +184,7 @@ interface Job {
   readonly mechanism: Mechanism;
 }
 
+/** @internal */
 export class BackendState {
   readonly tables: Table[] = [];
   /** The live registration per op type. */

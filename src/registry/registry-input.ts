@@ -93,7 +93,7 @@ export function checkDeclareInput(backend: string, options: DeclareOptions): Tab
   return options?.adapter === undefined ? undefined : checkAdapter(options.adapter, where);
 }
 
-/** What register() was asked, with where it came from. */
+/** What register() was asked, with where it came from. @internal */
 export interface Request {
   readonly backend: string;
   readonly opType: Class;
@@ -116,6 +116,7 @@ const take: Admission = Object.freeze({ action: "take" });
  * A new registration, given what its backend holds: refused (sealed, or a conflict without override),
  * waiting behind the current owner (the same implementation again, or a plugin's registration where
  * the app overrode explicitly, whichever came first), or taking over.
+ * @internal
  */
 export function admit(request: Request, sealed: boolean, owner: Registration | undefined): Admission {
   const { backend, opType, impl, override, origin } = request;

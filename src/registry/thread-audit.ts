@@ -16,12 +16,12 @@ import type { Table } from "./registration.js";
 let created = 0;
 const defaults = new WeakSet<object>();
 
-/** How a registry is named in a thread-wide audit: the given name, or the next "#n". */
+/** How a registry is named in a thread-wide audit: the given name, or the next "#n". @internal */
 export function registryName(given: string | undefined): string {
   return given ?? `#${++created}`;
 }
 
-/** The package directory of this copy of dispatch-hook ("?" if it cannot be told). */
+/** The package directory of this copy of dispatch-hook ("?" if it cannot be told). @internal */
 export const copyDirectory: string = (() => {
   try {
     return url.fileURLToPath(new URL("../..", import.meta.url));
@@ -36,6 +36,7 @@ export function markDefault<T extends object>(registry: T): T {
   return registry;
 }
 
+/** @internal */
 export function isDefault(registry: object): boolean {
   return defaults.has(registry);
 }
@@ -48,7 +49,7 @@ function assertedBackends(): Set<string> {
   return hub().shared("asserted-backends@1", () => new Set<string>());
 }
 
-/** The thread's facts; `own` adds tables a registry was given directly (they were never announced). */
+/** The thread's facts; `own` adds tables a registry was given directly (they were never announced). @internal */
 export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" | "table">> = []): ThreadFacts {
   const seen = new Set<unknown>();
   const tables: TableFact[] = [];
@@ -89,6 +90,7 @@ function inNamespace(events: readonly AuditEvent[], namespace: string): readonly
 /**
  * One registry's report: its events, the thread's facts and the tables it was given. The loaders' facts
  * count for the registry a loader feeds, and, with no loader, for the default registry that host adapters feed.
+ * @internal
  */
 export function registryReport(
   registry: object,
