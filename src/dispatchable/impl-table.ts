@@ -69,10 +69,11 @@ export function parseLazyImpl(text: string): LazyImpl | undefined {
 
 /** Requires `specifier` from directory `base`; `fail(why)` makes the error: it does not resolve, or loading it threw. */
 export function requireFrom(base: string, specifier: string, fail: (why: string, cause?: unknown) => Error): Record<string, unknown> {
-  const require = nodeModule.createRequire(path.join(base, "noop.js"));
+  const dir = path.resolve(base); // a relative base is the working directory's
+  const require = nodeModule.createRequire(path.join(dir, "noop.js"));
   let file: string;
   try {
-    file = require.resolve(specifier.startsWith(".") ? path.resolve(base, specifier) : specifier);
+    file = require.resolve(specifier.startsWith(".") ? path.resolve(dir, specifier) : specifier);
   } catch (error) {
     throw fail(`${JSON.stringify(specifier)} does not resolve from ${base}`, error);
   }

@@ -81,7 +81,7 @@ export function checkOptions(
     throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `${where}: options must be an object, got ${describe(value)}.`);
   }
   const known = Object.keys(spec);
-  for (const key of [...required, ...Object.keys(value)]) {
+  for (const key of [...Object.keys(value), ...required]) {
     const kind = spec[key];
     if (kind === undefined || !Object.hasOwn(spec, key)) {
       throw new DispatchHookError(

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable } from "../../src/dispatchable/dispatchable.js";
@@ -43,6 +43,13 @@ describe("a set of backends", () => {
       }),
     );
     expect(() => createBackends(undefined as never)).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }));
+    // A misspelt key is named as such, not as a missing name.
+    expect(() => createBackends({ nme: "calc" } as never)).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_INVALID_OPTION",
+        message: expect.stringContaining('unknown option "nme" (did you mean "name"?)'),
+      }),
+    );
   });
 
   it("reads backends declared in package.json under its name, lazily, and warns about a broken one", () => {
@@ -103,6 +110,23 @@ describe("typos found early", () => {
     createBackends({ name: "lazy", discover: false }).declare({ name: "bad", implementations: { add: "./nowhere.cjs#add" }, base: dir });
     expect(() => createBackends({ name: "x", checkImplementations: "soon" as never })).toThrow(
       expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
+    );
+  });
+
+  it("a relative base resolves from the working directory, for lazy implementations and abstract named types alike", () => {
+    const dir = makeTree({
+      "impl.cjs":
+        "exports.add = () => 'lazy add';\nexports.Abs = class Abs { static [Symbol.hasInstance](v) { return v?.abs === true; } };\n",
+    });
+    const base = relative(process.cwd(), dir);
+    const set = createBackends({ name: "relative", discover: false });
+    set.declare({ name: "rel", primaryTypes: ["@./impl.cjs#Abs"], implementations: { add: "./impl.cjs#add" }, base });
+    const add = dispatchable((_x: unknown) => "reference add", { name: "add", args: [0], backends: set });
+    expect(add({ abs: true })).toBe("lazy add");
+    expect(add({})).toBe("reference add");
+    const eager = createBackends({ name: "relative-eager", discover: false, checkImplementations: "eager" });
+    expect(() => eager.declare({ name: "bad", implementations: { add: "./nowhere.cjs#add" }, base })).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_IMPL_LOAD" }),
     );
   });
 
