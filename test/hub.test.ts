@@ -110,7 +110,7 @@ describe("the hub", () => {
     kept = undefined;
     dropped = undefined;
     table = undefined;
-    await collect();
+    await collect(() => seen.includes("collected dropped") && seen.includes("collected table"));
     expect(seen).toContain("collected dropped");
     expect(seen).toContain("collected table");
     expect(seen).not.toContain("collected kept");
@@ -129,7 +129,7 @@ describe("the hub", () => {
       gone.register(registry, i);
     };
     for (let i = 0; i < 200; i++) use(i);
-    await collect();
+    await collect(() => collected === 200);
     expect(collected).toBe(200);
     expect(hub().members().length).toBe(before);
   });

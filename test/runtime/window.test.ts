@@ -158,7 +158,7 @@ describe("registration windows", () => {
         .find((w) => w.info.id === "reload")
         ?.outside.map((w) => w.op),
     ).toEqual(["Pool"]);
-    await collect();
+    await collect(() => loads === 102);
     expect(loads).toBe(102);
     expect(facts().filter((w) => w.info.id === "reload")).toHaveLength(1);
   });
