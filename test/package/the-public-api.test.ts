@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import * as api from "../src/index.js";
+import * as api from "../../src/index.js";
 
 describe("the public API", () => {
   it("exports a small, fixed set of values", () => {

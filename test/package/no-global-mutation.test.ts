@@ -2,10 +2,10 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { loader, makeTree, nodeBinary } from "./integration/fixture.js";
-import { frameworkEsm, plugin } from "./integration/trees.js";
+import { loader, makeTree, nodeBinary } from "../integration/fixture.js";
+import { frameworkEsm, plugin } from "../integration/trees.js";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 describe("no global mutation", () => {
   it("importing the package and a full register → provide → dispose cycle change nothing process-wide", () => {

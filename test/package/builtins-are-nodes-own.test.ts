@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { crypto, diagnosticsChannel, fs, nodeModule, os, path, url, util, workerThreads } from "../src/builtins.js";
+import { crypto, diagnosticsChannel, fs, nodeModule, os, path, url, util, workerThreads } from "../../src/builtins.js";
 
 const require = createRequire(import.meta.url);
 

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
-import { announce } from "../src/announce.js";
-import { hub } from "../src/hub.js";
-import { Dispatcher } from "../src/registry/dispatcher.js";
-import { createRegistry } from "../src/registry/registry.js";
-import { tablesOf, thrown } from "./helpers.js";
+import { announce } from "../../src/announce.js";
+import { hub } from "../../src/hub.js";
+import { Dispatcher } from "../../src/registry/dispatcher.js";
+import { createRegistry } from "../../src/registry/registry.js";
+import { tablesOf, thrown } from "../helpers.js";
 
 class Op {}
 

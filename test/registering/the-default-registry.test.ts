@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { register, registry } from "../src/default-registry.js";
+import { register, registry } from "../../src/default-registry.js";
 
 describe("the default registry", () => {
   it("register() is shorthand for it, and records no call site while no audit runs", () => {
@@ -18,7 +18,7 @@ describe("the default registry", () => {
   });
 
   it('is named "default" in the thread\'s audit', async () => {
-    const { threadAudit } = await import("../src/registry/thread-audit.js");
+    const { threadAudit } = await import("../../src/registry/thread-audit.js");
     class Named {}
     const handle = register("jax", Named, () => 1);
     expect(threadAudit().registrations.find((r) => r.op === "Named")?.registry).toBe("default");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { dispatcherBrand, keyName, listEntries, noticeTable } from "../src/channel.js";
-import { Dispatcher } from "../src/registry/dispatcher.js";
+import { dispatcherBrand, keyName, listEntries, noticeTable } from "../../src/channel.js";
+import { Dispatcher } from "../../src/registry/dispatcher.js";
 
 class Conv {}
 

@@ -7,11 +7,11 @@ import { execFileSync } from "node:child_process";
 import diagnosticsChannel from "node:diagnostics_channel";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type HubApi, type HubMember, type HubRequest, hubChannelName, summarizeError } from "../src/channel.js";
-import { hub } from "../src/hub.js";
-import { DispatchHookError } from "../src/registry/errors.js";
-import { createRegistry } from "../src/registry/registry.js";
-import { collect, tablesOf } from "./helpers.js";
+import { type HubApi, type HubMember, type HubRequest, hubChannelName, summarizeError } from "../../src/channel.js";
+import { hub } from "../../src/hub.js";
+import { DispatchHookError } from "../../src/registry/errors.js";
+import { createRegistry } from "../../src/registry/registry.js";
+import { collect, tablesOf } from "../helpers.js";
 
 const channel = diagnosticsChannel.channel(hubChannelName);
 
@@ -136,7 +136,7 @@ describe("the hub", () => {
 
   it("lets a vm realm go (a Jest or Vitest vm-pool test file) once only the thread's channel knows its hub", () => {
     // A child process of its own: V8's coverage (which this suite runs under) keeps every script alive.
-    const bundle = fileURLToPath(new URL("../dist/bundle/index.cjs", import.meta.url));
+    const bundle = fileURLToPath(new URL("../../dist/bundle/index.cjs", import.meta.url));
     const script = [
       'const { readFileSync } = require("node:fs");',
       'const { createRequire } = require("node:module");',
@@ -166,7 +166,7 @@ describe("the hub", () => {
   it("claims the exit audit once", () => {
     // A fresh process, whose hub nobody has claimed yet (this suite's may have been claimed): the
     // first claim wins, and every later one fails.
-    const entry = new URL("../dist/hub.js", import.meta.url).href;
+    const entry = new URL("../../dist/hub.js", import.meta.url).href;
     const script = `const { hub } = await import(${JSON.stringify(entry)}); console.log(JSON.stringify([hub().claimExit(), hub().claimExit(), hub().claimExit()]));`;
     const env = { ...process.env, NODE_OPTIONS: "", NODE_V8_COVERAGE: "" };
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env });
