@@ -6,6 +6,8 @@ import { dispatchable } from "../../src/dispatchable/dispatchable.js";
 import { createFast } from "../../src/dispatchable/fast-call.js";
 import { compileFront, WIDTH } from "../../src/dispatchable/front.js";
 import { backendOptions, scopeHolder, type TraceEntry } from "../../src/dispatchable/options-scope.js";
+import { createCaller } from "../../src/dispatchable/call-path.js";
+import { WeakCache } from "../../src/dispatchable/weak-cache.js";
 
 class Jax {
   v = 1;
@@ -23,6 +25,32 @@ function setup() {
 }
 /** The value's class name as its prototype tells it, or its typeof. */
 const kind = (x: unknown) => (typeof x === "object" && x !== null ? (Object.getPrototypeOf(x)?.constructor?.name ?? "bare") : typeof x);
+
+class JaxArray {}
+class CupyArray {}
+
+function callPath(arity: number, indices: number[] | undefined, relevant?: (args: unknown[]) => unknown[]) {
+  const set = createBackends({ name: `call-path-${arity}`, discover: false });
+  set.declare({
+    name: "jax",
+    primaryTypes: [JaxArray],
+    secondaryTypes: [Number],
+    implementations: { f: (...args: unknown[]) => `jax ${args.length}` },
+  });
+  const params = Array.from({ length: arity }, (_, i) => `p${i}`);
+  // A default implementation with exactly `arity` parameters, which decides the by-name path.
+  const defaultImpl = new Function(...params, "return 'default ' + arguments.length;") as (...a: unknown[]) => unknown;
+  const caller = createCaller({
+    name: "f",
+    op: set.opFor("f"),
+    set,
+    defaultImpl,
+    indices,
+    relevant: relevant ?? ((args) => (indices ?? []).map((i) => args[i])),
+    labelsFor: (n) => Array.from({ length: n }, (_, i) => `argument ${i}`),
+  });
+  return { set, call: caller.call };
+}
 
 describe("the compiled front", () => {
   it("answers from the prototype, never from the constructor hint alone", () => {
@@ -197,5 +225,67 @@ describe("the compiled front", () => {
     });
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toEqual({ threw: true, out: ["jax", "jax", "default"] });
+  });
+});
+
+describe("the call path", () => {
+  for (const arity of [1, 2, 3, 4]) {
+    it(`a function of ${arity} parameter${arity === 1 ? "" : "s"}: by-name and general paths agree, extra and missing arguments included`, () => {
+      const { call } = callPath(arity, [0]);
+      const full = Array.from({ length: arity }, (_, i) => (i === 0 ? new JaxArray() : i));
+      expect(call(...full)).toBe(`jax ${arity}`);
+      expect(call(...full)).toBe(`jax ${arity}`);
+      expect(call(new CupyArray(), ...full.slice(1))).toBe(`default ${arity}`);
+      // Fewer or more arguments than parameters reach the implementation exactly as given.
+      expect(call(new JaxArray())).toBe("jax 1");
+      expect(call(...full, "extra")).toBe(`jax ${arity + 1}`);
+      expect(call(new JaxArray(), ...full.slice(1))).toBe(`jax ${arity}`);
+    });
+  }
+
+  it("two relevant arguments: the last decision is used only for the same pair of types", () => {
+    const { call } = callPath(2, [0, 1]);
+    expect(call(new JaxArray(), 1)).toBe("jax 2");
+    expect(call(new JaxArray(), 1)).toBe("jax 2");
+    expect(call(1, 1)).toBe("default 2");
+    // A JaxArray with a type jax does not take: the JaxArray is not handed to the default to convert.
+    expect(() => call(new JaxArray(), new CupyArray())).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_MIXED_INPUTS" }));
+  });
+
+  it("more relevant arguments, picked by a function, use the trie; lengths are told apart", () => {
+    const { call } = callPath(1, undefined, (args) => args[0] as unknown[]);
+    expect(call([new JaxArray(), 1])).toBe("jax 1");
+    expect(call([new JaxArray(), 1, 2])).toBe("jax 1");
+    expect(call([1, 2])).toBe("default 1");
+    expect(() => call([new JaxArray(), new CupyArray()])).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_MIXED_INPUTS" }));
+    expect(call([new CupyArray(), new CupyArray()])).toBe("default 1");
+  });
+
+  it("inside a scope: the scope's own cache, and a trace for every call even when the decision is cached", () => {
+    const { set, call } = callPath(1, [0]);
+    set.declare({ name: "cupy", primaryTypes: [JaxArray], requiresOptIn: true, implementations: { f: () => "cupy" } });
+    expect(call(new JaxArray())).toBe("jax 1");
+    const trace: TraceEntry[] = [];
+    backendOptions({ prioritize: ["cupy"], trace }, () => {
+      expect(call(new JaxArray())).toBe("cupy");
+      expect(call(new JaxArray())).toBe("cupy");
+    });
+    expect(trace.map((t) => t.ran)).toEqual(["cupy", "cupy"]);
+    // Outside the scope again, the last decision outside scopes still holds.
+    expect(call(new JaxArray())).toBe("jax 1");
+  });
+});
+
+describe("WeakCache", () => {
+  it("holds keys weakly, starts over after CAPACITY new keys, and keeps null apart", () => {
+    const cache = new WeakCache<number>();
+    const keys = Array.from({ length: WeakCache.CAPACITY + 1 }, () => ({}));
+    keys.forEach((k, i) => {
+      cache.set(k, i);
+    });
+    cache.set(null, -1);
+    expect(cache.get(keys[0] as object)).toBeUndefined();
+    expect(cache.get(keys[WeakCache.CAPACITY] as object)).toBe(WeakCache.CAPACITY);
+    expect(cache.get(null)).toBe(-1);
   });
 });

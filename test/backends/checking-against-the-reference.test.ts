@@ -61,18 +61,3 @@ describe("referenceCheck", () => {
     ]);
   });
 });
-
-describe("referenceCheck and the call's context", () => {
-  it("gives an implementation that takes the context one, whose next() runs the reference", () => {
-    const backends = createBackends({ name: "refcheck-context", discover: false });
-    const impl = Object.assign(
-      (context: { backend: string; next(...a: unknown[]): unknown }, x: number) => (x < 0 ? context.next() : x * 2),
-      {
-        usesContext: true,
-      },
-    );
-    backends.declare({ name: "ctx", primaryTypes: [Fast], implementations: { twice: impl } });
-    const twice = dispatchable((x: number) => x * 2, { name: "twice", args: [0], backends });
-    expect(referenceCheck(twice, { inputs: [[1], [-3]] })).toMatchObject({ checked: 2, disagreements: [] });
-  });
-});

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { NamedTypeResolver, parseNamedType } from "../../src/dispatchable/named-type.js";
 import { TypeSet, typeName, typeOf } from "../../src/dispatchable/type-match.js";
 import { makeTree } from "../integration/fixture.js";
+import { createBackends } from "../../src/dispatchable/backend-set.js";
+import { dispatchable } from "../../src/dispatchable/dispatchable.js";
 
 class Base {}
 class Child extends Base {}
@@ -141,5 +143,36 @@ describe("exact types and subclasses", () => {
     }
     expect(() => new TypeSet([{ exactly: () => 1 } as never], [], resolver, "b")).toThrow(/a type must be a class, \{ exactly: Class \}/);
     expect(() => new TypeSet([{ exactly: Base, also: 1 } as never], [], resolver, "b")).toThrow(/a type must be/);
+  });
+});
+
+describe("exact types and subclasses in calls", () => {
+  it("sends a class declared exactly to its backend and its subclasses elsewhere, on every path", () => {
+    class NdArray {}
+    class Masked extends NdArray {}
+    const backends = createBackends({ name: "exact-calls", discover: false, env: {} });
+    backends.declare({ name: "numpy", primaryTypes: [{ exactly: NdArray }], implementations: { f: () => "numpy", g: () => "numpy" } });
+    backends.declare({ name: "masked", primaryTypes: [Masked], implementations: { f: () => "masked", g: () => "masked" } });
+    const f = dispatchable((_x: unknown) => "default", { name: "f", args: [0], backends });
+    const g = dispatchable((_xs: unknown[]) => "default", { name: "g", args: (xs: unknown[]) => xs, backends });
+    class Other extends NdArray {}
+    for (let i = 0; i < 3; i++) {
+      expect([f(new NdArray()), f(new Masked()), f(new Other())]).toEqual(["numpy", "masked", "default"]);
+      expect([g([new NdArray()]), g([new Masked()]), g([new Other()])]).toEqual(["numpy", "masked", "default"]);
+    }
+    expect(backends.docs("f")).toContain("primary: exactly NdArray");
+  });
+
+  it("an abstract type that cannot be loaded fails the call with ERR_DISPATCH_TYPE_LOAD, naming the backend and the function", () => {
+    const backends = createBackends({ name: "abstract-missing", discover: false, env: {} });
+    backends.declare({ name: "nd", primaryTypes: ["@./no/such/module.cjs#Arrayish"], implementations: { h: () => "nd" } });
+    const h = dispatchable((_x: unknown) => "default", { name: "h", args: [0], backends });
+    expect(() => h({})).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_TYPE_LOAD",
+        message: expect.stringMatching(/^h\(\): Backend "nd" of abstract-missing names the abstract type/),
+        details: expect.objectContaining({ function: "h", type: "@./no/such/module.cjs#Arrayish" }),
+      }),
+    );
   });
 });

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { help, main } from "../../src/cli/main.js";
 import { memoryIo } from "./helpers.js";
+import { join } from "node:path";
+import { repoRoot, run } from "../integration/fixture.js";
 
 describe("main", () => {
   it("prints help, and help for each command", async () => {
@@ -34,5 +36,17 @@ describe("main", () => {
     const far = memoryIo(process.cwd());
     expect(await main(["zzzz"], far)).toBe(2);
     expect(far.stderr()).toContain('unknown command "zzzz"\n');
+  });
+});
+
+describe("the dispatch-hook bin", () => {
+  it("runs main with the process's arguments and sets the exit code", async () => {
+    const bin = join(repoRoot, "dist/cli/bin.js");
+    const ok = await run(repoRoot, [bin, "--help"]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain("Usage: dispatch-hook <command>");
+    const bad = await run(repoRoot, [bin, "nope"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown command "nope"');
   });
 });

@@ -7,6 +7,8 @@ import { Matcher } from "../../src/hooks/matcher.js";
 import { hub } from "../../src/hub.js";
 import { thrown } from "../helpers.js";
 import { lastJson, makeTree, nodeVersion, repoRoot, run } from "../integration/fixture.js";
+import { readFileSync } from "node:fs";
+import * as entry from "../../src/hooks/loader-entry.js";
 
 const hooksEntry = pathToFileURL(join(repoRoot, "dist/hooks/index.js")).href;
 const apiEntry = pathToFileURL(join(repoRoot, "dist/index.js")).href;
@@ -28,7 +30,6 @@ const { numbaFuncify } = await import("./backends/numba.js");
 const first = numbaFuncify.resolve(new PoolLayer())();
 const instrumented = installation.instrumented().map((u) => u.slice(u.lastIndexOf("/") + 1));
 const before = registry.verify();
-installation.dispose();
 installation.dispose();
 // After dispose, a new module instance is not instrumented any more.
 const again = await import("./backends/numba.js?after-dispose");
@@ -125,5 +126,20 @@ describe("loaderFindings", () => {
       matcher: new Matcher([]),
     };
     expect(loaderFindings(record)).toEqual([failure]);
+  });
+});
+
+describe("the loader's entry", () => {
+  it("is install() and nothing else: the main entry arms the exit audit, only when the environment asks", () => {
+    expect(Object.keys(entry)).toEqual(["install"]);
+    expect(entry.install).toBe(install);
+    const loader = readFileSync(new URL("../../loader.mjs", import.meta.url), "utf8");
+    expect(loader).toContain('import { install } from "./dist/bundle/install.js";');
+    expect(loader).toContain("install({ registry });");
+    expect(loader).not.toContain("auditAtExit");
+    const main = readFileSync(new URL("../../src/default-registry.ts", import.meta.url), "utf8");
+    expect(main).toMatch(/\nauditFromEnvironment\(\);\n/);
+    const arming = readFileSync(new URL("../../src/registry/exit-audit.ts", import.meta.url), "utf8");
+    expect(arming).toMatch(/if \(mode \|\| dir\) auditAtExit\(/);
   });
 });

@@ -1,8 +1,23 @@
 import { describe, expect, it } from "vitest";
 import { backendNameProblem, checkBackend, checkOptions, didYouMean, suggest } from "../../src/registry/options.js";
-import { createRegistry } from "../../src/registry/registry.js";
+import { createRegistry, type Registry } from "../../src/registry/registry.js";
 import { threadAudit } from "../../src/registry/thread-audit.js";
 import { thrown } from "../helpers.js";
+import { keyName } from "../../src/channel.js";
+import { checkExpectInput, checkRegisterInput } from "../../src/registry/registry-input.js";
+
+class Op {}
+class PoolLayer extends Op {}
+class Im2Col extends Op {}
+
+const impl = (name: string) => Object.defineProperty(() => name, "name", { value: name });
+
+/** What a registry holds, as comparable data: the report without event numbers. */
+function state(registry: Registry) {
+  return JSON.parse(JSON.stringify(registry.verify()));
+}
+
+class Pool {}
 
 describe("suggest", () => {
   it("suggests only near words", () => {
@@ -96,5 +111,86 @@ describe("backend names", () => {
   it("are checked where they enter, with the call named", () => {
     expect(thrown(() => checkBackend("my backend", "register()")).message).toMatch(/^register\(\): "my backend" cannot be a backend name/);
     expect(() => checkBackend("numba", "register()")).not.toThrow();
+  });
+});
+
+describe("bad input", () => {
+  const cases: Array<[string, string, (r: Registry) => unknown]> = [
+    ["empty backend", "ERR_DISPATCH_INVALID_BACKEND", (r) => r.register("", PoolLayer, impl("x"))],
+    ["numeric backend", "ERR_DISPATCH_INVALID_BACKEND", (r) => r.register(1 as never, PoolLayer, impl("x"))],
+    ["__proto__ backend", "ERR_DISPATCH_RESERVED_NAME", (r) => r.register("__proto__", PoolLayer, impl("x"))],
+    ["constructor backend", "ERR_DISPATCH_RESERVED_NAME", (r) => r.provide("constructor", new Map())],
+    ["prototype backend", "ERR_DISPATCH_RESERVED_NAME", (r) => r.seal("prototype")],
+    ["op type not a class", "ERR_DISPATCH_INVALID_OP_TYPE", (r) => r.register("numba", "PoolLayer" as never, impl("x"))],
+    ["arrow op type", "ERR_DISPATCH_INVALID_OP_TYPE", (r) => r.register("numba", (() => {}) as never, impl("x"))],
+    ["impl not a function", "ERR_DISPATCH_INVALID_IMPL", (r) => r.register("numba", PoolLayer, {} as never)],
+    ["unknown option", "ERR_DISPATCH_INVALID_OPTION", (r) => r.register("numba", PoolLayer, impl("x"), { overide: true } as never)],
+    ["override not boolean", "ERR_DISPATCH_INVALID_OPTION", (r) => r.register("numba", PoolLayer, impl("x"), { override: "yes" } as never)],
+    ["options not an object", "ERR_DISPATCH_INVALID_OPTION", (r) => r.register("numba", PoolLayer, impl("x"), 3 as never)],
+    ["table of unknown shape", "ERR_DISPATCH_TABLE_SHAPE", (r) => r.provide("numba", { set() {} })],
+    ["null table", "ERR_DISPATCH_TABLE_SHAPE", (r) => r.provide("numba", null)],
+    ["unknown provide meta", "ERR_DISPATCH_INVALID_OPTION", (r) => r.provide("numba", new Map(), { url: "x" } as never)],
+    ["bad via", "ERR_DISPATCH_INVALID_OPTION", (r) => r.provide("numba", new Map(), { via: "magic" } as never)],
+    ["bad module", "ERR_DISPATCH_INVALID_OPTION", (r) => r.provide("numba", new Map(), { module: 1 } as never)],
+    ["bad adapter", "ERR_DISPATCH_INVALID_OPTION", (r) => r.provide("numba", new Map(), { adapter: { set() {} } } as never)],
+    ["bad expect", "ERR_DISPATCH_INVALID_OPTION", (r) => r.expect("numba", [1] as never)],
+    ["bad expect source", "ERR_DISPATCH_INVALID_OPTION", (r) => r.expect("numba", ["PoolLayer"], 1 as never)],
+    ["bad declare", "ERR_DISPATCH_INVALID_OPTION", (r) => r.declare("numba", { adaptor: {} } as never)],
+    ["bad registry option", "ERR_DISPATCH_INVALID_OPTION", () => createRegistry({ callsites: false } as never)],
+    ["bad callSites", "ERR_DISPATCH_INVALID_OPTION", () => createRegistry({ callSites: 1 } as never)],
+  ];
+
+  // What each refusal's message must say, beyond its code.
+  const explains: Record<string, RegExp> = {
+    ERR_DISPATCH_INVALID_BACKEND: /backend must be a non-empty string|cannot be a backend name/,
+    ERR_DISPATCH_RESERVED_NAME: /names a property of every object/,
+    ERR_DISPATCH_INVALID_OP_TYPE: /class/,
+    ERR_DISPATCH_INVALID_IMPL: /function/,
+    ERR_DISPATCH_INVALID_OPTION: /option|must be|expected|needs/i,
+    ERR_DISPATCH_TABLE_SHAPE: /table/,
+  };
+  for (const [label, code, call] of cases) {
+    it(`refuses ${label} with ${code} and changes nothing`, () => {
+      const registry = createRegistry();
+      const table = new Map();
+      registry.register("numba", Im2Col, impl("im2col"));
+      registry.provide("numba", table);
+      registry.register("jax", Im2Col, impl("im2col"));
+      const before = state(registry);
+      const error = thrown(() => call(registry));
+      expect(error.code).toBe(code);
+      expect(error.message).toMatch(explains[code] as RegExp);
+      expect(state(registry)).toEqual(before);
+      expect([...table.keys()]).toEqual([Im2Col]);
+      expect(Object.prototype).not.toHaveProperty("numba");
+    });
+  }
+});
+
+describe("registry input checks", () => {
+  it("refuse what register() cannot take, each with its code", () => {
+    expect(() => checkRegisterInput("my backend", Pool, () => 1, undefined)).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_BACKEND" }),
+    );
+    expect(() => checkRegisterInput("numba", "Pool" as never, () => 1, undefined)).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OP_TYPE" }),
+    );
+    expect(() => checkRegisterInput("numba", Pool, 1 as never, undefined)).toThrow(
+      /register\("numba", Pool, …\): the implementation must be a function, got number 1/,
+    );
+    expect(() => checkRegisterInput("numba", Pool, () => 1, { overide: true } as never)).toThrow(/did you mean "override"/);
+    expect(() => checkRegisterInput("numba", Pool, () => 1, { override: true })).not.toThrow();
+  });
+
+  it("refuse what expect() cannot take", () => {
+    expect(() => checkExpectInput("numba", ["Pool", ""], undefined)).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
+    );
+    expect(() => checkExpectInput("numba", ["Pool"], 3 as never)).toThrow(/"source" must be a string/);
+  });
+
+  it("names anonymous classes", () => {
+    expect(keyName(Pool)).toBe("Pool");
+    expect(keyName((() => class {})())).toBe("(anonymous class)");
   });
 });

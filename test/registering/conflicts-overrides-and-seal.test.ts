@@ -1,35 +1,106 @@
 import { describe, expect, it } from "vitest";
-import { keyName } from "../../src/channel.js";
+import { Dispatcher } from "../../src/registry/dispatcher.js";
+import { createRegistry, type Registry } from "../../src/registry/registry.js";
+import { thrown } from "../helpers.js";
 import { Registration } from "../../src/registry/registration.js";
-import { admit, checkExpectInput, checkRegisterInput, type Request } from "../../src/registry/registry-input.js";
+import { admit, type Request } from "../../src/registry/registry-input.js";
+
+class Op {}
+class PoolLayer extends Op {}
+class Im2Col extends Op {}
+
+const implNamed = (name: string) => Object.defineProperty(() => name, "name", { value: name });
+
+/** What a registry holds, as comparable data: the report without event numbers. */
+function state(registry: Registry) {
+  return JSON.parse(JSON.stringify(registry.verify()));
+}
 
 class Pool {}
 
-describe("registry input checks", () => {
-  it("refuse what register() cannot take, each with its code", () => {
-    expect(() => checkRegisterInput("my backend", Pool, () => 1, undefined)).toThrow(
-      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_BACKEND" }),
-    );
-    expect(() => checkRegisterInput("numba", "Pool" as never, () => 1, undefined)).toThrow(
-      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OP_TYPE" }),
-    );
-    expect(() => checkRegisterInput("numba", Pool, 1 as never, undefined)).toThrow(
-      /register\("numba", Pool, …\): the implementation must be a function, got number 1/,
-    );
-    expect(() => checkRegisterInput("numba", Pool, () => 1, { overide: true } as never)).toThrow(/did you mean "override"/);
-    expect(() => checkRegisterInput("numba", Pool, () => 1, { override: true })).not.toThrow();
+describe("conflicts", () => {
+  it("refuses a second implementation for the same op type unless override is passed", () => {
+    const registry = createRegistry();
+    const first = registry.register("numba", PoolLayer, implNamed("first"));
+    const before = state(registry);
+    const error = thrown(() => registry.register("numba", PoolLayer, implNamed("second")));
+    expect(error.code).toBe("ERR_DISPATCH_CONFLICT");
+    expect(error.message).toContain("override: true");
+    expect(registry.verify().problems.map((p) => p.kind)).toEqual(["conflict"]);
+    expect(state(registry).registrations).toEqual(before.registrations);
+    expect(first.state).toBe("pending");
   });
 
-  it("refuse what expect() cannot take", () => {
-    expect(() => checkExpectInput("numba", ["Pool", ""], undefined)).toThrow(
-      expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
-    );
-    expect(() => checkExpectInput("numba", ["Pool"], 3 as never)).toThrow(/"source" must be a string/);
+  it("gives the same implementation registered twice its own handle: disposing one leaves the other in place", () => {
+    const registry = createRegistry();
+    const table = new Dispatcher({ backend: "numba" });
+    registry.provide("numba", table);
+    const fn = implNamed("same");
+    const a = registry.register("numba", PoolLayer, fn);
+    const b = registry.register("numba", PoolLayer, fn);
+    expect(b).not.toBe(a);
+    expect([a.state, b.state]).toEqual(["applied", "superseded"]);
+    a.dispose();
+    expect(table.resolve(new PoolLayer())).toBe(fn);
+    expect(b.state).toBe("applied");
+    b.dispose();
+    expect(thrown(() => table.resolve(new PoolLayer())).code).toBe("ERR_DISPATCH_NO_IMPL");
+    expect(registry.verify().problems).toEqual([]);
   });
 
-  it("names anonymous classes", () => {
-    expect(keyName(Pool)).toBe("Pool");
-    expect(keyName((() => class {})())).toBe("(anonymous class)");
+  it("refuses even the same implementation again once the backend is sealed", () => {
+    const registry = createRegistry();
+    const fn = implNamed("same");
+    registry.register("numba", PoolLayer, fn);
+    registry.seal("numba");
+    expect(thrown(() => registry.register("numba", PoolLayer, fn)).code).toBe("ERR_DISPATCH_SEALED");
+  });
+
+  it("supersedes with override, and reinstates the superseded one on dispose", () => {
+    const registry = createRegistry();
+    const table = new Dispatcher({ backend: "numba" });
+    registry.provide("numba", table);
+    const first = registry.register("numba", PoolLayer, implNamed("first"));
+    const second = registry.register("numba", PoolLayer, implNamed("second"), { override: true });
+    expect(first.state).toBe("superseded");
+    expect(table.resolve(PoolLayer)()).toBe("second");
+    second.dispose();
+    expect(first.state).toBe("applied");
+    expect(table.resolve(PoolLayer)()).toBe("first");
+    expect(registry.verify().registrations.map((r) => r.state)).toEqual(["applied", "disposed"]);
+  });
+
+  it("refuses to replace an implementation the framework put in the table, and audits it", () => {
+    const registry = createRegistry();
+    const table = new Dispatcher({ backend: "numba" });
+    const builtin = implNamed("builtin");
+    table.register(PoolLayer, builtin);
+    const handle = registry.register("numba", PoolLayer, implNamed("plugin"));
+    registry.provide("numba", table);
+    expect(table.get(PoolLayer)).toBe(builtin);
+    expect(handle.state).toBe("refused");
+    const report = registry.verify();
+    expect(report.problems).toMatchObject([{ kind: "conflict", op: "PoolLayer" }]);
+    expect(report.problems[0]?.message).toContain("that this registry did not put there");
+  });
+});
+
+describe("seal", () => {
+  it("refuses registrations after seal, with a code, and keeps what was there", () => {
+    const registry = createRegistry();
+    const table = new Map();
+    registry.provide("numba", table);
+    registry.register("numba", PoolLayer, implNamed("pool"));
+    registry.seal("numba");
+    registry.seal("numba");
+    expect(registry.isSealed("numba")).toBe(true);
+    const error = thrown(() => registry.register("numba", Im2Col, implNamed("im2col")));
+    expect(error.code).toBe("ERR_DISPATCH_SEALED");
+    expect(error.message).toContain("sealed");
+    expect(table.size).toBe(1);
+    expect(registry.audit.events().filter((e) => e.kind === "refused")).toMatchObject([{ code: "ERR_DISPATCH_SEALED", op: "Im2Col" }]);
+    // Other backends are unaffected.
+    expect(registry.register("jax", Im2Col, implNamed("im2col")).state).toBe("pending");
   });
 });
 

@@ -1,7 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { DispatchMiss, HubMember } from "../../src/channel.js";
-import { hub } from "../../src/hub.js";
 import { type Class, Dispatcher, isDispatcher } from "../../src/registry/dispatcher.js";
 import { DispatchHookError } from "../../src/registry/errors.js";
 import { thrown } from "../helpers.js";
@@ -143,56 +141,6 @@ describe("abstract (protocol) keys", () => {
     // Nominal: a value with a shape is no Concrete, though the protocol Concrete inherits says yes.
     expect(new Tensor() instanceof Concrete).toBe(true);
     expect(thrown(() => table.resolve(new Tensor())).code).toBe("ERR_DISPATCH_NO_IMPL");
-  });
-});
-
-describe("the miss error", () => {
-  it("names the table, the received type and its prototype chain", () => {
-    const table = new Dispatcher({ name: "numbaFuncify", backend: "numba" });
-    table.register(Add, () => 1);
-    const error = thrown(() => table.resolve(new Pool()));
-    expect(error.code).toBe("ERR_DISPATCH_NO_IMPL");
-    expect(error.message).toContain('dispatch table "numbaFuncify"');
-    expect(error.message).toContain("an instance of Pool");
-    expect(error.message).toContain("Pool → Op → Object");
-    expect(error.message).toContain("registered types: Add");
-    expect(error.details.backend).toBe("numba");
-    expect(error).not.toBeInstanceOf(TypeError);
-  });
-
-  it("says when a class was passed, and handles null and undefined", () => {
-    const table = new Dispatcher({ name: "t" });
-    expect(thrown(() => table.resolve(Pool)).message).toContain("the class Pool");
-    expect(thrown(() => table.resolve(null)).message).toContain("for null");
-    expect(thrown(() => table.resolve(undefined)).message).toContain("for undefined");
-  });
-
-  it("carries hints from the registries of its backend", () => {
-    const table = new Dispatcher({ name: "t", backend: "mlx" });
-    const seen: DispatchMiss[] = [];
-    const member: HubMember = {
-      namespace: "dispatch",
-      name: "hinting",
-      copy: "test",
-      table: () => {},
-      miss: (miss) => {
-        seen.push(miss);
-        miss.hints.push("PoolLayer is pending: no loader signalled mlx.");
-      },
-      wrote: () => false,
-      events: () => [],
-    };
-    hub().listen(member, "mlx");
-    try {
-      const error = thrown(() => table.resolve(new Pool()));
-      expect(error.message).toContain("PoolLayer is pending: no loader signalled mlx.");
-      expect(error.message).not.toContain("To fix:");
-    } finally {
-      hub().leave(member);
-    }
-    expect(seen).toHaveLength(1);
-    expect(seen[0]?.chain).toEqual([Pool, Op, Object]);
-    expect(seen[0]?.table).toBe(table);
   });
 });
 

@@ -1,47 +1,12 @@
 import { describe, expect, it } from "vitest";
-import {
-  BackendState,
-  captureCallSite,
-  formatCallSite,
-  noTables,
-  Registration,
-  RequestedEvent,
-  type Table,
-} from "../../src/registry/registration.js";
+import { captureCallSite, formatCallSite, Registration, RequestedEvent } from "../../src/registry/registration.js";
+import { createRegistry } from "../../src/registry/registry.js";
 
 class PoolLayer {}
-const table = (id: number) => ({ id }) as unknown as Table;
 const make = (id: number, backend: string, onDispose: (r: Registration) => void = () => {}) =>
   new Registration(id, backend, PoolLayer, "PoolLayer", () => 0, false, onDispose);
 
-describe("Registration", () => {
-  it("is its own handle: dispose and Symbol.dispose call back into the registry", () => {
-    const disposed: Registration[] = [];
-    const registration = make(3, "numba", (r) => disposed.push(r));
-    expect(registration).toMatchObject({ id: 3, backend: "numba", opType: PoolLayer, state: "pending" });
-    registration.dispose();
-    registration[Symbol.dispose]();
-    expect(disposed).toEqual([registration, registration]);
-  });
-
-  it("tracks its tables, sharing one empty array until it reaches one", () => {
-    const a = make(0, "numba");
-    const b = make(1, "numba");
-    expect(a.tables).toBe(noTables);
-    expect(b.tables).toBe(noTables);
-    const first = table(0);
-    const second = table(1);
-    a.addTable(first);
-    a.addTable(second);
-    expect(a.inTable(first)).toBe(true);
-    expect(a.inTable(undefined)).toBe(false);
-    expect(b.inTable(first)).toBe(false);
-    expect(a.removeTable(first)).toBe(true);
-    expect(a.removeTable(first)).toBe(false);
-    expect(a.tables).toEqual([second]);
-    expect(Object.isFrozen(noTables)).toBe(true);
-  });
-});
+const impl = (name: string) => Object.defineProperty(() => name, "name", { value: name });
 
 describe("RequestedEvent", () => {
   function callerOfRegister() {
@@ -81,62 +46,33 @@ describe("call sites", () => {
   });
 });
 
-class A {}
-class B {}
-const registration = (id: number, type: new () => unknown = A) =>
-  new Registration(
-    id,
-    "cpu",
-    type,
-    type.name,
-    () => id,
-    false,
-    () => {},
-  );
-
-describe("BackendState", () => {
-  it("applies each queued (registration, table) pair once, in order, and only for owners and known tables", () => {
-    const state = new BackendState("cpu");
-    const [t0, t1, gone] = [table(0), table(1), table(2)];
-    state.tables.push(t0, t1);
-    const a = registration(0);
-    const b = registration(1, B);
-    state.owners.set(A, a);
-    state.owners.set(B, b);
-    state.enqueueEverywhere(a, "native");
-    state.enqueue(b, t1, "hook");
-    state.enqueue(b, gone, "hook");
-    state.enqueue(registration(9), t0, "hook");
-    const applied: string[] = [];
-    state.drain((r, t) => {
-      applied.push(`${r.id}@${t.id}`);
-      r.addTable(t);
-      // A registration made while draining is applied after the current one, once.
-      if (r === a && t === t0) state.enqueue(b, t0, "immediate");
-    });
-    expect(applied).toEqual(["0@0", "0@1", "1@1", "1@0"]);
-    state.drain(() => applied.push("again"));
-    expect(applied).not.toContain("again");
-  });
-
-  it("keeps a line behind each owner: the newest waiting comes back first", () => {
-    const state = new BackendState("cpu");
-    const [first, second, restored] = [registration(1), registration(2), registration(3)];
-    state.wait(first);
-    state.wait(second);
-    state.wait(restored, true);
-    state.unwait(second);
-    expect(state.heir(A)).toBe(first);
-    expect(state.heir(A)).toBe(restored);
-    expect(state.heir(A)).toBeUndefined();
-  });
-
-  it("lists live registrations oldest first, whatever order they came back in", () => {
-    const state = new BackendState("cpu");
-    const late = registration(5, B);
-    const early = registration(2);
-    state.owners.set(B, late);
-    state.owners.set(A, early);
-    expect(state.live().map((r) => r.id)).toEqual([2, 5]);
+describe("call sites", () => {
+  it("records where each registration was made while an audit runs, or when asked to; 'unknown' otherwise", () => {
+    const on = createRegistry({ callSites: true });
+    on.register("numba", PoolLayer, impl("pool"));
+    expect(on.verify().registrations[0]?.site).toMatch(/^test\/registry\/registry\.test\.ts:\d+$/);
+    const off = createRegistry({ callSites: false });
+    off.register("numba", PoolLayer, impl("pool"));
+    expect(off.verify().registrations[0]?.site).toBe("unknown");
+    const saved = { audit: process.env.DISPATCH_HOOK_AUDIT, file: process.env.DISPATCH_HOOK_AUDIT_DIR };
+    try {
+      delete process.env.DISPATCH_HOOK_AUDIT;
+      delete process.env.DISPATCH_HOOK_AUDIT_DIR;
+      const quiet = createRegistry();
+      quiet.register("numba", PoolLayer, impl("pool"));
+      expect(quiet.verify().registrations[0]?.site).toBe("unknown");
+      process.env.DISPATCH_HOOK_AUDIT = "report";
+      const audited = createRegistry();
+      audited.register("numba", PoolLayer, impl("pool"));
+      expect(audited.verify().registrations[0]?.site).toMatch(/^test\/registry\/registry\.test\.ts:\d+$/);
+    } finally {
+      for (const [key, value] of [
+        ["DISPATCH_HOOK_AUDIT", saved.audit],
+        ["DISPATCH_HOOK_AUDIT_DIR", saved.file],
+      ] as const) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
   });
 });
