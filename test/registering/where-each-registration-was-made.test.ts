@@ -44,9 +44,7 @@ describe("call sites", () => {
     expect(formatCallSite({ stack: "Error\n    at <anonymous>" })).toBe("<anonymous>");
     expect(formatCallSite({ stack: `Error\n    at fn (${process.cwd()}/a.js:7:1)` })).toBe("a.js:7");
   });
-});
 
-describe("call sites", () => {
   it("records where each registration was made while an audit runs, or when asked to; 'unknown' otherwise", () => {
     const on = createRegistry({ callSites: true });
     on.register("numba", PoolLayer, impl("pool"));
