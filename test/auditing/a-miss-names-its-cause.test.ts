@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { DispatchMiss, HubMember } from "../../src/channel.js";
+import { hub } from "../../src/hub.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { thrown } from "../helpers.js";
-import type { DispatchMiss, HubMember } from "../../src/channel.js";
-import { hub } from "../../src/hub.js";
 
 class Op {}
 class Elemwise extends Op {}
@@ -112,7 +112,9 @@ describe("the miss error, with a registry behind it", () => {
     registry.register("numba", LonelyOp, impl("lonely"));
     const error = thrown(() => table.resolve(new LonelyOp()));
     expect(error.code).toBe("ERR_DISPATCH_NO_IMPL");
-    expect(error.message).toMatch(/LonelyOp on numba \(registration #0, from test\/registry\/registry\.test\.ts:\d+\) is pending/);
+    expect(error.message).toMatch(
+      /LonelyOp on numba \(registration #0, from test\/auditing\/a-miss-names-its-cause\.test\.ts:\d+\) is pending/,
+    );
     // Under Vitest (as here), the miss names the Vitest plugin; elsewhere, the loader.
     expect(error.message).toContain("no dispatch-hook adapter is installed in this Vitest run");
     expect(error.message).toContain("Add plugins: [dispatchHook()]");

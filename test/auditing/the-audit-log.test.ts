@@ -185,7 +185,7 @@ describe("AuditLog", () => {
     registry.provide("numba", new Map(), { module: 'file:///a "quoted"\nname.js' });
     const nested = JSON.parse(JSON.stringify({ audit: registry.audit })) as { audit: Array<{ kind: string; site: string }> };
     expect(nested.audit.map((e) => e.kind)).toEqual(["requested", "provided", "applied"]);
-    expect(nested.audit[0]?.site).toMatch(/audit-events\.test\.ts:\d+$/);
+    expect(nested.audit[0]?.site).toMatch(/the-audit-log\.test\.ts:\d+$/);
     const lines = registry.audit.toJSONLines().split("\n");
     expect(lines.map((line) => JSON.parse(line).kind)).toEqual(["requested", "provided", "applied"]);
     expect(JSON.parse(lines[2] as string).module).toBe('file:///a "quoted"\nname.js');

@@ -2,11 +2,11 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
+import { createCaller } from "../../src/dispatchable/call-path.js";
 import { dispatchable } from "../../src/dispatchable/dispatchable.js";
 import { createFast } from "../../src/dispatchable/fast-call.js";
 import { compileFront, WIDTH } from "../../src/dispatchable/front.js";
 import { backendOptions, scopeHolder, type TraceEntry } from "../../src/dispatchable/options-scope.js";
-import { createCaller } from "../../src/dispatchable/call-path.js";
 import { WeakCache } from "../../src/dispatchable/weak-cache.js";
 
 class Jax {

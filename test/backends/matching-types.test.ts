@@ -2,11 +2,11 @@ import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { createBackends } from "../../src/dispatchable/backend-set.js";
+import { dispatchable } from "../../src/dispatchable/dispatchable.js";
 import { NamedTypeResolver, parseNamedType } from "../../src/dispatchable/named-type.js";
 import { TypeSet, typeName, typeOf } from "../../src/dispatchable/type-match.js";
 import { makeTree } from "../integration/fixture.js";
-import { createBackends } from "../../src/dispatchable/backend-set.js";
-import { dispatchable } from "../../src/dispatchable/dispatchable.js";
 
 class Base {}
 class Child extends Base {}

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { help, main } from "../../src/cli/main.js";
-import { memoryIo } from "./helpers.js";
-import { join } from "node:path";
 import { repoRoot, run } from "../integration/fixture.js";
+import { memoryIo } from "./helpers.js";
 
 describe("main", () => {
   it("prints help, and help for each command", async () => {

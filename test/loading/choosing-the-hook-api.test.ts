@@ -1,9 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { hookMode } from "../../src/hooks/hook-mode.js";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
 import { Discovery } from "../../src/hooks/discovery.js";
 import { attachHooks, attachInThread, runtimeLocation } from "../../src/hooks/hook-api.js";
+import { hookMode } from "../../src/hooks/hook-mode.js";
 import { thrown } from "../helpers.js";
 
 // Each row pins one threshold from notes/node-versions.md.

@@ -2,10 +2,10 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { hasDefaultExport } from "../../src/hooks/export-names.js";
 import { type FacadeInput, facadeSource, markerSource, windowInfo } from "../../src/hooks/facade.js";
 import { thrown } from "../helpers.js";
 import { makeTree } from "../integration/fixture.js";
-import { hasDefaultExport } from "../../src/hooks/export-names.js";
 
 const base: FacadeInput = {
   module: { url: "file:///fw/cpu.js", backend: "cpu", exportName: "cpuTable", format: "module" },

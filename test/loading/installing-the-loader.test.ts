@@ -1,14 +1,14 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
 import { install, loaderFindings } from "../../src/hooks/install.js";
+import * as entry from "../../src/hooks/loader-entry.js";
 import { Matcher } from "../../src/hooks/matcher.js";
 import { hub } from "../../src/hub.js";
 import { thrown } from "../helpers.js";
 import { lastJson, makeTree, nodeVersion, repoRoot, run } from "../integration/fixture.js";
-import { readFileSync } from "node:fs";
-import * as entry from "../../src/hooks/loader-entry.js";
 
 const hooksEntry = pathToFileURL(join(repoRoot, "dist/hooks/index.js")).href;
 const apiEntry = pathToFileURL(join(repoRoot, "dist/index.js")).href;

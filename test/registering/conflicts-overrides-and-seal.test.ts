@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
-import { createRegistry, type Registry } from "../../src/registry/registry.js";
-import { thrown } from "../helpers.js";
 import { Registration } from "../../src/registry/registration.js";
+import { createRegistry, type Registry } from "../../src/registry/registry.js";
 import { admit, type Request } from "../../src/registry/registry-input.js";
+import { thrown } from "../helpers.js";
 
 class Op {}
 class PoolLayer extends Op {}

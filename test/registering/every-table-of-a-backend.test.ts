@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type Class, Dispatcher } from "../../src/registry/dispatcher.js";
-import { createRegistry, type Registry } from "../../src/registry/registry.js";
 import { BackendState, Registration, type Table } from "../../src/registry/registration.js";
+import { createRegistry } from "../../src/registry/registry.js";
 
 class Op {}
 class PoolLayer extends Op {}
@@ -9,11 +9,6 @@ class Im2Col extends Op {}
 class Col2Im extends Op {}
 
 const impl = (name: string) => Object.defineProperty(() => name, "name", { value: name });
-
-/** What a registry holds, as comparable data: the report without event numbers. */
-function state(registry: Registry) {
-  return JSON.parse(JSON.stringify(registry.verify()));
-}
 
 const table = (id: number) => ({ id }) as unknown as Table;
 

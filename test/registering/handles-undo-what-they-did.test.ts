@@ -1,19 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
-import { createRegistry, type Registry } from "../../src/registry/registry.js";
-import { thrown } from "../helpers.js";
 import { noTables, Registration, type Table } from "../../src/registry/registration.js";
+import { createRegistry } from "../../src/registry/registry.js";
+import { thrown } from "../helpers.js";
 
 class Op {}
 class PoolLayer extends Op {}
 class Im2Col extends Op {}
 
 const impl = (name: string) => Object.defineProperty(() => name, "name", { value: name });
-
-/** What a registry holds, as comparable data: the report without event numbers. */
-function state(registry: Registry) {
-  return JSON.parse(JSON.stringify(registry.verify()));
-}
 
 const table = (id: number) => ({ id }) as unknown as Table;
 const make = (id: number, backend: string, onDispose: (r: Registration) => void = () => {}) =>

@@ -18,7 +18,7 @@ describe("RequestedEvent", () => {
     const event = new RequestedEvent(registration, callerOfRegister());
     expect(event).toMatchObject({ kind: "requested", id: 7, backend: "jax", op: "PoolLayer", seq: 0 });
     const site = event.site;
-    expect(site).toMatch(/^test\/registry\/registration\.test\.ts:\d+$/);
+    expect(site).toMatch(/^test\/registering\/where-each-registration-was-made\.test\.ts:\d+$/);
     expect(event.site).toBe(site);
     expect(JSON.parse(JSON.stringify(event))).toEqual({ kind: "requested", seq: 0, id: 7, backend: "jax", op: "PoolLayer", site });
     expect(new RequestedEvent(registration, undefined).site).toBe("unknown");
@@ -32,7 +32,7 @@ function registerLike() {
 describe("call sites", () => {
   it("points at the caller of the named function, relative to the working directory", () => {
     const site = registerLike();
-    expect(formatCallSite(site)).toMatch(/^test\/registry\/registration\.test\.ts:\d+$/);
+    expect(formatCallSite(site)).toMatch(/^test\/registering\/where-each-registration-was-made\.test\.ts:\d+$/);
   });
 
   it("formats frames of every shape", () => {
@@ -48,7 +48,7 @@ describe("call sites", () => {
   it("records where each registration was made while an audit runs, or when asked to; 'unknown' otherwise", () => {
     const on = createRegistry({ callSites: true });
     on.register("numba", PoolLayer, impl("pool"));
-    expect(on.verify().registrations[0]?.site).toMatch(/^test\/registry\/registry\.test\.ts:\d+$/);
+    expect(on.verify().registrations[0]?.site).toMatch(/^test\/registering\/where-each-registration-was-made\.test\.ts:\d+$/);
     const off = createRegistry({ callSites: false });
     off.register("numba", PoolLayer, impl("pool"));
     expect(off.verify().registrations[0]?.site).toBe("unknown");
@@ -62,7 +62,7 @@ describe("call sites", () => {
       process.env.DISPATCH_HOOK_AUDIT = "report";
       const audited = createRegistry();
       audited.register("numba", PoolLayer, impl("pool"));
-      expect(audited.verify().registrations[0]?.site).toMatch(/^test\/registry\/registry\.test\.ts:\d+$/);
+      expect(audited.verify().registrations[0]?.site).toMatch(/^test\/registering\/where-each-registration-was-made\.test\.ts:\d+$/);
     } finally {
       for (const [key, value] of [
         ["DISPATCH_HOOK_AUDIT", saved.audit],

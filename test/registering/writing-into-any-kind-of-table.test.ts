@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
+import type { AuditEvent } from "../../src/registry/audit-events.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import type { DispatchHookError } from "../../src/registry/errors.js";
-import { adapterFor, checkAdapter } from "../../src/registry/table-adapter.js";
-import type { AuditEvent } from "../../src/registry/audit-events.js";
 import { Registration } from "../../src/registry/registration.js";
+import { createRegistry } from "../../src/registry/registry.js";
+import { adapterFor, checkAdapter } from "../../src/registry/table-adapter.js";
 import { TableWriter } from "../../src/registry/table-writer.js";
 import { byNameAdapter } from "../helpers.js";
-import { createRegistry } from "../../src/registry/registry.js";
 
 class PoolLayer {}
 const fn = () => 0;
