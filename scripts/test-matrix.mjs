@@ -14,7 +14,13 @@ for (const major of majors) {
   console.log(`\n== integration suite on Node ${version} (${binary})`);
   const result = spawnSync(
     process.execPath,
-    ["node_modules/vitest/vitest.mjs", "run", "test/integration", "test/hooks/install.test.ts", "test/no-global-mutation.test.ts"],
+    [
+      "node_modules/vitest/vitest.mjs",
+      "run",
+      "test/integration",
+      "test/loading/installing-the-loader.test.ts",
+      "test/package/no-global-mutation.test.ts",
+    ],
     {
       stdio: "inherit",
       env: { ...process.env, DISPATCH_HOOK_TEST_NODE: binary, DISPATCH_HOOK_TESTS: "full" },

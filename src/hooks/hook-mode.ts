@@ -1,6 +1,6 @@
 /**
  * Which of Node's hook APIs to use on which Node version. Each threshold is pinned by a test
- * (test/hooks/hook-mode.test.ts) and explained in notes/node-versions.md.
+ * (test/loading/choosing-the-hook-api.test.ts) and explained in notes/node-versions.md.
  */
 export type HookMode = "registerHooks" | "register" | "none";
 

@@ -35,7 +35,7 @@ for (const version of (process.env.DISPATCH_HOOK_FACT_VERSIONS ?? "").split(/\s+
 describe("Node facts", () => {
   for (const [version, binary] of binaries) {
     const mode = hookMode(version);
-    // Node 20 and 24/26 before registerHooks are covered by hook-mode.test.ts; this checks the 22 line and every registerHooks version.
+    // Node 20 and 24/26 before registerHooks are covered by test/loading/choosing-the-hook-api.test.ts; this checks the 22 line and every registerHooks version.
     it.skipIf(mode !== "registerHooks" && !version.startsWith("22."))(
       `Node ${version}: registerHooks is chosen only where a pass-through hook keeps require(esm) working (${mode})`,
       () => {

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { createBackends } from "../../src/dispatchable/backend-set.js";
+import { dispatchable } from "../../src/dispatchable/dispatchable.js";
+import { referenceCheck } from "../../src/dispatchable/reference-check.js";
+
+class Fast {}
+
+describe("referenceCheck", () => {
+  it("runs every backend's implementation against the reference and reports each disagreement with both results", () => {
+    const backends = createBackends({ name: "refcheck", discover: false });
+    backends.declare({ name: "good", primaryTypes: [Fast], implementations: { square: (x: number) => x * x } });
+    backends.declare({ name: "off-by-one", primaryTypes: [Fast], implementations: { square: (x: number) => x * x + (x > 2 ? 1 : 0) } });
+    backends.declare({
+      name: "throws",
+      primaryTypes: [Fast],
+      implementations: {
+        square: () => {
+          throw new Error("not ready");
+        },
+      },
+    });
+    const square = dispatchable((x: number) => x * x, { name: "square", args: [0], backends });
+    const report = referenceCheck(square, { inputs: [[1], [2], [3]] });
+    expect(report.backends).toEqual(["good", "off-by-one", "throws"]);
+    expect(report.checked).toBe(9);
+    expect(report.disagreements.map((d) => [d.backend, d.inputs, d.expected, d.actual])).toEqual([
+      ["off-by-one", [3], 9, 10],
+      ["throws", [1], 1, undefined],
+      ["throws", [2], 4, undefined],
+      ["throws", [3], 9, undefined],
+    ]);
+    expect(report.disagreements[1]?.error).toMatchObject({ message: "not ready" });
+  });
+
+  it("prepares inputs per backend and compares with the caller's equality", () => {
+    const backends = createBackends({ name: "refcheck-2", discover: false });
+    // It takes only strings, and its results are off by a rounding error.
+    const strings = (s: string) => {
+      if (typeof s !== "string") throw new TypeError(`wants a string, got ${typeof s}`);
+      return `${Number(s) * 2 + 1e-12}`;
+    };
+    backends.declare({ name: "strings", primaryTypes: [String], implementations: { double: strings } });
+    const double = dispatchable((x: number) => x * 2, { name: "double", args: [0], backends });
+    const options = {
+      inputs: [[1.5], [4]],
+      prepare: (_backend: string, [x]: readonly unknown[]) => [String(x)],
+      normalize: (_b: string, r: unknown) => Number(r),
+      equal: (a: unknown, e: unknown) => Math.abs((a as number) - (e as number)) < 1e-9,
+    };
+    expect(referenceCheck(double, options)).toMatchObject({ checked: 2, disagreements: [] });
+    // Each of the two is needed: unprepared, the backend gets numbers; by default, equality is exact.
+    const { prepare: _prepare, ...unprepared } = options;
+    expect(referenceCheck(double, unprepared).disagreements.map((d) => (d.error as Error).message)).toEqual([
+      "wants a string, got number",
+      "wants a string, got number",
+    ]);
+    const { equal: _equal, ...exact } = options;
+    expect(referenceCheck(double, exact).disagreements.map((d) => [d.expected, d.actual])).toEqual([
+      [3, 3 + 1e-12],
+      [8, 8 + 1e-12],
+    ]);
+  });
+});

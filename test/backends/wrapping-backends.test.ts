@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { createBackends } from "../../src/dispatchable/backend-set.js";
+import { dispatchable } from "../../src/dispatchable/dispatchable.js";
+import { backendOptions, type TraceEntry } from "../../src/dispatchable/options-scope.js";
+import { referenceCheck } from "../../src/dispatchable/reference-check.js";
+
+describe("wrapping backends", () => {
+  class Nd {
+    constructor(readonly data: number[]) {}
+  }
+  class Jax {
+    constructor(readonly data: number[]) {}
+  }
+  function setup() {
+    const backends = createBackends({ name: "wrapping", discover: false, env: {} });
+    backends.declare({
+      name: "jax",
+      primaryTypes: [Jax],
+      secondaryTypes: [Number],
+      implementations: {
+        add: (x: Jax, k: number) => new Jax(x.data.map((v) => v + k)),
+        total: (x: Jax) => x.data.reduce((a, b) => a + b, 0),
+      },
+    });
+    backends.declare({
+      name: "jax-on-nd",
+      primaryTypes: [Nd],
+      secondaryTypes: [Number],
+      requiresOptIn: true,
+      wraps: {
+        backend: "jax",
+        convert: (v) => (v instanceof Nd ? new Jax(v.data) : v),
+        restore: (r) => {
+          if (r instanceof Jax) return new Nd(r.data);
+          if (typeof r === "number") return r;
+          throw new TypeError("not a Jax array");
+        },
+      },
+    });
+    const add = dispatchable((x: Nd, k: number) => new Nd(x.data.map((v) => v + k)), { name: "add", args: [0, 1], backends });
+    const total = dispatchable((x: Nd) => x.data.reduce((a, b) => a + b, 0), { name: "total", args: [0], backends });
+    return { backends, add, total };
+  }
+
+  it("converts the inputs, runs the wrapped backend's implementation, converts the result back, and says so in the trace", () => {
+    const { backends, add, total } = setup();
+    expect(add(new Nd([1, 2]), 1)).toEqual(new Nd([2, 3]));
+    const trace: TraceEntry[] = [];
+    const out = backendOptions({ prioritize: ["jax-on-nd"], trace }, () => [add(new Nd([1, 2]), 1), total(new Nd([1, 2]))]);
+    expect(out).toEqual([new Nd([2, 3]), 3]);
+    expect(trace.map((t) => [t.ran, t.wraps])).toEqual([
+      ["jax-on-nd", "jax"],
+      ["jax-on-nd", "jax"],
+    ]);
+    expect(backends.backends().find((b) => b.name === "jax-on-nd")?.functions).toEqual({
+      add: "add (wraps jax)",
+      total: "total (wraps jax)",
+    });
+    // Its own implementation wins over the wrapped one.
+    backends.register("jax-on-nd", "total", () => -1);
+    expect(backendOptions({ prioritize: ["jax-on-nd"] }, () => total(new Nd([1])))).toBe(-1);
+  });
+
+  it("is covered by referenceCheck", () => {
+    const { add } = setup();
+    const report = referenceCheck(add, {
+      inputs: [[new Nd([1]), 2]],
+      prepare: (b, [x, k]) => (b === "jax" ? [new Jax((x as Nd).data), k] : [x, k]),
+      normalize: (_b, r) => (r instanceof Jax ? new Nd(r.data) : r),
+    });
+    expect(report.backends).toEqual(["jax", "jax-on-nd"]);
+    // One input, run through each of the two: listed is not enough, each must have been run.
+    expect(report.checked).toBe(2);
+    expect(report.disagreements).toEqual([]);
+  });
+
+  it("a convert that throws and a result restore cannot take give ERR_DISPATCH_CONVERT naming the backend and the function", () => {
+    const { backends, add } = setup();
+    backends.declare({
+      name: "broken",
+      primaryTypes: [Nd],
+      secondaryTypes: [Number],
+      higherPriorityThan: ["jax-on-nd"],
+      wraps: {
+        backend: "jax",
+        convert: (v) => {
+          if (v === 13) throw new RangeError("unlucky");
+          return v instanceof Nd ? new Jax(v.data) : v;
+        },
+        restore: () => {
+          throw new TypeError("cannot take it");
+        },
+      },
+    });
+    expect(() => add(new Nd([1]), 13)).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_CONVERT",
+        details: expect.objectContaining({ backend: "broken", function: "add", phase: "convert", argument: 1 }),
+      }),
+    );
+    expect(() => add(new Nd([1]), 1)).toThrow(
+      /Backend "broken" wraps "jax", but restore could not convert back what jax's add\(\) returned \(Jax instance\): cannot take it/,
+    );
+  });
+
+  it("refuses a malformed wraps, and one that closes a cycle, keeping the backends it had", () => {
+    const { backends } = setup();
+    const wraps = (w: unknown) => () => backends.declare({ name: "w", wraps: w as never });
+    expect(wraps({ backend: "jax", convert: (v: unknown) => v })).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_BACKEND_DECLARATION" }),
+    );
+    expect(wraps({ backend: "jax", convert: 1, restore: (r: unknown) => r })).toThrow(/convert must be a function/);
+    expect(wraps({ backend: "w", convert: (v: unknown) => v, restore: (r: unknown) => r })).toThrow(/names the backend itself/);
+    expect(wraps({ backend: "jax", convert: (v: unknown) => v, restore: (r: unknown) => r, extra: 1 })).toThrow(/unknown keys "extra"/);
+    backends.declare({ name: "a", wraps: { backend: "b", convert: (v) => v, restore: (r) => r } });
+    expect(() => backends.declare({ name: "b", wraps: { backend: "a", convert: (v) => v, restore: (r) => r } })).toThrow(/closes a cycle/);
+    expect(backends.backends().map((b) => b.name)).toEqual(["jax", "jax-on-nd", "a"]);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { dispatcherBrand, keyName, listEntries, noticeTable } from "../../src/channel.js";
+import { Dispatcher } from "../../src/registry/dispatcher.js";
+
+class Conv {}
+
+describe("listEntries", () => {
+  it("lists a Dispatcher's and a Map's entries, live, and nothing else", () => {
+    const table = new Dispatcher({ backend: "cpu" });
+    const entries = listEntries(table);
+    table.register(Conv, () => 1);
+    expect([...(entries?.keys() ?? [])]).toEqual([Conv]);
+    const map = new Map([[Conv, 1]]);
+    expect(listEntries(map)).toBe(map);
+    expect(listEntries({ register() {} })).toBeUndefined();
+    expect(listEntries(null)).toBeUndefined();
+    // A Dispatcher of another copy is recognised by its brand.
+    const foreign = { [dispatcherBrand]: true, entries: new Map([[Conv, 2]]) };
+    expect(listEntries(foreign)?.get(Conv)).toBe(2);
+    expect(listEntries({ [dispatcherBrand]: true, entries: 5 })).toBeUndefined();
+  });
+});
+
+describe("noticeTable and keyName", () => {
+  it("find a notice's table in a namespace or as given", () => {
+    const table = new Map();
+    expect(noticeTable({ via: "native", namespace: "dispatch", backend: "cpu", module: undefined, table })).toBe(table);
+    expect(
+      noticeTable({
+        via: "hook",
+        namespace: "dispatch",
+        backend: "cpu",
+        module: "file:///t.js",
+        exports: { cpuTable: table },
+        exportName: "cpuTable",
+      }),
+    ).toBe(table);
+    expect(
+      noticeTable({
+        via: "hook",
+        namespace: "dispatch",
+        backend: "cpu",
+        module: "file:///t.js",
+        exports: undefined,
+        exportName: "cpuTable",
+      }),
+    ).toBeUndefined();
+    expect(keyName(Conv)).toBe("Conv");
+    expect(keyName((() => class {})())).toBe("(anonymous class)");
+  });
+
+  it("keyName: a class by its name, a string as itself, any other key names no op", () => {
+    expect(keyName(Conv)).toBe("Conv");
+    expect(keyName("Conv")).toBe("Conv");
+    expect(keyName(Symbol("Conv"))).toBeUndefined();
+    expect(keyName(3)).toBeUndefined();
+    expect(keyName(undefined)).toBeUndefined();
+  });
+});
