@@ -123,7 +123,9 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   }
   const windows = scope.connected ? windowRecords(facts) : { plugins: [], outside: [], problems: [] };
   problems.push(...windows.problems);
-  for (const write of windows.outside) getOrCreate(registeredOps, write.backend, () => new Set<string>()).add(write.op);
+  // Entries plugins wrote into a table directly: unlike a registration, each is in one table only.
+  const written = new Map<string, Set<string>>();
+  for (const write of windows.outside) getOrCreate(written, write.backend, () => new Set<string>()).add(write.op);
 
   // Expectations are checked on backends that loaded, against what their tables hold, what was registered and what plugins wrote.
   const expected = new Map<string, Map<string, string>>();
@@ -146,18 +148,26 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   let checked = registrations.filter((r) => r.state !== "disposed").length + windows.outside.length;
   for (const [backend, ops] of expected) {
     if (!inPlay(backend)) continue;
-    const tables = facts.tables.filter((t) => t.backend === backend);
+    // Tables that can list their entries are each asked: a registration reaches every table of its
+    // backend (and says so itself when it does not), an entry written directly reaches one.
+    const listed = facts.tables.filter((t) => t.backend === backend && t.names !== undefined);
     for (const [op, source] of ops) {
       checked++;
-      const held = tables.some((t) => t.names?.has(op) === true);
-      if (held || registeredOps.get(backend)?.has(op)) continue;
+      if (registeredOps.get(backend)?.has(op)) continue;
+      const lacking = listed.filter((t) => t.names?.has(op) !== true);
+      if (listed.length > 0 ? lacking.length === 0 : written.get(backend)?.has(op)) continue;
       const why = unsignalled.get(backend);
+      const partly = lacking.length < listed.length;
+      const where = lacking.map((t) => t.module ?? "(a table with no module)").join(", ");
       problems.push({
         kind: "missing",
         backend,
         op,
         id: undefined,
-        message: `${op} on ${backend} was expected (by ${source}) but never registered${why === undefined ? ", and no table of the backend holds it." : `: ${why}`}`,
+        message: partly
+          ? `${op} on ${backend} was expected (by ${source}), and ${listed.length - lacking.length} of the ${listed.length} ${backend} tables ${listed.length - lacking.length === 1 ? "holds" : "hold"} it, written there directly, but not the table of ${where}. ` +
+            `An entry written into a table reaches that table only: register it with register(${JSON.stringify(backend)}, …) to reach every table of the backend.`
+          : `${op} on ${backend} was expected (by ${source}) but never registered${why === undefined ? `, and no table of the backend holds it${where === "" ? "" : ` (${where})`}.` : `: ${why}`}`,
       });
     }
   }

@@ -181,6 +181,65 @@ describe("4. expectations do not depend on load order", () => {
   });
 });
 
+describe("4b. an entry a plugin writes into one table directly", () => {
+  // The registration module writes into the table it imports, outside any registry: that entry is
+  // in one module instance's table only, and a later instance (?v=2), served once the registration
+  // module has run, never gets it.
+  const tree = {
+    "node_modules/dispatch-hook": { symlink: "<repo>" },
+    "node_modules/tensorkit/package.json": JSON.stringify({
+      name: "tensorkit",
+      type: "module",
+      exports: { "./*": "./*" },
+      dispatchHook: { backends: { cpu: { module: "./backends/cpu.js", export: "table" } } },
+    }),
+    "node_modules/tensorkit/backends/cpu.js":
+      'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
+    "node_modules/kit-direct/package.json": JSON.stringify({
+      name: "kit-direct",
+      type: "module",
+      exports: { "./*": "./*" },
+      dispatchHook: { registrations: { cpu: "./cpu.js" }, expects: { cpu: ["Conv"] } },
+    }),
+    "node_modules/kit-direct/ops.js": "export class Conv {}\n",
+    "node_modules/kit-direct/cpu.js": [
+      'import { table } from "tensorkit/backends/cpu.js";',
+      'import { Conv } from "./ops.js";',
+      'table.register(Conv, () => "direct conv");',
+      "",
+    ].join("\n"),
+    "package.json": appJson({ type: "module", dependencies: { tensorkit: "*", "kit-direct": "*", "dispatch-hook": "*" } }),
+    "main.mjs": [
+      'const { Conv } = await import("kit-direct/ops.js");',
+      'const base = new URL("./node_modules/tensorkit/backends/cpu.js", import.meta.url).href;',
+      'const first = process.argv[2] === "query" ? base + "?v=1" : "tensorkit/backends/cpu.js";',
+      "const out = {};",
+      'for (const [name, specifier] of [["first", first], ["second", base + "?v=2"]]) {',
+      "  const { table } = await import(specifier);",
+      "  try { out[name] = table.resolve(new Conv())(); } catch (e) { out[name] = e.code; }",
+      "}",
+      "console.log(JSON.stringify(out));",
+    ].join("\n"),
+  };
+
+  it("a second module instance that lacks it fails strict, naming that instance", async () => {
+    const dir = makeTree(tree);
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ first: "direct conv", second: "ERR_DISPATCH_NO_IMPL" });
+    expect(result.stderr).toContain("[missing] Conv on cpu was expected");
+    expect(result.stderr).toContain("cpu.js?v=2");
+    expect(result.code).toBe(1);
+  });
+
+  it("every instance the app uses lacks it (the plugin wrote into a third): strict fails", async () => {
+    const dir = makeTree(tree);
+    const result = await run(dir, ["--import", loader, "main.mjs", "query"], strict);
+    expect(lastJson(result.stdout)).toEqual({ first: "ERR_DISPATCH_NO_IMPL", second: "ERR_DISPATCH_NO_IMPL" });
+    expect(result.stderr).toContain("[missing] Conv on cpu was expected");
+    expect(result.code).toBe(1);
+  });
+});
+
 describe("5. a registry that nothing else references", () => {
   it("is kept alive while it holds a pending registration: collected garbage cannot take it away", async () => {
     const dir = makeTree({
