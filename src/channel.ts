@@ -144,6 +144,8 @@ export interface HubMember {
   miss(miss: DispatchMiss): void;
   wrote(table: object, key: Function | string, impl: unknown): boolean; // did it write exactly this entry?
   events(): readonly unknown[]; // its audit events, as plain data
+  /** Whether it is a copy's default registry: their reports answer for every default registry of the thread. */
+  readonly isDefault?: boolean;
 }
 
 /** The hub's API, version 1. Every method is cheap in what the thread holds: it costs what it touches. */

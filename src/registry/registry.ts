@@ -14,7 +14,7 @@ import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, Reg
 import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput } from "./registry-input.js";
 import { adapterFor } from "./table-adapter.js";
 import { TableWriter } from "./table-writer.js";
-import { copyDirectory, registryName, registryReport, throwIfIncomplete } from "./thread-audit.js";
+import { copyDirectory, isDefault, registryName, registryReport, throwIfIncomplete } from "./thread-audit.js";
 
 export type { HandleState, RegistrationHandle, TableHandle } from "./registration.js";
 export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
@@ -65,7 +65,11 @@ export class Registry {
       this.#sticky++;
       this.#hold();
     };
+    const self = this;
     this.#member = {
+      get isDefault() {
+        return isDefault(self);
+      },
       namespace: options.namespace ?? frameworkNamespace,
       name: registryName(options.name),
       copy: copyDirectory,
@@ -201,7 +205,7 @@ export class Registry {
 
   #report(options: VerifyOptions): AuditReport {
     const tables = [...this.#writer.backends.values()].flatMap((b) => b.tables);
-    return frozen(registryReport(this, this.#events, options, tables));
+    return frozen(registryReport(this, this.#events, options, tables, this.#member));
   }
 
   #join(): void {

@@ -4,7 +4,7 @@
  * fact that stopped being true is gone). A registry's own verify() answers only for itself (registryReport).
  */
 import { url } from "../builtins.js";
-import { frameworkNamespace, type HostFacts, keyName, listEntries, noticeTable } from "../channel.js";
+import { frameworkNamespace, type HostFacts, type HubMember, keyName, listEntries, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
 import { type AuditEvent, type AuditReport, frozen, toData, type VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
@@ -97,10 +97,23 @@ export function registryReport(
   events: readonly AuditEvent[],
   options: VerifyOptions,
   own: readonly Table[],
+  member?: HubMember,
 ): AuditReport {
   checkVerifyOptions(options, "verify() or format()");
   const facts = gatherFacts(own);
-  const connected = facts.loaders.some((l) => l.registry === registry) || (facts.loaders.length === 0 && isDefault(registry));
+  if (isDefault(registry)) {
+    // The default registry is one per copy (and per module format where Node 20.16 loads both), but
+    // a program means one: its report folds every default registry of the thread, whichever copy a
+    // plugin registered through. The loaders feed default registries, so their facts count.
+    const defaults = hub()
+      .members()
+      .filter((m) => m.isDefault === true && m.namespace === frameworkNamespace);
+    const copies = new Set(defaults.map((m) => m.copy));
+    const folds = defaults.map((m) => fold(m.events(), copies.size > 1 ? `${m.name} (${m.copy})` : m.name));
+    if (member === undefined || !defaults.includes(member)) folds.push(fold(events));
+    return buildReport(folds, facts, { connected: true, focus: options.backends });
+  }
+  const connected = facts.loaders.some((l) => l.registry === registry);
   return buildReport([fold(events)], facts, { connected, focus: options.backends });
 }
 

@@ -144,6 +144,21 @@ describe("3. two installed copies of dispatch-hook", () => {
     expect(result.stderr).toContain("[conflict] PoolLayer already has an implementation on numba");
     expect(result.code).toBe(1);
   });
+
+  it("the default registry's assertComplete() and verify() answer for the other copy's default registry too", async () => {
+    const dir = twoCopies(
+      [
+        'import { registry } from "dispatch-hook";',
+        // ml-ops's copy registers for numba, which this program never loads.
+        'import "ml-ops/register-now.js";',
+        'const out = { verify: registry.verify({ backends: ["numba"] }).ok };',
+        'try { registry.assertComplete({ backends: ["numba"] }); out.assert = "passed"; } catch (e) { out.assert = e.code; }',
+        "console.log(JSON.stringify(out));",
+      ].join("\n"),
+    );
+    const result = await run(dir, ["--import", loader, "main.mjs"]);
+    expect(lastJson(result.stdout)).toEqual({ verify: false, assert: "ERR_DISPATCH_INCOMPLETE" });
+  });
 });
 
 describe("4. expectations do not depend on load order", () => {
