@@ -77,7 +77,8 @@ export interface DispatchMiss {
 export interface LoaderFinding {
   readonly backend: string;
   readonly module: string;
-  readonly problem: "unsignalled" | "instrument-failed" | "left-alone";
+  /** "config": a declaration the loader could not read (backend "-", module: the file), so a plugin or a backend may be out of sight. */
+  readonly problem: "unsignalled" | "instrument-failed" | "left-alone" | "config";
   readonly message: string;
 }
 

@@ -174,7 +174,13 @@ export function install(options: InstallOptions = {}): Installation {
     return {
       mode,
       backends: [...new Set(config.rules.map((rule) => rule.backend ?? "{backend}"))],
-      findings: findings(),
+      // A declaration the loader could not read may hide a plugin or a backend: the audit cannot say ok over it.
+      findings: [
+        ...findings(),
+        ...config.problems.map(
+          (p): LoaderFinding => ({ backend: "-", module: p.file, problem: "config", message: `${p.message}. ${p.fix} (${p.code})` }),
+        ),
+      ],
       ...(options.registry === undefined ? {} : { registry: options.registry }),
       files: config.files,
       root: config.root,

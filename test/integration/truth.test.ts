@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
-import { appJson, lastJson, loader, makeTree, nodeVersion, repoRoot, run } from "./fixture.js";
+import { appJson, lastJson, loader, makeTree, nodeVersion, repoRoot, run, type Tree } from "./fixture.js";
 import { frameworkEsm, plugin } from "./trees.js";
 
 const strict = { DISPATCH_HOOK_AUDIT: "strict" };
@@ -253,6 +253,25 @@ describe("4b. an entry a plugin writes into one table directly", () => {
     expect(result.stderr).toContain("[missing] Conv on cpu was expected");
     expect(result.code).toBe(1);
   });
+});
+
+describe("4c. a plugin whose declaration the loader cannot read", () => {
+  for (const [name, field] of [
+    ["a misspelt key", { registation: { numba: "./dispatch/numba.js" } }],
+    ["expects that is not a list", { registrations: { numba: "./dispatch/numba.js" }, expects: { numba: "PoolLayer" } }],
+    ["a field that is not an object", "yes"],
+  ] as const) {
+    it(`${name}: strict fails, naming the file and the key`, async () => {
+      const tree: Tree = { ...frameworkEsm, ...plugin("tensorlab", true), "main.mjs": landed };
+      const json = JSON.parse(tree["node_modules/ml-ops/package.json"] as string);
+      tree["node_modules/ml-ops/package.json"] = JSON.stringify({ ...json, dispatchHook: field });
+      const dir = makeTree(tree);
+      const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+      expect(result.stderr).toContain("[loader]");
+      expect(result.stderr).toContain(join(dir, "node_modules/ml-ops/package.json"));
+      expect(result.code).toBe(1);
+    });
+  }
 });
 
 describe("5. a registry that nothing else references", () => {
