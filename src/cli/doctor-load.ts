@@ -187,7 +187,7 @@ export async function loadBackends(
       // A registration module's window problem (op "-") says again what its plugin's finding said.
       if (problem.kind === "failed" && problem.op === "-") continue;
       // A declaration the loader could not read: reading the config reported it already.
-      if (problem.kind === "loader" && problem.backend === "-" && /\(ERR_DISPATCH_CONFIG_[A-Z_]+\)$/.test(problem.message)) continue;
+      if (problem.kind === "loader" && config.problems.some((p) => problem.message.startsWith(p.message))) continue;
       // With no backend declared, the loader's "watches nothing" follows from the config: reading
       // it said so already, or backend sets that are chosen per call need nothing watched.
       if (input.backends.length === 0 && problem.message.includes("found no backend declaration")) continue;

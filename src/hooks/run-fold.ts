@@ -5,7 +5,7 @@
  */
 import { fs, os, path } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
-import { formatReport, formatTable, okVerdict, shortPath } from "../registry/audit-format.js";
+import { formatReport, formatTable, okVerdict, shortPath, waitingText } from "../registry/audit-format.js";
 import { type ProcessRecord, type RecordWriter, recordFormat, runDirVariable } from "../registry/run-records.js";
 
 const runFormat = "dispatch-hook/audit";
@@ -175,9 +175,14 @@ function runVerdict(run: RunAudit): string {
   if (parts.length > 0) return `not ok: ${parts.join(", ")}`;
   if (run.processes.length === 0)
     return "nothing was checked: no process wrote an audit record (did the command start Node with the loader?)";
-  if (run.checked === 0) return "nothing was checked: no process made a registration or declared a backend that loaded";
   const registrations = run.processes.flatMap((p) => p.report?.registrations ?? []);
-  return okVerdict(registrations, `, in ${run.processes.filter((p) => p.checked > 0).length} process(es)`);
+  if (run.checked === 0) {
+    const wait = waitingText(registrations);
+    return `nothing was checked: ${wait === undefined ? "no process made a registration or declared a backend that loaded" : `no registration landed; ${wait}`}`;
+  }
+  const checking = run.processes.filter((p) => p.checked > 0).length;
+  const of = checking < run.processes.length ? ` of ${run.processes.length}` : "";
+  return okVerdict(registrations, `, in ${checking}${of} process(es)`);
 }
 
 /**

@@ -29,16 +29,17 @@ export function shortModule(href: string, cwd: string = process.cwd()): string {
 export function verdict(report: AuditReport): string {
   if (!report.ok) return `${report.problems.length} problem(s):`;
   if (report.checked === 0) {
+    // A registration waiting for a backend that never loaded is not checked: nothing said whether it would land.
+    const wait = waitingText(report.registrations);
+    if (wait !== undefined) return `nothing was checked: no registration landed; ${wait}`;
     const what = report.notes.find((n) => n.startsWith("no registrations")) ?? "no registrations were made";
     return `nothing was checked: ${what}`;
   }
-  const waiting = report.registrations.filter((r) => r.state === "pending").length;
-  if (waiting > 0 && report.checked === waiting) return `nothing was checked: no registration landed; ${waitingText(report.registrations)}`;
   return okVerdict(report.registrations, "");
 }
 
 /** "2 wait for jax, tpu, which never loaded", or undefined when no registration waits. */
-function waitingText(registrations: readonly RegistrationRecord[]): string | undefined {
+export function waitingText(registrations: readonly RegistrationRecord[]): string | undefined {
   const waiting = registrations.filter((r) => r.state === "pending");
   if (waiting.length === 0) return undefined;
   const backends = [...new Set(waiting.map((r) => r.backend))].sort().join(", ");

@@ -145,7 +145,11 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
         for (const op of plugin.expects[table.backend] ?? []) expect(table.backend, op, plugin.declaredIn);
     }
   }
-  let checked = registrations.filter((r) => r.state !== "disposed").length + windows.outside.length;
+  // A registration waiting for a backend that is not in play is no problem, and nothing was checked of it.
+  const unchecked = (r: RegistrationRecord) =>
+    r.state === "disposed" ||
+    (r.state === "pending" && !inPlay(r.backend) && !(scope.connected && facts.asserted?.has(r.backend) === true));
+  let checked = registrations.filter((r) => !unchecked(r)).length + windows.outside.length;
   for (const [backend, ops] of expected) {
     if (!inPlay(backend)) continue;
     // Tables that can list their entries are each asked: a registration reaches every table of its

@@ -182,6 +182,14 @@ describe("registrations that wait are never 'every registration landed'", () => 
     expect(json.code).toBe(1);
   });
 
+  it("when none landed anywhere, nothing was checked: the process's line and the run's last line say so, and the run fails", async () => {
+    const dir = makeTree(waiting);
+    const result = await audit(dir, ["--", "never.mjs"]);
+    expect(result.stdout).toMatch(/^nothing was checked: no registration landed; 1 waits for jax, which never loaded$/m);
+    expect(result.stdout).not.toMatch(/^ok:/m);
+    expect(result.code).toBe(1);
+  });
+
   it("unasked, they pass, and the last line says how many wait, for which backends", async () => {
     const dir = makeTree(waiting);
     const result = await audit(dir, ["--", "never.mjs"], { NUMBA: "1" });
