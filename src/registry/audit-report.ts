@@ -6,6 +6,7 @@
 import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
 import { type Fold, getOrCreate, windowRecords } from "./audit-fold.js";
+import { pendingMessage, strayText } from "./pending-message.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
 export interface TableFact {
@@ -24,6 +25,8 @@ export interface ThreadFacts {
   readonly refusals?: readonly string[];
   /** Backends the program named to assertComplete() in this thread. */
   readonly asserted?: ReadonlySet<string>;
+  /** Dispatchers made with a backend that never reached dispatch-hook: nothing announced them, no registry was given them. */
+  readonly unannounced?: ReadonlyArray<{ readonly backend: string; readonly name: string }>;
 }
 
 interface ReportScope {
@@ -37,25 +40,6 @@ const live = new Set(["pending", "applied", "failed"]);
 /** A problem of a backend ("-": of the thread), not of one op type. */
 const general = (kind: ProblemKind, backend: string, message: string): Problem => ({ kind, backend, op: "-", id: undefined, message });
 
-function pendingMessage(
-  record: RegistrationRecord,
-  facts: ThreadFacts,
-  loaded: boolean,
-  unsignalled: string | undefined,
-  asserted: boolean,
-): string {
-  const at = `${record.op} on ${record.backend} (registered at ${record.site}) is still pending${asserted && !loaded ? `, and the program named ${record.backend} to assertComplete()` : ""}`;
-  if (unsignalled !== undefined) return `${at}: ${unsignalled}`;
-  if (loaded) return `${at} although a ${record.backend} table exists in this thread.`;
-  // A host adapter (Vite, Vitest, esbuild, Jest) serves the thread's modules where no loader is installed.
-  const host = facts.tables.find((t) => t.host !== undefined)?.host?.name;
-  if (facts.loaders.length === 0 && host === undefined) {
-    return `${at}: no ${record.backend} table ever reached dispatch-hook, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, run it through a host adapter, or have the framework call announce().`;
-  }
-  const serving = facts.loaders.length > 0 ? "the loader is installed" : `${host} serves this thread's modules`;
-  return `${at}: no ${record.backend} table ever reached dispatch-hook; ${serving}, but no module declared for ${record.backend} finished loading. Check the declaration with npx dispatch-hook doctor.`;
-}
-
 export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: ReportScope): AuditReport {
   const focus = scope.focus === undefined ? undefined : new Set(scope.focus);
   const problems: Problem[] = [];
@@ -66,7 +50,8 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   for (const finding of findings) if (finding.problem === "unsignalled") unsignalled.set(finding.backend, finding.message);
   for (const message of facts.refusals ?? []) problems.push(general("loader", "-", message));
   // A backend is in play once a table of it exists, a loader saw why none signalled, or the caller named it.
-  const inPlay = (backend: string) => loaded.has(backend) || unsignalled.has(backend) || focus?.has(backend) === true;
+  const stray = new Set((facts.unannounced ?? []).map((d) => d.backend));
+  const inPlay = (backend: string) => loaded.has(backend) || unsignalled.has(backend) || stray.has(backend) || focus?.has(backend) === true;
 
   const registrations: RegistrationRecord[] = [];
   // Op types registered and live, or written into a table outside the registry, per backend.
@@ -160,7 +145,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
       if (registeredOps.get(backend)?.has(op)) continue;
       const lacking = listed.filter((t) => t.names?.has(op) !== true);
       if (listed.length > 0 ? lacking.length === 0 : written.get(backend)?.has(op)) continue;
-      const why = unsignalled.get(backend);
+      const why = unsignalled.get(backend) ?? strayText(backend, facts);
       const partly = lacking.length < listed.length;
       const where = lacking.map((t) => t.module ?? "(a table with no module)").join(", ");
       problems.push({

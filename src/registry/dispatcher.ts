@@ -1,5 +1,6 @@
 import { type DispatchMiss, dispatcherBrand, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
+import { backendDispatchers } from "./backend-dispatchers.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { checkOptions } from "./options.js";
 
@@ -87,6 +88,7 @@ export class Dispatcher<F extends Impl = Impl> {
     this.name = options.name ?? options.backend ?? "dispatcher";
     this.#fallback = options.fallback;
     this.#view = readonlyView(this.#entries);
+    if (options.backend !== undefined) backendDispatchers().add(this);
   }
 
   get [dispatcherBrand](): true {

@@ -9,6 +9,7 @@ import { hub } from "../hub.js";
 import { type AuditEvent, type AuditReport, frozen, toData, type VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
 import { buildReport, type TableFact, type ThreadFacts } from "./audit-report.js";
+import { backendDispatchers, providedTables } from "./backend-dispatchers.js";
 import { DispatchHookError } from "./errors.js";
 import { checkVerifyOptions } from "./options.js";
 import type { Table } from "./registration.js";
@@ -64,7 +65,14 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
   for (const notice of h.allTables())
     add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
   for (const t of own) add(t.backend, t.module, t.table);
-  return { tables, loaders: h.loaders(), windows: h.windows(), refusals: h.refusals(), asserted: assertedBackends() };
+  const provided = providedTables();
+  const unannounced = backendDispatchers()
+    .live()
+    .flatMap((d) => {
+      const { backend, name } = d as { backend?: unknown; name?: unknown };
+      return seen.has(d) || provided.has(d) || typeof backend !== "string" ? [] : [{ backend, name: String(name) }];
+    });
+  return { tables, loaders: h.loaders(), windows: h.windows(), refusals: h.refusals(), asserted: assertedBackends(), unannounced };
 }
 
 export function threadAudit(options: VerifyOptions = {}): AuditReport {

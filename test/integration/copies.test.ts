@@ -87,7 +87,9 @@ const main = [
   'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
   "const call = (table, value) => { try { return table.resolve(value)(); } catch (e) { return e.code; } };",
   "let miss;",
-  'try { new top.Dispatcher({ name: "cudaFuncify", backend: "cuda" }).resolve(new Conv()); } catch (e) { miss = e.message; }',
+  // A cuda table the loader never watched: kept alive, so that every audit below sees it.
+  'const cuda = new top.Dispatcher({ name: "cudaFuncify", backend: "cuda" });',
+  "try { cuda.resolve(new Conv()); } catch (e) { miss = e.message; }",
   'const probe = { kind: "dispatch-hook:hub", version: 1, accepts: [1, 2, 99], realm: globalThis };',
   'dc.channel("dispatch-hook:hub").publish(probe);',
   "const audit = (a) => ({ ok: a.ok, registrations: a.registrations.map((r) => r.op + ' on ' + r.backend + ': ' + r.state + ' ' + r.registry).sort() });",
@@ -99,6 +101,7 @@ const main = [
   "  miss,",
   "  top: audit(top.threadAudit()),",
   "  nested: audit(nested.threadAudit()),",
+  "  cuda: cuda.name,",
   "}));",
 ].join("\n");
 
@@ -190,8 +193,14 @@ for (const { version, handshake, hubs } of versions) {
       it(`${order.first} first: the plugin's registration lands in the framework's table, one audit lists both copies, a miss is explained`, async () => {
         const { dir, label } = copiesTree(handshake);
         const result = await runApp(dir, order, true);
-        expect(result.stderr).toBe("");
-        expect(result.code).toBe(0);
+        // The plugin's Conv on cuda never reached the cuda table the program dispatched on: every
+        // audit says so, whichever copy registered it.
+        expect(result.stderr).toContain("[pending] Conv on cuda");
+        expect(result.stderr).toContain(
+          'a cuda table exists in this thread (Dispatcher "cudaFuncify"), but it never reached dispatch-hook',
+        );
+        expect(result.stderr.match(/\[pending\]/g)).toHaveLength(1);
+        expect(result.code).toBe(1);
         const out = result.out;
         // Who made the hub: nothing before the plugin when the nested copy is first; its versions say whose it is.
         expect(out.hub).toEqual({ before: order.first === "the top copy", after: true, versions: hubs[order.first] });
@@ -202,9 +211,9 @@ for (const { version, handshake, hubs } of versions) {
         expect(out.miss).toContain('No implementation in dispatch table "cudaFuncify" for an instance of Conv.');
         expect(out.miss).toContain("Conv on cuda (registration #1, from node_modules/some-plugin/register.js:4) is pending");
         for (const audit of [out.top, out.nested])
-          expect(JSON.parse(label(JSON.stringify(audit)))).toEqual({ ok: true, registrations: shared });
+          expect(JSON.parse(label(JSON.stringify(audit)))).toEqual({ ok: false, registrations: shared });
         const exit = result.exit();
-        expect(exit.ok).toBe(true);
+        expect(exit.ok).toBe(false);
         expect(exit.registrations.map((r) => label(`${r.op} on ${r.backend}: ${r.state} ${r.registry}`)).sort()).toEqual(shared);
       });
     }

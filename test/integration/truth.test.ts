@@ -492,3 +492,38 @@ describe("7. no loader at all", () => {
     expect(result.code).toBe(0);
   });
 });
+
+describe("8. a backend's Dispatcher that never reached dispatch-hook", () => {
+  // The framework's numba module creates its Dispatcher with backend "numba", and a plugin registers
+  // for numba at once; nothing announced the table. Before, strict passed ("numba, which never loaded").
+  const registering = [
+    'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+    'const { register } = await import("dispatch-hook");',
+    'const { PoolLayer, poolNumba } = await import("ml-ops");',
+    'register("numba", PoolLayer, poolNumba);',
+    "console.log(JSON.stringify({ entries: [...numbaFuncify.entries].length }));",
+  ].join("\n");
+
+  it("with no loader: strict fails, saying the table exists but never reached dispatch-hook, and how to fix it", async () => {
+    const dir = makeTree({ ...frameworkEsm, ...plugin("tensorlab", true), "main.mjs": registering });
+    const result = await run(dir, ["main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ entries: 0 });
+    expect(result.stderr).toContain("[pending] PoolLayer on numba");
+    expect(result.stderr).toContain('a numba table exists in this thread (Dispatcher "numbaFuncify"), but it never reached dispatch-hook');
+    expect(result.stderr).toContain("--import dispatch-hook/loader.mjs");
+    expect(result.code).toBe(1);
+  });
+
+  it("with a loader that watches another module (a wrong path in the framework's declaration): strict fails, pointing at doctor", async () => {
+    const tree: Tree = { ...frameworkEsm, ...plugin("tensorlab", true), "main.mjs": registering };
+    const json = JSON.parse(tree["node_modules/tensorlab/package.json"] as string);
+    json.dispatchHook.backends["*"].module = "./link/{backend}/dispatch/elsewhere.js";
+    tree["node_modules/tensorlab/package.json"] = JSON.stringify(json);
+    const dir = makeTree(tree);
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ entries: 0 });
+    expect(result.stderr).toContain('a numba table exists in this thread (Dispatcher "numbaFuncify"), but it never reached dispatch-hook');
+    expect(result.stderr).toContain("npx dispatch-hook doctor");
+    expect(result.code).toBe(1);
+  });
+});
