@@ -77,8 +77,7 @@ export interface DispatchMiss {
 export interface LoaderFinding {
   readonly backend: string;
   readonly module: string;
-  /** "config": a declaration the loader could not read (backend "-", module: the file), so a plugin or a backend may be out of sight. */
-  readonly problem: "unsignalled" | "instrument-failed" | "left-alone" | "config";
+  readonly problem: "unsignalled" | "instrument-failed" | "left-alone" | "config"; // config: an unreadable declaration (backend "-", module: its file)
   readonly message: string;
 }
 
@@ -145,8 +144,7 @@ export interface HubMember {
   miss(miss: DispatchMiss): void;
   wrote(table: object, key: Function | string, impl: unknown): boolean; // did it write exactly this entry?
   events(): readonly unknown[]; // its audit events, as plain data
-  /** Whether it is a copy's default registry: their reports answer for every default registry of the thread. */
-  readonly isDefault?: boolean;
+  readonly isDefault?: boolean; // a copy's default registry: each one's report folds them all
 }
 
 /** The hub's API, version 1. Every method is cheap in what the thread holds: it costs what it touches. */

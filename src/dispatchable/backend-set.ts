@@ -7,7 +7,7 @@ import { path } from "../builtins.js";
 import { discover } from "../hooks/discovery.js";
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { checkBackend, checkOptions } from "../registry/options.js";
+import { checkBackend } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
 import { type Ordered, realmBackends, setControl, sortBackends } from "./backend-order.js";
 import { type BackendInfo, describeBackend, type FunctionInfo, formatDocs } from "./docs.js";
@@ -15,42 +15,20 @@ import { asImplementation, type Implementation, type ImplementationOf, ImplTable
 import { NamedTypeResolver } from "./named-type.js";
 import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
-import { Classifier, TypeSet, type TypeSpec } from "./type-match.js";
-import { checkWraps, type Wraps, wrappingImplementations } from "./wrapping.js";
+import {
+  type BackendDeclaration,
+  type BackendSetOptions,
+  type FunctionMap,
+  functionName,
+  readDeclaration,
+  readSetOptions,
+} from "./set-input.js";
+import { Classifier, TypeSet } from "./type-match.js";
+import { checkWraps, wrappingImplementations } from "./wrapping.js";
+
+export type { BackendDeclaration, BackendSetOptions, FunctionMap } from "./set-input.js";
 
 type AnyFunction = (...args: never[]) => unknown;
-
-/** A set's dispatchable functions by name, for typed declarations: `createBackends<{ add: typeof add }>()`. */
-export type FunctionMap = Record<string, AnyFunction>;
-
-export interface BackendDeclaration<Fns extends FunctionMap = FunctionMap> {
-  readonly name: string;
-  readonly primaryTypes?: readonly TypeSpec[];
-  readonly secondaryTypes?: readonly TypeSpec[];
-  /** Used only when prioritized (by the environment or backendOptions()). */
-  readonly requiresOptIn?: boolean;
-  readonly higherPriorityThan?: readonly string[];
-  readonly lowerPriorityThan?: readonly string[];
-  /** Function name → implementation (checked against its signature in a typed set), or `"specifier#export"`, loaded on first use. */
-  readonly implementations?: { readonly [K in keyof Fns]?: ImplementationOf<Fns[K]> | string };
-  /** Where `"specifier#…"` names resolve from (default: the working directory; for package.json, the package's). */
-  readonly base?: string;
-  /** Runs another backend's implementations on converted arguments. */
-  readonly wraps?: Wraps;
-}
-
-export interface BackendSetOptions {
-  /** The set's name: package.json declarations under `dispatchables.<name>` belong to it. */
-  readonly name: string;
-  /** The prefix of the control variables: `<prefix>_PRIORITIZE`, `_BLOCK`, `_SET_ORDER` (default: the name, upper-cased). */
-  readonly envPrefix?: string;
-  /** The environment to read (default process.env). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Read package.json declarations (default true); a string is the app's directory. */
-  readonly discover?: boolean | string;
-  /** "eager": load `"specifier#export"` implementations at registration, so a typo fails there (default "lazy"). */
-  readonly checkImplementations?: "eager" | "lazy";
-}
 
 interface Backend extends PlanBackend, Ordered {
   readonly table: ImplTable;
@@ -58,18 +36,6 @@ interface Backend extends PlanBackend, Ordered {
   /** The backend it wraps. */
   readonly wraps: string | undefined;
 }
-
-const declarationKinds = {
-  name: "string",
-  primaryTypes: "array",
-  secondaryTypes: "array",
-  requiresOptIn: "boolean",
-  higherPriorityThan: "array",
-  lowerPriorityThan: "array",
-  implementations: "object",
-  base: "string",
-  wraps: "object",
-} as const;
 
 let sets = 0;
 
@@ -82,6 +48,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   readonly #backends = new Map<string, Backend>();
   readonly #ops = new Map<string, Class>();
   readonly #functions = new Map<string, FunctionInfo>();
+  readonly #definitions = new Map<string, { readonly source: string; readonly args: string }>();
   readonly #control: ReturnType<typeof setControl>;
   readonly #discover: boolean | string;
   #discovered = false;
@@ -91,19 +58,21 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   #checked: { version: number; error: DispatchHookError | undefined } | undefined;
 
   constructor(options: BackendSetOptions) {
-    const kinds = { name: "name", envPrefix: "string", env: "object", discover: "any", checkImplementations: ["eager", "lazy"] } as const;
-    checkOptions(options, kinds, "createBackends()", ["name"]);
-    this.name = options.name;
-    const prefix = options.envPrefix ?? options.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
-    this.#control = setControl(options.name, prefix, options.env ?? process.env);
-    this.#discover = options.discover ?? true;
-    this.#eager = options.checkImplementations === "eager";
+    const read = readSetOptions(options);
+    const discover = read.discover ?? true;
+    this.name = read.name;
+    const prefix = read.envPrefix ?? read.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+    this.#control = setControl(read.name, prefix, read.env ?? process.env);
+    this.#discover = discover;
+    this.#eager = read.checkImplementations === "eager";
     // A namespace of its own: its backends' tables never meet a framework's tables of the same name.
     this.registry = createRegistry({
-      name: `backends of ${options.name}`,
+      name: `backends of ${read.name}`,
       callSites: false,
-      namespace: `backends:${options.name}#${++sets}`,
+      namespace: `backends:${read.name}#${++sets}`,
     });
+    // Without package.json declarations to read, the set knows its backends now (see #readPackages).
+    if (discover === false) this.registry.judgeAsSet(read.name);
   }
 
   /** @internal The op class that stands for a dispatchable function in the tables. */
@@ -116,8 +85,24 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     return op;
   }
 
-  /** @internal dispatchable() records its function for docs(). */
-  describeFunction(info: FunctionInfo): void {
+  /**
+   * @internal dispatchable() records its function for docs(). One name is one function: another
+   * function of a name the set has would share its implementations, and is refused. The same
+   * definition again (its module evaluated again, as test runners do) is that function.
+   */
+  describeFunction(info: FunctionInfo, definition: { readonly source: string; readonly args: string }): void {
+    const known = this.#definitions.get(info.name);
+    if (known !== undefined && (known.source !== definition.source || known.args !== definition.args)) {
+      const other =
+        known.source !== definition.source ? "another default implementation" : `other args (${definition.args}, not ${known.args})`;
+      throw new DispatchHookError(
+        "ERR_DISPATCH_CONFLICT",
+        `dispatchable(${info.name}): the set ${this.name} already has a function named ${JSON.stringify(info.name)}, defined with ${other}; ` +
+          "the two would share one name's implementations. Give this function another name, or define it once and import it.",
+        { details: { set: this.name, function: info.name } },
+      );
+    }
+    this.#definitions.set(info.name, definition);
     this.#functions.set(info.name, info);
   }
 
@@ -131,8 +116,8 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   }
 
   /** Declares a backend; its implementations are registered at once. */
-  declare(declaration: BackendDeclaration<Fns>, declaredIn = "code"): void {
-    checkOptions(declaration, declarationKinds, `declare(${JSON.stringify(declaration?.name)})`);
+  declare(given: BackendDeclaration<Fns>, declaredIn = "code"): void {
+    const declaration = readDeclaration(given);
     const where = `Backend ${JSON.stringify(declaration.name)} of ${this.name}`;
     checkBackend(declaration.name, where);
     if (this.#backends.has(declaration.name)) {
@@ -199,7 +184,8 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     impl: ImplementationOf<AnyFunction> | string,
     options?: RegisterOptions,
   ): RegistrationHandle {
-    const name = typeof fn === "string" ? fn : fn.name;
+    checkBackend(backend, "register()");
+    const name = functionName(fn, `register(${JSON.stringify(backend)}, …)`);
     const real = this.#implementation(impl, process.cwd(), backend, name);
     this.#checkNames([{ backend, fn: name }]);
     return this.registry.register(backend, this.opFor(name), real, options);
@@ -240,6 +226,15 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     if (this.#discovered) return;
     this.#discovered = true;
     if (this.#discover === false) return;
+    try {
+      this.#declarePackages();
+    } finally {
+      // From now on the set knows its backends: one it does not declare is a problem of its audit.
+      this.registry.judgeAsSet(this.name);
+    }
+  }
+
+  #declarePackages(): void {
     for (const d of discover({ ...(typeof this.#discover === "string" ? { root: this.#discover } : {}), transitive: true }).dispatchables) {
       if (d.set !== this.name) continue;
       try {

@@ -3,11 +3,12 @@
  * by the types of its relevant arguments, else runs the default (reference). Its call path: call-path.ts.
  */
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { checkOptions } from "../registry/options.js";
+import { didYouMean, readOptions } from "../registry/options.js";
 import type { BackendSet } from "./backend-set.js";
 import { createCaller } from "./call-path.js";
 import { type CallContext, implLabel, realImpl } from "./impl-table.js";
 import { checkTypes, currentScope, scopeHolder } from "./options-scope.js";
+import { readParameters } from "./parameter-names.js";
 import { contextFor, type Skip } from "./plan.js";
 
 type AnyFunction = (...args: never[]) => unknown;
@@ -44,31 +45,39 @@ export type Dispatchable<F extends AnyFunction> = F & {
   like(...types: readonly unknown[]): F;
 };
 
-/** The parameter names of a plain function or arrow, for `args` given by name. */
-export function parameterNames(fn: Function): string[] {
-  const text = Function.prototype.toString.call(fn);
-  const arrow = /^(?:async\s*)?([A-Za-z_$][\w$]*)\s*=>/.exec(text);
-  if (arrow !== null) return [arrow[1] as string];
-  const names: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (let i = text.indexOf("(") + 1; i > 0 && i < text.length; i++) {
-    const c = text[i] as string;
-    if (depth === 0 && (c === "," || c === ")")) {
-      names.push(/^\s*(?:\.\.\.)?([A-Za-z_$][\w$]*)/.exec(current)?.[1] ?? "");
-      if (c === ")") break;
-      current = "";
-      continue;
-    }
-    if (c === "(" || c === "[" || c === "{") depth++;
-    else if (c === ")" || c === "]" || c === "}") depth--;
-    current += c;
+/** Where a parameter named `arg` stands, or an error that says why no index can be given for it. */
+function indexOf(arg: number | string, parameters: { names: string[]; readable: boolean }, fn: string): number {
+  const { names, readable } = parameters;
+  const refuse = (why: string): never => {
+    const shown = typeof arg === "number" ? String(arg) : typeof arg === "string" ? JSON.stringify(arg) : describe(arg);
+    throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `dispatchable(${fn}): ${shown} ${why}.`);
+  };
+  if (typeof arg === "number") return Number.isInteger(arg) && arg >= 0 ? arg : refuse("is not an argument index");
+  if (typeof arg !== "string") return refuse("is neither an argument index nor a parameter name");
+  const at = names.flatMap((name, i) => (name === arg ? [i] : []));
+  if (at.length === 1) return at[0] as number;
+  if (at.length > 1) return refuse(`names parameters ${at.join(" and ")} of the default implementation; give the index of the one meant`);
+  const hidden = names.flatMap((name, i) => (name === "" ? [i] : []));
+  const readableNames = names.filter((name) => name !== "");
+  if (!readable || hidden.length > 0) {
+    const why = !readable
+      ? "no parameter names can be read from it (a native or bound function)"
+      : `parameter${hidden.length === 1 ? "" : "s"} ${hidden.join(", ")} ${hidden.length === 1 ? "is" : "are"} destructured, so ${hidden.length === 1 ? "its name" : "their names"} cannot be read`;
+    return refuse(
+      `is not a parameter name that can be read from the default implementation (${readableNames.join(", ") || "none"}): ${why}; if it is one of them, give its index instead`,
+    );
   }
-  return names;
+  return refuse(`is not a parameter of the default implementation (${names.join(", ") || "none found"})${didYouMean(arg, readableNames)}`);
 }
 
-export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: DispatchableOptions): Dispatchable<F> {
-  checkOptions(options, { name: "string", args: "any", backends: "object" }, "dispatchable()");
+export { parameterNames } from "./parameter-names.js";
+
+export function dispatchable<F extends AnyFunction>(defaultImpl: F, given: DispatchableOptions): Dispatchable<F> {
+  const options = readOptions(
+    given,
+    { name: "string", args: "any", backends: "object" },
+    "dispatchable()",
+  ) as unknown as DispatchableOptions;
   if (typeof defaultImpl !== "function") {
     throw new DispatchHookError(
       "ERR_DISPATCH_INVALID_IMPL",
@@ -85,7 +94,8 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
   }
   const op = set.opFor(name);
   const holder = scopeHolder();
-  const params = parameterNames(defaultImpl);
+  const parameters = readParameters(defaultImpl);
+  const params = parameters.names;
   let indices: number[] | undefined;
   let names: string[] = [];
   let relevant: (args: unknown[]) => unknown[];
@@ -93,16 +103,7 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
     const pick = options.args as (...args: unknown[]) => readonly unknown[];
     relevant = (args) => [...pick(...args)];
   } else if (Array.isArray(options.args)) {
-    const at = options.args.map((a) => {
-      const index = typeof a === "number" ? a : params.indexOf(a);
-      if (!Number.isInteger(index) || index < 0) {
-        throw new DispatchHookError(
-          "ERR_DISPATCH_INVALID_OPTION",
-          `dispatchable(${name}): ${JSON.stringify(a)} is not ${typeof a === "number" ? "an argument index" : `a parameter of the default implementation (${params.join(", ") || "none found"})`}.`,
-        );
-      }
-      return index;
-    });
+    const at = options.args.map((a) => indexOf(a, parameters, name));
     indices = at;
     names = at.map((i) => params[i] || String(i));
     relevant = (args) => at.map((i) => args[i]);
@@ -113,7 +114,14 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, options: Dis
     );
   }
   const reference = defaultImpl.name || name;
-  set.describeFunction({ name, relevant: indices === undefined ? "the values its args function picks" : names.join(", "), reference });
+  const definition = {
+    source: Function.prototype.toString.call(defaultImpl),
+    args: typeof options.args === "function" ? Function.prototype.toString.call(options.args) : JSON.stringify(options.args),
+  };
+  set.describeFunction(
+    { name, relevant: indices === undefined ? "the values its args function picks" : names.join(", "), reference },
+    definition,
+  );
   const labels = names.map((n) => `argument ${n}`);
   const labelsFor = (n: number) => (labels.length === n ? labels : Array.from({ length: n }, (_, i) => `element ${i}`));
   const caller = createCaller({

@@ -7,7 +7,7 @@
 import { asyncHooks } from "../builtins.js";
 import { hub } from "../hub.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { checkOptions } from "../registry/options.js";
+import { readOptions } from "../registry/options.js";
 
 /** What a dispatchable call records when a scope asks for a trace. */
 export interface TraceEntry {
@@ -164,12 +164,29 @@ export function checkTypes(types: readonly unknown[] | undefined, where: string)
   }
 }
 
-const kinds = { prioritize: "array", disable: "array", trace: "array", types: "array" } as const;
+const kinds = { prioritize: "names", disable: "names", trace: "array", types: "array" } as const;
+
+/** The options, read once and checked, before any scope is entered. */
+function readScopeOptions(options: BackendOptions, fn: unknown): BackendOptions {
+  const read: BackendOptions = readOptions(options, kinds, "backendOptions()");
+  if (typeof fn !== "function") {
+    throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `backendOptions(): the callback must be a function, got ${describe(fn)}.`);
+  }
+  const trace = read.trace;
+  // Every call pushes one entry: an array that cannot grow would fail each call, after its work was done.
+  if (trace !== undefined && (!Object.isExtensible(trace) || Object.getOwnPropertyDescriptor(trace, "length")?.writable === false)) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      'backendOptions(): "trace" must be an array it can add entries to, got one that is frozen, sealed or of fixed length.',
+    );
+  }
+  checkTypes(read.types, "backendOptions()");
+  return read;
+}
 
 /** Runs `fn` with these backend options for everything it calls, synchronously or later. */
-export function backendOptions<T>(options: BackendOptions, fn: () => T): T {
-  checkOptions(options, kinds, "backendOptions()");
-  checkTypes(options.types, "backendOptions()");
+export function backendOptions<T>(given: BackendOptions, fn: () => T): T {
+  const options = readScopeOptions(given, fn);
   const holder = scopeHolder();
   if (holder.storage === undefined) {
     holder.storage = new (asyncHooks().AsyncLocalStorage)() as Storage;

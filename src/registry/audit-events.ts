@@ -68,7 +68,12 @@ export type AuditEvent =
   | Event<"rejected", { readonly backend: string; readonly module: string | undefined; readonly message: string }>
   | Event<"withdrawn", { readonly backend: string; readonly table: number }>
   | Event<"expected", { readonly backend: string; readonly ops: readonly string[]; readonly source: string }>
-  | Event<"sealed", { readonly backend: string; readonly sealed: boolean }>;
+  | Event<"sealed", { readonly backend: string; readonly sealed: boolean }>
+  /**
+   * The registry is a backend set's, which now knows its backends (declared in code or read from
+   * package.json): a registration pending on a backend it has not declared is a problem from here on.
+   */
+  | Event<"backend-set", { readonly set: string }>;
 
 export type AuditEventKind = AuditEvent["kind"];
 export type Unsequenced<E> = E extends AuditEvent ? Omit<E, "seq"> & { seq?: number } : never;

@@ -5,6 +5,7 @@
  */
 import type { WindowFact } from "../channel.js";
 import type { AuditEvent, OutsideRecord, PluginModuleRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
+import { didYouMean } from "./options.js";
 
 export interface Fold {
   readonly records: Map<number, RegistrationRecord>;
@@ -15,6 +16,8 @@ export interface Fold {
   readonly expected: Map<string, Map<string, string>>;
   /** Problems that need nothing but the events: failures, conflicts, stuck disposals, identity and table misses. */
   readonly problems: Problem[];
+  /** The backend set whose registry this is, once it knows its backends: they are the backends with a table. */
+  set: string | undefined;
 }
 
 export function getOrCreate<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, create: () => V): V {
@@ -29,7 +32,7 @@ export function getOrCreate<K, V>(map: { get(key: K): V | undefined; set(key: K,
 /** Events from another copy arrive as unknown data; anything without a known kind is skipped. `registry` names each record. */
 export function fold(events: readonly unknown[], registry?: string): Fold {
   const records = new Map<number, { -readonly [K in keyof RegistrationRecord]: RegistrationRecord[K] }>();
-  const out: Fold = { records, tables: new Map(), sealed: new Map(), expected: new Map(), problems: [] };
+  const out: Fold = { records, tables: new Map(), sealed: new Map(), expected: new Map(), problems: [], set: undefined };
   const stuck: Problem[] = [];
   for (const raw of events) {
     if (typeof raw !== "object" || raw === null) continue;
@@ -127,11 +130,31 @@ export function fold(events: readonly unknown[], registry?: string): Fold {
       case "sealed":
         out.sealed.set(event.backend, event.sealed);
         break;
+      case "backend-set":
+        out.set = event.set;
+        break;
     }
   }
   out.problems.push(...stuck);
   if (registry !== undefined) for (const record of records.values()) record.registry = registry;
   return out;
+}
+
+/**
+ * Why a registration of a backend set's registry waits, when its backend is not one the set declares
+ * (a set's backends are declared, never loaded later); undefined when it is. In a thread's audit the
+ * names carry the set's namespace after a space, which no backend name contains.
+ */
+export function undeclaredMessage(record: RegistrationRecord, f: Fold): string | undefined {
+  if (f.set === undefined || (f.tables.get(record.backend)?.size ?? 0) > 0) return undefined;
+  const bare = (backend: string) => backend.split(" ")[0] as string;
+  const declared = [...f.tables].flatMap(([backend, ids]) => (ids.size > 0 ? [bare(backend)] : []));
+  const site = record.site === "unknown" ? "" : ` (registered at ${record.site})`;
+  return (
+    `${record.op} on ${record.backend}${site} is still pending: ${bare(record.backend)} is not a backend of the set ${f.set}, ` +
+    `which declares ${declared.length === 0 ? "none" : declared.join(", ")}${didYouMean(bare(record.backend), declared)}. ` +
+    "A set's backends are declared (set.declare() or a package.json), not loaded later: correct the name, or declare the backend."
+  );
 }
 
 /** Each plugin's registration module and how it loaded, the entries it wrote into a table directly, and their problems. */

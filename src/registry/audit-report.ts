@@ -5,7 +5,7 @@
  */
 import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
-import { type Fold, getOrCreate, windowRecords } from "./audit-fold.js";
+import { type Fold, getOrCreate, undeclaredMessage, windowRecords } from "./audit-fold.js";
 import { pendingMessage, strayText } from "./pending-message.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
@@ -56,13 +56,19 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   const registrations: RegistrationRecord[] = [];
   // Op types registered and live, or written into a table outside the registry, per backend.
   const registeredOps = new Map<string, Set<string>>();
+  // Registrations waiting on a backend their set does not declare: judged, so checked.
+  const undeclaredBackend = new Set<RegistrationRecord>();
   for (const f of folds) {
     for (const record of f.records.values()) {
       registrations.push(record);
       if (live.has(record.state)) getOrCreate(registeredOps, record.backend, () => new Set<string>()).add(record.op);
       const add = (kind: ProblemKind, message: string) =>
         problems.push({ kind, backend: record.backend, op: record.op, id: record.id, message });
-      if (record.state === "pending") {
+      const undeclared = record.state === "pending" ? undeclaredMessage(record, f) : undefined;
+      if (undeclared !== undefined) {
+        add("pending", undeclared);
+        undeclaredBackend.add(record);
+      } else if (record.state === "pending") {
         // A backend named to assertComplete() in this thread holds the exit audit to it, caught or not.
         const asserted = scope.connected && facts.asserted?.has(record.backend) === true;
         if (inPlay(record.backend) || asserted) {
@@ -133,7 +139,10 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   // A registration waiting for a backend that is not in play is no problem, and nothing was checked of it.
   const unchecked = (r: RegistrationRecord) =>
     r.state === "disposed" ||
-    (r.state === "pending" && !inPlay(r.backend) && !(scope.connected && facts.asserted?.has(r.backend) === true));
+    (r.state === "pending" &&
+      !inPlay(r.backend) &&
+      !undeclaredBackend.has(r) &&
+      !(scope.connected && facts.asserted?.has(r.backend) === true));
   let checked = registrations.filter((r) => !unchecked(r)).length + windows.outside.length;
   for (const [backend, ops] of expected) {
     if (!inPlay(backend)) continue;

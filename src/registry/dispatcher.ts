@@ -2,7 +2,7 @@ import { type DispatchMiss, dispatcherBrand, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
 import { DispatchHookError, describe } from "./errors.js";
-import { checkOptions } from "./options.js";
+import { checkBackend, readOptions } from "./options.js";
 
 /** What a miss says when no loader is installed: what a host adapter knew of the table, if one instrumented it. */
 function withoutLoader(table: object): string {
@@ -71,22 +71,15 @@ export class Dispatcher<F extends Impl = Impl> {
   readonly #view: ReadonlyMap<Class, F>;
 
   constructor(options: DispatcherOptions<F> = {}) {
-    checkOptions(options, { name: "string", backend: "string", fallback: "any" }, "new Dispatcher()");
-    if (options.fallback !== undefined && typeof options.fallback !== "function") {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_IMPL",
-        `Dispatcher fallback must be a function, got ${describe(options.fallback)}.`,
-      );
+    const read: DispatcherOptions<F> = readOptions(options, { name: "string", backend: "any", fallback: "any" }, "new Dispatcher()");
+    if (read.fallback !== undefined && typeof read.fallback !== "function") {
+      throw new DispatchHookError("ERR_DISPATCH_INVALID_IMPL", `Dispatcher fallback must be a function, got ${describe(read.fallback)}.`);
     }
-    if (options.backend !== undefined && (typeof options.backend !== "string" || options.backend === "")) {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INVALID_BACKEND",
-        `Dispatcher backend must be a non-empty string, got ${describe(options.backend)}.`,
-      );
-    }
-    this.backend = options.backend;
-    this.name = options.name ?? options.backend ?? "dispatcher";
-    this.#fallback = options.fallback;
+    // The one rule for backend names, as register(), provide() and the config files apply it.
+    if (read.backend !== undefined) checkBackend(read.backend, "new Dispatcher()");
+    this.backend = read.backend;
+    this.name = read.name ?? read.backend ?? "dispatcher";
+    this.#fallback = read.fallback;
     this.#view = readonlyView(this.#entries);
     if (options.backend !== undefined) backendDispatchers().add(this);
   }
@@ -215,7 +208,11 @@ export class Dispatcher<F extends Impl = Impl> {
       if (typeof ctor === "function") chain.push(ctor);
     }
     const received =
-      valueOrType === null || valueOrType === undefined ? String(valueOrType) : `${isType ? "the class" : "an instance of"} ${names[0]}`;
+      valueOrType === null || valueOrType === undefined
+        ? String(valueOrType)
+        : proto === null
+          ? "an object with a null prototype"
+          : `${isType ? "the class" : "an instance of"} ${names[0]}`;
     const hints: string[] = [...this.#twins(chain)];
     const context: string[] = [];
     const h = hub();

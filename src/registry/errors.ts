@@ -7,11 +7,13 @@ export const errorCodes = {
   ERR_DISPATCH_NO_LOADER:
     "a backend the program needs has no table, and no loader or host adapter is installed in the thread that could make one signal",
   ERR_DISPATCH_INVALID_BACKEND: "a backend name is not a non-empty plain string",
-  ERR_DISPATCH_RESERVED_NAME: "a name would collide with Object.prototype",
+  ERR_DISPATCH_RESERVED_NAME: "a backend name is __proto__, constructor or prototype, names that objects or classes already have",
   ERR_DISPATCH_INVALID_OP_TYPE: "an op type is not a class",
   ERR_DISPATCH_INVALID_IMPL: "an implementation is not a function",
-  ERR_DISPATCH_INVALID_OPTION: "an option is unknown or of the wrong type",
-  ERR_DISPATCH_CONFLICT: "an op type already has an implementation on that backend",
+  ERR_DISPATCH_INVALID_OPTION:
+    "an option or argument is unknown, of the wrong type or cannot be read, or args names a parameter whose name cannot be read",
+  ERR_DISPATCH_CONFLICT:
+    "an op type already has an implementation on that backend, or a backend set another dispatchable function of that name",
   ERR_DISPATCH_SEALED: "the backend is sealed",
   ERR_DISPATCH_TABLE_SHAPE: "a provided table has no shape the registry can apply to",
   ERR_DISPATCH_REGISTRY_DISPOSED: "the registry was disposed",
@@ -85,14 +87,30 @@ export class DispatchHookError extends Error {
 export function describe(value: unknown): string {
   if (value === undefined) return "undefined";
   if (value === null) return "null";
-  if (typeof value === "function") return value.name ? `function ${value.name}` : "anonymous function";
+  if (typeof value === "function") {
+    try {
+      return value.name ? `function ${value.name}` : "anonymous function";
+    } catch {
+      return "a function that cannot be read (a revoked proxy?)";
+    }
+  }
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "object") {
-    if (Array.isArray(value)) return "an array";
-    const proto: unknown = Object.getPrototypeOf(value);
+    let proto: unknown;
+    try {
+      if (Array.isArray(value)) return "an array";
+      proto = Object.getPrototypeOf(value);
+    } catch {
+      // Only a proxy throws here, and only a revoked one.
+      return "an object that cannot be read (a revoked proxy?)";
+    }
     if (proto === null) return "object with null prototype";
-    const ctor = (proto as { constructor?: unknown }).constructor;
-    return typeof ctor === "function" && ctor.name ? `${ctor.name} instance` : "object";
+    try {
+      const ctor = (proto as { constructor?: unknown }).constructor;
+      return typeof ctor === "function" && ctor.name ? `${ctor.name} instance` : "object";
+    } catch {
+      return "object";
+    }
   }
   return `${typeof value} ${String(value)}`;
 }

@@ -39,8 +39,11 @@ export function didYouMean(word: string, known: readonly string[]): string {
   return hint === undefined ? "" : ` (did you mean ${JSON.stringify(hint)}?)`;
 }
 
-/** What a value must be: a kind name, or a list of the literal values allowed ("any": checked by the caller, with its own code). */
-type OptionKind = "any" | "boolean" | "string" | "name" | "function" | "object" | "array" | "registry" | readonly string[];
+/**
+ * What a value must be: a kind name, or a list of the literal values allowed ("any": checked by the
+ * caller, with its own code; "names": a list of non-empty strings, such as backend names).
+ */
+type OptionKind = "any" | "boolean" | "string" | "name" | "names" | "function" | "object" | "array" | "registry" | readonly string[];
 
 function fits(value: unknown, kind: OptionKind): boolean {
   if (Array.isArray(kind)) return typeof value === "string" && kind.includes(value);
@@ -50,6 +53,7 @@ function fits(value: unknown, kind: OptionKind): boolean {
     case "name":
       return typeof value === "string" && value !== "";
     case "array":
+    case "names":
       return Array.isArray(value);
     case "object":
       return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -63,54 +67,95 @@ function fits(value: unknown, kind: OptionKind): boolean {
 function kindText(kind: OptionKind): string {
   if (Array.isArray(kind)) return `one of ${kind.map((k) => JSON.stringify(k)).join(", ")}`;
   if (kind === "name") return "a non-empty string";
+  if (kind === "names") return "an array of names";
   return `${kind === "array" || kind === "object" ? "an" : "a"} ${kind}`;
 }
 
+/** Runs `read`; what it throws (a getter's error, a revoked proxy's) becomes ERR_DISPATCH_INVALID_OPTION saying `what` cannot be read. */
+function reading<T>(read: () => T, where: string, what: string): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof DispatchHookError) throw error;
+    const reason = error instanceof Error ? error.message : describe(error);
+    throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `${where}: ${what} cannot be read (${reason}).`, { cause: error });
+  }
+}
+
+/** A list of names, copied (read once), or an error naming its first element that is not a non-empty string. */
+function readNames(list: readonly unknown[], key: string, where: string): string[] {
+  const names = reading(() => Array.from(list), where, `option ${JSON.stringify(key)}`);
+  const bad = names.findIndex((name) => typeof name !== "string" || name === "");
+  if (bad >= 0) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `${where}: ${JSON.stringify(key)} must list backend names, got ${describe(names[bad])} at position ${bad}.`,
+    );
+  }
+  return names as string[];
+}
+
 /**
- * Checks an options object where it enters: `where` names the call in messages. `undefined` values
- * count as absent, which the `required` keys may not be. Throws ERR_DISPATCH_INVALID_OPTION and changes nothing.
+ * Checks an options object where it enters, and returns what it read: each option read once (own or
+ * inherited), so that what was checked is what the caller uses. `where` names the call in messages.
+ * `undefined` values count as absent, which the `required` keys may not be. Options that cannot be
+ * read (a getter that throws, a revoked proxy) are refused like wrong ones: ERR_DISPATCH_INVALID_OPTION,
+ * and nothing changes. A "names" option comes back as a copy.
  */
-export function checkOptions(
+export function readOptions(
   value: unknown,
   spec: Readonly<Record<string, OptionKind>>,
   where: string,
   required: readonly string[] = [],
-): void {
-  if (value === undefined && required.length === 0) return;
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+): Record<string, unknown> {
+  const read: Record<string, unknown> = {};
+  if (value === undefined && required.length === 0) return read;
+  const keys = reading(
+    () => (typeof value !== "object" || value === null || Array.isArray(value) ? undefined : Object.keys(value)),
+    where,
+    "options",
+  );
+  if (keys === undefined) {
     throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `${where}: options must be an object, got ${describe(value)}.`);
   }
   const known = Object.keys(spec);
-  for (const key of [...Object.keys(value), ...required]) {
-    const kind = spec[key];
-    if (kind === undefined || !Object.hasOwn(spec, key)) {
+  for (const key of keys) {
+    if (!Object.hasOwn(spec, key)) {
       throw new DispatchHookError(
         "ERR_DISPATCH_INVALID_OPTION",
         `${where}: unknown option ${JSON.stringify(key)}${didYouMean(key, known)}; known options are ${known.join(", ")}.`,
       );
     }
-    const option = (value as Record<string, unknown>)[key];
-    if ((option !== undefined || required.includes(key)) && !fits(option, kind)) {
+  }
+  for (const key of known) {
+    const kind = spec[key] as OptionKind;
+    const option = reading(() => (value as Record<string, unknown>)[key], where, `option ${JSON.stringify(key)}`);
+    if (option === undefined && !required.includes(key)) continue;
+    if (!reading(() => fits(option, kind), where, `option ${JSON.stringify(key)}`)) {
       const hint = Array.isArray(kind) && typeof option === "string" ? didYouMean(option, kind) : "";
       throw new DispatchHookError(
         "ERR_DISPATCH_INVALID_OPTION",
         `${where}: "${key}" must be ${kindText(kind)}, got ${describe(option)}${hint}.`,
       );
     }
+    read[key] = kind === "names" ? readNames(option as unknown[], key, where) : option;
   }
+  return read;
+}
+
+/** readOptions() for callers that only check. */
+export function checkOptions(
+  value: unknown,
+  spec: Readonly<Record<string, OptionKind>>,
+  where: string,
+  required: readonly string[] = [],
+): void {
+  readOptions(value, spec, where, required);
 }
 
 /** The audit's options, `{ backends }`: checked where they enter (verify(), format(), assertComplete(), threadAudit()). */
 export function checkVerifyOptions(options: unknown, where: string): void {
-  checkOptions(options, { backends: "array" }, where);
-  const backends = (options as { backends?: readonly unknown[] } | undefined)?.backends ?? [];
-  const bad = backends.findIndex((backend) => typeof backend !== "string" || backend === "");
-  if (bad >= 0) {
-    throw new DispatchHookError(
-      "ERR_DISPATCH_INVALID_OPTION",
-      `${where}: "backends" must list backend names, got ${describe(backends[bad])}.`,
-    );
-  }
+  checkOptions(options, { backends: "names" }, where);
 }
 
 const reserved = new Set(["__proto__", "constructor", "prototype"]);

@@ -6,7 +6,7 @@ import { keyName } from "../channel.js";
 import type { Origin } from "./audit-events.js";
 import { type Class, type Impl, isClass } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
-import { checkBackend, checkOptions } from "./options.js";
+import { checkBackend, readOptions } from "./options.js";
 import type { CallSite, Registration } from "./registration.js";
 import { checkAdapter, type TableAdapter } from "./table-adapter.js";
 
@@ -47,7 +47,8 @@ export interface RegistrySnapshot {
   readonly sealed: ReadonlySet<string>;
 }
 
-export function checkRegisterInput(backend: string, opType: Class, impl: Impl, options: RegisterOptions | undefined): void {
+/** Checks register()'s input; returns whether it overrides (read once from the options). */
+export function checkRegisterInput(backend: string, opType: Class, impl: Impl, options: RegisterOptions | undefined): boolean {
   checkBackend(backend, "register()");
   if (!isClass(opType)) {
     throw new DispatchHookError(
@@ -61,7 +62,7 @@ export function checkRegisterInput(backend: string, opType: Class, impl: Impl, o
       `register(${JSON.stringify(backend)}, ${keyName(opType)}, …): the implementation must be a function, got ${describe(impl)}.`,
     );
   }
-  checkOptions(options, { override: "boolean" }, `register(${JSON.stringify(backend)}, ${keyName(opType)}, …)`);
+  return readOptions(options, { override: "boolean" }, `register(${JSON.stringify(backend)}, ${keyName(opType)}, …)`).override === true;
 }
 
 export function checkExpectInput(backend: string, ops: readonly string[], source: string | undefined): void {
@@ -77,20 +78,26 @@ export function checkExpectInput(backend: string, ops: readonly string[], source
   }
 }
 
-/** Checks provide()'s input; returns the adapter it names, if any. */
-export function checkProvideInput(backend: string, meta: ProvideMeta | undefined): TableAdapter | undefined {
+/** Checks provide()'s input; returns what it read of the meta, and the adapter it names, if any. */
+export function checkProvideInput(
+  backend: string,
+  meta: ProvideMeta | undefined,
+): { meta: ProvideMeta | undefined; adapter: TableAdapter | undefined } {
   checkBackend(backend, "provide()");
   const where = `provide(${JSON.stringify(backend)}, …)`;
-  checkOptions(meta, { module: "string", via: ["hook", "native"], adapter: "object" }, where);
-  return meta?.adapter === undefined ? undefined : checkAdapter(meta.adapter, where);
+  const read: ProvideMeta = readOptions(meta, { module: "string", via: ["hook", "native"], adapter: "object" }, where);
+  return {
+    meta: meta === undefined ? undefined : read,
+    adapter: read.adapter === undefined ? undefined : checkAdapter(read.adapter, where),
+  };
 }
 
 /** Checks declare()'s input; returns the adapter it names, if any. */
 export function checkDeclareInput(backend: string, options: DeclareOptions): TableAdapter | undefined {
   checkBackend(backend, "declare()");
   const where = `declare(${JSON.stringify(backend)}, …)`;
-  checkOptions(options, { adapter: "object" }, where);
-  return options?.adapter === undefined ? undefined : checkAdapter(options.adapter, where);
+  const read: DeclareOptions = readOptions(options, { adapter: "object" }, where);
+  return read.adapter === undefined ? undefined : checkAdapter(read.adapter, where);
 }
 
 /** What register() was asked, with where it came from. @internal */

@@ -89,13 +89,13 @@ export class Registry {
   /** @internal Registers as `register()` does, with the call site taken above `caller`. */
   registerFrom(caller: Function, backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
     this.#checkOpen("register()");
-    checkRegisterInput(backend, opType, impl, options);
+    const override = checkRegisterInput(backend, opType, impl, options);
     const window = hub().currentWindow();
     const request: Request = {
       backend,
       opType,
       impl,
-      override: options?.override === true,
+      override,
       origin: window === undefined ? undefined : { plugin: window.plugin, module: window.module },
       site: this.#callSites ? captureCallSite(caller) : undefined,
     };
@@ -112,14 +112,14 @@ export class Registry {
   /** Hands it a backend's table: waiting registrations apply now, in order, later ones at once; every table gets every registration. */
   provide(backend: string, table: unknown, meta?: ProvideMeta): TableHandle {
     this.#checkOpen("provide()");
-    const custom = checkProvideInput(backend, meta);
+    const { meta: read, adapter: custom } = checkProvideInput(backend, meta);
     const adapter = adapterFor(table, backend, custom ?? this.#writer.backends.get(backend)?.adapter);
     this.#join();
     const state = this.#writer.backend(backend);
     const known = state.tables.find((t) => t.table === table);
     if (known !== undefined) return known.handle;
     this.#writer.withdrawn.delete(table as object);
-    return this.#writer.attach(state, this.#nextTable++, table as object, adapter, meta);
+    return this.#writer.attach(state, this.#nextTable++, table as object, adapter, read);
   }
 
   /** Declares how to treat a backend's tables before any is provided. */
@@ -136,6 +136,11 @@ export class Registry {
     this.#record({ kind: "expected", backend, ops: [...ops], source: source ?? formatCallSite(captureCallSite(this.expect)) });
     this.#sticky++;
     this.#hold();
+  }
+
+  /** @internal Marks a backend set's registry once the set knows its backends: a registration pending on another is a problem. */
+  judgeAsSet(set: string): void {
+    if (!this.#disposed) this.#record({ kind: "backend-set", set });
   }
 
   /** After this, registrations for `backend` are refused with ERR_DISPATCH_SEALED. */

@@ -23,6 +23,7 @@ const kinds = {
   withdrawn: 1,
   expected: 1,
   sealed: 1,
+  "backend-set": 1,
 } satisfies Record<AuditEventKind, 1>;
 
 describe("audit events", () => {
@@ -45,6 +46,7 @@ describe("audit events", () => {
       withdrawn: { backend: "cpu", table: 0 },
       expected: { backend: "cpu", ops: ["X"], source: "s" },
       sealed: { backend: "cpu", sealed: true },
+      "backend-set": { set: "ml-ops" },
     };
     for (const kind of Object.keys(kinds)) {
       // "restored" and "withdrawn" undo something: give them something to undo first.
@@ -68,6 +70,7 @@ function summary(f: ReturnType<typeof fold>) {
     sealed: [...f.sealed],
     expected: [...f.expected].map(([b, m]) => [b, [...m.keys()]]),
     problems: f.problems.map((p) => p.kind),
+    set: f.set,
   };
 }
 

@@ -3,6 +3,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable } from "../../src/dispatchable/dispatchable.js";
+import { threadAudit } from "../../src/registry/thread-audit.js";
 import { appJson, makeTree } from "../integration/fixture.js";
 
 class Arr {}
@@ -182,5 +183,60 @@ describe("typos found early", () => {
       code: "ERR_DISPATCH_UNKNOWN_FUNCTION",
     });
     warn.mockRestore();
+  });
+});
+
+describe("a registration on a backend the set does not declare", () => {
+  it("stays allowed (it may be declared later), but is a problem of the audit while it waits, naming the nearest declared backend", () => {
+    const set = createBackends({ name: "undeclared", discover: false });
+    set.declare({ name: "typed", primaryTypes: [Arr] });
+    const pool = dispatchable((_x: unknown) => "reference pool", { name: "pool", args: [0], backends: set });
+    const typo = set.register("tyepd", pool, () => "typed pool");
+    expect(pool(new Arr())).toBe("reference pool");
+    const report = set.registry.verify();
+    expect(report.ok).toBe(false);
+    // Judged, so counted as checked.
+    expect(report.checked).toBe(1);
+    expect(report.problems).toEqual([
+      expect.objectContaining({
+        kind: "pending",
+        backend: "tyepd",
+        op: "pool",
+        message: expect.stringContaining('tyepd is not a backend of the set undeclared, which declares typed (did you mean "typed"?)'),
+      }),
+    ]);
+    expect(set.registry.format()).not.toContain("which never loaded");
+    expect(() => set.registry.assertComplete()).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_INCOMPLETE" }));
+    // The thread's audit (the exit audit's) says the same, naming the set's backend apart from a framework's.
+    const thread = threadAudit().problems.filter((p) => p.op === "pool" && p.backend.startsWith("tyepd "));
+    expect(thread).toEqual([expect.objectContaining({ kind: "pending", message: expect.stringContaining('(did you mean "typed"?)') })]);
+    // Nothing else was lost, and fixing the name fixes the audit.
+    typo.dispose();
+    set.register("typed", pool, () => "typed pool");
+    expect(pool(new Arr())).toBe("typed pool");
+    expect(set.registry.verify().ok).toBe(true);
+  });
+
+  it("registered before its backend is declared: a problem only until the declaration comes", () => {
+    const set = createBackends({ name: "declared-later", discover: false });
+    const mean = dispatchable((_x: unknown) => "reference mean", { name: "mean", args: [0], backends: set });
+    set.register("fast", mean, () => "fast mean");
+    expect(mean(new Arr())).toBe("reference mean");
+    expect(set.registry.verify().problems.map((p) => p.message)).toEqual([
+      expect.stringContaining("fast is not a backend of the set declared-later, which declares none"),
+    ]);
+    set.declare({ name: "fast", primaryTypes: [Arr] });
+    expect(mean(new Arr())).toBe("fast mean");
+    expect(set.registry.verify().ok).toBe(true);
+  });
+
+  it("a set that reads package.json declarations judges only after it has read them, at its first decision", () => {
+    const set = createBackends({ name: "undeclared-packages", discover: makeTree({ "package.json": appJson() }) });
+    const mean = dispatchable((_x: unknown) => "reference mean", { name: "mean", args: [0], backends: set });
+    set.register("wasm", mean, () => "wasm mean");
+    // A package may still declare wasm: nothing is said before the set has read them.
+    expect(set.registry.verify().ok).toBe(true);
+    expect(mean(new Arr())).toBe("reference mean");
+    expect(set.registry.verify().problems.map((p) => p.backend)).toEqual(["wasm"]);
   });
 });

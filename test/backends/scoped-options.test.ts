@@ -7,6 +7,7 @@ import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable } from "../../src/dispatchable/dispatchable.js";
 import { backendOptions, currentScope, scopeHolder } from "../../src/dispatchable/options-scope.js";
 import { hub } from "../../src/hub.js";
+import { thrown } from "../helpers.js";
 
 describe("backendOptions", () => {
   it("scopes nest: inner prioritized first, disabled add up, the innermost trace wins", () => {
@@ -125,5 +126,58 @@ describe("backend names in scopes", () => {
       }),
     );
     expect(f(new Jax())).toBe("jax");
+  });
+});
+
+describe("bad input to backendOptions", () => {
+  const refuses = (options: unknown, fn: unknown, words: string) => {
+    const error = thrown(() => backendOptions(options as never, fn as never));
+    expect(error.code).toBe("ERR_DISPATCH_INVALID_OPTION");
+    expect(error.message).toContain(words);
+  };
+
+  it("refuses a callback that is not a function, before entering any scope", () => {
+    refuses({}, 42, "backendOptions(): the callback must be a function, got number 42");
+    expect(scopeHolder().depth).toBe(0);
+  });
+
+  it("refuses a trace array that cannot be pushed to", () => {
+    refuses({ trace: Object.freeze([]) }, () => 1, '"trace" must be an array it can add entries to');
+    refuses({ trace: Object.seal([]) }, () => 1, '"trace" must be an array it can add entries to');
+    refuses({ trace: Object.defineProperty([], "length", { writable: false }) }, () => 1, '"trace" must be an array');
+  });
+
+  it("refuses backend names that are not non-empty strings", () => {
+    refuses({ prioritize: [1] }, () => 1, '"prioritize" must list backend names, got number 1 at position 0');
+    refuses({ disable: ["jax", ""] }, () => 1, '"disable" must list backend names, got "" at position 1');
+  });
+
+  it("refuses options it cannot read, with a code, instead of the getter's or the proxy's error", () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    refuses(proxy, () => 1, "backendOptions(): options cannot be read");
+    const getter = Object.defineProperty({}, "prioritize", {
+      enumerable: true,
+      get() {
+        throw new Error("boom");
+      },
+    });
+    refuses(getter, () => 1, 'backendOptions(): option "prioritize" cannot be read (boom)');
+    const list = Proxy.revocable(["jax"], {});
+    list.revoke();
+    refuses({ disable: list.proxy }, () => 1, 'option "disable" cannot be read');
+    expect(scopeHolder().depth).toBe(0);
+  });
+
+  it("reads each option once: what it checked is what it uses", () => {
+    let reads = 0;
+    const options = Object.defineProperty({}, "prioritize", {
+      enumerable: true,
+      get() {
+        reads++;
+        return reads === 1 ? ["a"] : 42;
+      },
+    });
+    expect(backendOptions(options, () => currentScope(scopeHolder())?.prioritize)).toEqual(["a"]);
   });
 });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DispatchHookError, describe as describeValue, errorCodes, warningCodes } from "../../src/registry/errors.js";
+import { backendNameProblem } from "../../src/registry/options.js";
 
 const src = fileURLToPath(new URL("../../src", import.meta.url));
 const sources = (dir: string): string[] =>
@@ -48,6 +49,15 @@ describe("the table of codes", () => {
     expect([...rows.values()].every((fix) => (fix ?? "").length > 10)).toBe(true);
   });
 
+  it("lists as reserved exactly the backend names the rule refuses", () => {
+    const doc = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
+    const row = /^\| `ERR_DISPATCH_RESERVED_NAME` \|.*$/m.exec(doc)?.[0] ?? "";
+    const named = [...row.matchAll(/`([^`]+)`/g)].map((m) => m[1] as string).filter((n) => n !== "ERR_DISPATCH_RESERVED_NAME");
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((n) => backendNameProblem(n)?.code !== "ERR_DISPATCH_RESERVED_NAME")).toEqual([]);
+    expect(row).not.toContain("…");
+  });
+
   it("has no code that nothing uses", () => {
     const unused = [...Object.keys(errorCodes), ...Object.keys(warningCodes)].filter((c) => !code.includes(c));
     expect(unused).toEqual([]);
@@ -71,5 +81,17 @@ describe("describe", () => {
     expect(describeValue(new Map())).toBe("Map instance");
     expect(describeValue(Object.create(Object.create(null, { constructor: { value: 5 } })))).toBe("object");
     expect(describeValue(3)).toBe("number 3");
+    // Never throws: a revoked proxy, or a prototype whose constructor getter throws.
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(describeValue(proxy)).toBe("an object that cannot be read (a revoked proxy?)");
+    const trap = Object.create(
+      Object.defineProperty({}, "constructor", {
+        get: () => {
+          throw new Error("no");
+        },
+      }),
+    );
+    expect(describeValue(trap)).toBe("object");
   });
 });

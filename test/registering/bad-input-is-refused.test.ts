@@ -19,6 +19,19 @@ function state(registry: Registry) {
 
 class Pool {}
 
+/** Options no one can read: a revoked proxy, and an object whose option's getter throws. */
+function unreadable(): { proxy: object; getter: object } {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  const getter = Object.defineProperty({}, "override", {
+    enumerable: true,
+    get() {
+      throw new TypeError("getter failed");
+    },
+  });
+  return { proxy, getter };
+}
+
 describe("suggest", () => {
   it("suggests only near words", () => {
     expect(suggest("backend", ["backends", "registrations", "expects"])).toBe("backends");
@@ -69,6 +82,18 @@ describe("checkOptions", () => {
     expect(thrown(() => checkOptions({ registry: {} }, spec, "install()")).message).toContain('"registry" must be a registry');
     expect(thrown(() => checkOptions(7, spec, "install()")).message).toContain("options must be an object, got number 7");
     expect(thrown(() => checkOptions({ toString: 1 }, spec, "x()")).message).toContain('unknown option "toString"');
+  });
+
+  it("refuses options it cannot read with a code, the reader's error as its cause", () => {
+    const { proxy, getter } = unreadable();
+    const revoked = thrown(() => checkOptions(proxy, spec, "x()"));
+    expect(revoked.code).toBe("ERR_DISPATCH_INVALID_OPTION");
+    expect(revoked.message).toMatch(/^x\(\): options cannot be read \(.*revoked.*\)\.$/);
+    expect(revoked.cause).toBeInstanceOf(TypeError);
+    const throwing = thrown(() => checkOptions(getter, spec, "x()"));
+    expect(throwing.message).toBe('x(): option "override" cannot be read (getter failed).');
+    // An inherited option is read and checked like an own one.
+    expect(thrown(() => checkOptions(Object.create({ root: 5 }), spec, "x()")).message).toContain('"root" must be a string');
   });
 });
 
@@ -127,6 +152,13 @@ describe("bad input", () => {
     ["unknown option", "ERR_DISPATCH_INVALID_OPTION", (r) => r.register("numba", PoolLayer, impl("x"), { overide: true } as never)],
     ["override not boolean", "ERR_DISPATCH_INVALID_OPTION", (r) => r.register("numba", PoolLayer, impl("x"), { override: "yes" } as never)],
     ["options not an object", "ERR_DISPATCH_INVALID_OPTION", (r) => r.register("numba", PoolLayer, impl("x"), 3 as never)],
+    ["options a revoked proxy", "ERR_DISPATCH_INVALID_OPTION", (r) => r.register("numba", PoolLayer, impl("x"), unreadable().proxy)],
+    [
+      "options with a getter that throws",
+      "ERR_DISPATCH_INVALID_OPTION",
+      (r) => r.register("numba", PoolLayer, impl("x"), unreadable().getter),
+    ],
+    ["provide meta a revoked proxy", "ERR_DISPATCH_INVALID_OPTION", (r) => r.provide("numba", new Map(), unreadable().proxy)],
     ["table of unknown shape", "ERR_DISPATCH_TABLE_SHAPE", (r) => r.provide("numba", { set() {} })],
     ["null table", "ERR_DISPATCH_TABLE_SHAPE", (r) => r.provide("numba", null)],
     ["unknown provide meta", "ERR_DISPATCH_INVALID_OPTION", (r) => r.provide("numba", new Map(), { url: "x" } as never)],

@@ -186,6 +186,27 @@ describe("the table API", () => {
     expect(thrown(() => new Dispatcher({ backend: "" })).code).toBe("ERR_DISPATCH_INVALID_BACKEND");
     expect(table.entries.size).toBe(0);
   });
+
+  it("takes a backend name by the rule every other entry applies", () => {
+    for (const [backend, code] of [
+      ["a b", "ERR_DISPATCH_INVALID_BACKEND"],
+      ["a/b", "ERR_DISPATCH_INVALID_BACKEND"],
+      ["constructor", "ERR_DISPATCH_RESERVED_NAME"],
+      ["__proto__", "ERR_DISPATCH_RESERVED_NAME"],
+    ] as const) {
+      const error = thrown(() => new Dispatcher({ backend }));
+      expect(error.code).toBe(code);
+      expect(error.message).toMatch(/^new Dispatcher\(\): /);
+    }
+    expect(new Dispatcher({ backend: "jax-0.4_gpu" }).backend).toBe("jax-0.4_gpu");
+  });
+
+  it("says what a null-prototype object is when it misses", () => {
+    const error = thrown(() => new Dispatcher({ name: "t" }).resolve(Object.create(null)));
+    expect(error.code).toBe("ERR_DISPATCH_NO_IMPL");
+    expect(error.message).toContain('No implementation in dispatch table "t" for an object with a null prototype.');
+    expect(error.message).not.toContain("undefined");
+  });
 });
 
 /** The reference: walk the chain, take the first registered ancestor. */

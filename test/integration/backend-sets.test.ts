@@ -1,0 +1,82 @@
+// Backend sets in real processes: the exit audit (DISPATCH_HOOK_AUDIT=strict) of a registration on a
+// backend the set does not declare, and a dispatchable module evaluated again, as test runners do.
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { appJson, lastJson, makeTree, repoRoot, run } from "./fixture.js";
+
+const api = JSON.stringify(join(repoRoot, "dist/index.js"));
+
+const typo = (discover: string) => `
+import { createBackends, dispatchable } from ${api};
+import { Typed } from "./typed.mjs";
+export const set = createBackends({ name: "ml-ops", discover: ${discover} });
+${discover === "false" ? 'set.declare({ name: "typed", primaryTypes: [Typed] });' : ""}
+const pool = dispatchable((x) => "reference pool", { name: "pool", args: ["x"], backends: set });
+set.register(process.env.BACKEND, pool, () => "typed pool");
+console.log(JSON.stringify({ ran: pool(new Typed()) }));
+`;
+
+describe("the exit audit of a backend set (real process)", () => {
+  for (const [how, discover] of [
+    ["in code", "false"],
+    ["in package.json", "true"],
+  ] as const) {
+    it(`a registration on a misspelt backend fails a strict audit, naming the backend declared ${how}`, async () => {
+      const dir = makeTree({
+        "package.json": appJson({ dependencies: { "typed-backend": "*" } }),
+        "node_modules/typed-backend/package.json": JSON.stringify({
+          name: "typed-backend",
+          dispatchHook: { dispatchables: { "ml-ops": { typed: { primaryTypes: ["app/typed.mjs#Typed"] } } } },
+        }),
+        "node_modules/app": { symlink: "." },
+        "typed.mjs": "export class Typed {}\n",
+        "main.mjs": typo(discover),
+      });
+      const env = { DISPATCH_HOOK_AUDIT: "strict" };
+      const bad = await run(dir, ["main.mjs"], { ...env, BACKEND: "tyepd" });
+      expect(lastJson(bad.stdout)).toEqual({ ran: "reference pool" });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain('tyepd is not a backend of the set ml-ops, which declares typed (did you mean "typed"?)');
+      const good = await run(dir, ["main.mjs"], { ...env, BACKEND: "typed" });
+      expect(good.stderr).toBe("");
+      expect(lastJson(good.stdout)).toEqual({ ran: "typed pool" });
+      expect(good.code).toBe(0);
+    });
+  }
+});
+
+describe("a dispatchable defined again (real process)", () => {
+  it("the same module evaluated again shares the function's implementations; another function of the same name is refused", async () => {
+    const dir = makeTree({
+      "set.mjs": `
+import { createBackends } from ${api};
+export class Typed {}
+export const set = createBackends({ name: "again", discover: false });
+set.declare({ name: "typed", primaryTypes: [Typed], implementations: { pool: () => "typed pool" } });
+`,
+      "pool.mjs": `
+import { dispatchable } from ${api};
+import { set } from "./set.mjs";
+export const pool = dispatchable(function pool(x, size) { return "reference pool"; }, { args: ["x"], backends: set });
+`,
+      "other.mjs": `
+import { dispatchable } from ${api};
+import { set } from "./set.mjs";
+export const pool = dispatchable((x) => "another pool", { name: "pool", args: [0], backends: set });
+`,
+      "main.mjs": `
+import { Typed } from "./set.mjs";
+const a = await import("./pool.mjs?v=1");
+const b = await import("./pool.mjs?v=2");
+let other;
+try { await import("./other.mjs"); other = "accepted"; } catch (error) { other = error.code + ": " + error.message; }
+console.log(JSON.stringify({ a: a.pool(new Typed()), b: b.pool(new Typed()), twoModules: a.pool !== b.pool, other }));
+`,
+    });
+    const result = await run(dir, ["main.mjs"]);
+    expect(result.stderr).toBe("");
+    const out = lastJson(result.stdout);
+    expect(out).toMatchObject({ a: "typed pool", b: "typed pool", twoModules: true });
+    expect(out.other).toMatch(/^ERR_DISPATCH_CONFLICT: .*"pool"/);
+  });
+});
