@@ -2,11 +2,11 @@
  * The exit audit (DISPATCH_HOOK_AUDIT): one per thread, speaking for every registry of every copy
  * of dispatch-hook in it, and for the loaders (see thread-audit.ts).
  */
-import { fs } from "../builtins.js";
+import { fs, workerThreads } from "../builtins.js";
 import { hub } from "../hub.js";
 import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
-import { startRecord, writeRecord } from "./run-records.js";
+import { type RunDirectory, runDirectory, startRecord, writeRecord } from "./run-records.js";
 import { threadAudit } from "./thread-audit.js";
 
 /** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, "off" is silent. */
@@ -30,9 +30,16 @@ export function parseAuditMode(value: string | undefined, warn = true): AuditMod
   return "off";
 }
 
+/** The run this thread writes its record into, looked up once (see runDirectory()). */
+let run: RunDirectory | undefined | null = null;
+const currentRun = (): RunDirectory | undefined => {
+  if (run === null) run = runDirectory();
+  return run;
+};
+
 /** Whether this process audits: only then does a registry capture call sites (costly: bench/RESULTS.md). */
 export function auditRunning(): boolean {
-  return parseAuditMode(process.env.DISPATCH_HOOK_AUDIT, false) !== "off" || Boolean(process.env.DISPATCH_HOOK_AUDIT_DIR);
+  return parseAuditMode(process.env.DISPATCH_HOOK_AUDIT, false) !== "off" || currentRun() !== undefined;
 }
 
 /** What the audit says at exit: the table in report mode, or when strict mode finds a problem, which also fails the exit code. */
@@ -46,6 +53,22 @@ export function auditVerdict(report: AuditReport, mode: AuditMode): { text: stri
 export interface AuditAtExitOptions {
   readonly mode: AuditMode;
   readonly dir?: string | undefined; // DISPATCH_HOOK_AUDIT_DIR: the run directory, where each thread writes its record
+  /** The run directory came from a parent's word, not the environment: the environment was replaced on the way. */
+  readonly joined?: boolean;
+}
+
+/**
+ * A process that joined its run without the audit's environment, and has no loader: its parent gave
+ * it an environment of its own, so NODE_OPTIONS (the loader) never reached it either.
+ */
+function unauditedStart(report: AuditReport): AuditReport {
+  const who = workerThreads().isMainThread
+    ? "this process started without the audit's environment: its parent replaced it (a spawn or fork with env: { … })"
+    : "this worker thread started without the audit's environment: it was created with env: { … }";
+  const message =
+    `${who}, so neither the run directory nor the loader in NODE_OPTIONS reached it, and its plugins' registration modules could not run. ` +
+    "Pass the environment on (env: { ...process.env, … }).";
+  return { ...report, ok: false, problems: [...report.problems, { kind: "no-loader", backend: "-", op: "-", id: undefined, message }] };
 }
 
 /** Arranges the thread's exit audit, once per thread and realm whichever copy asks: its record, and its table. */
@@ -57,7 +80,8 @@ export function auditAtExit(options: AuditAtExitOptions): void {
   if (dir !== undefined && !startRecord(dir)) dir = undefined;
   if (dir !== undefined) recordAfterTestFile();
   process.on("exit", (code) => {
-    const report = threadAudit();
+    let report = threadAudit();
+    if (options.joined === true && !hub().hasLoader()) report = unauditedStart(report);
     if (dir !== undefined) {
       try {
         writeRecord(dir, report, code, entry());
@@ -80,8 +104,9 @@ export function auditAtExit(options: AuditAtExitOptions): void {
  * the loader's `--import`, and a program may have no loader.
  */
 export function auditFromEnvironment(): void {
-  const { DISPATCH_HOOK_AUDIT: mode, DISPATCH_HOOK_AUDIT_DIR: dir } = process.env;
-  if (mode || dir) auditAtExit({ mode: parseAuditMode(mode), dir });
+  const mode = process.env.DISPATCH_HOOK_AUDIT;
+  const found = currentRun();
+  if (mode || found !== undefined) auditAtExit({ mode: parseAuditMode(mode), dir: found?.dir, joined: found?.joined === true });
 }
 
 /** The test files this realm ran, when a test runner's worker wrote its record after them: the record's `entry`. */
@@ -90,7 +115,7 @@ const entry = () => [...testFiles()].join(", ") || undefined;
 
 /** For test runners, which stop workers without their exit handlers: writes this realm's record now, naming the test file. */
 function recordTestFile(testFile: string | undefined): void {
-  const dir = process.env.DISPATCH_HOOK_AUDIT_DIR;
+  const dir = currentRun()?.dir;
   if (!dir) return;
   auditFromEnvironment();
   try {

@@ -3,7 +3,7 @@
  * `<id>.started` when it starts and `<id>.json` when it (or its test file) ends, so that a thread that
  * never wrote its record is seen as such. The command line and the reporters fold them (run-fold.ts).
  */
-import { crypto, fs, path, workerThreads } from "../builtins.js";
+import { crypto, fs, os, path, workerThreads } from "../builtins.js";
 import { hub } from "../hub.js";
 import type { AuditReport } from "./audit-events.js";
 
@@ -48,11 +48,51 @@ function stem(): string {
   return hub().shared("run-record", () => `${process.pid}-${workerThreads().threadId}-${crypto().randomBytes(4).toString("hex")}`);
 }
 
+/**
+ * Where an audited process leaves word of its run, for a child or a worker whose environment was
+ * replaced (a spawn with `env: { PATH }`, a worker with `env: {}`): one file per process, named by
+ * its pid, holding the run directory. A fixed place (not TMPDIR), since the environment is what such
+ * a child lost.
+ */
+function pointerFile(pid: number): string {
+  const base = process.platform === "win32" ? os().tmpdir() : "/tmp";
+  return path.join(base, `dispatch-hook-runs-${typeof process.getuid === "function" ? process.getuid() : "user"}`, String(pid));
+}
+
+/** The run directory this thread writes into, and whether it learned it from a parent's word rather than the environment. */
+export interface RunDirectory {
+  readonly dir: string;
+  readonly joined: boolean;
+}
+
+/**
+ * The environment's run directory; else the one this process's main thread (for a worker) or its
+ * parent process announced, if that directory still exists. One or two file lookups, only where the
+ * environment names none.
+ */
+export function runDirectory(): RunDirectory | undefined {
+  const given = process.env[runDirVariable];
+  if (given) return { dir: given, joined: false };
+  // Its own pid first: a worker's main thread. (A main thread has written none yet.)
+  for (const pid of [process.pid, process.ppid]) {
+    const file = pointerFile(pid);
+    if (!fs.existsSync(file)) continue;
+    try {
+      const dir = fs.readFileSync(file, "utf8");
+      if (dir !== "" && fs.statSync(dir).isDirectory()) return { dir, joined: true };
+    } catch {
+      // No word from it.
+    }
+  }
+  return undefined;
+}
+
 /** Marks this thread as started in `dir`; false, after a warning, when it cannot write there (it then writes no record). */
 export function startRecord(dir: string): boolean {
   try {
     fs.mkdirSync(dir, { recursive: true });
     writeFileAtomically(path.join(dir, `${stem()}.started`), JSON.stringify(writer()));
+    if (workerThreads().isMainThread) announceRun(dir);
     return true;
   } catch (error) {
     process.emitWarning(
@@ -60,6 +100,24 @@ export function startRecord(dir: string): boolean {
       { code: "DISPATCH_HOOK_AUDIT_RECORD" },
     );
     return false;
+  }
+}
+
+/** Leaves word of the run for this process's children and workers (best effort), taken back at exit. */
+function announceRun(dir: string): void {
+  const file = pointerFile(process.pid);
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    writeFileAtomically(file, dir);
+    process.once("exit", () => {
+      try {
+        fs.unlinkSync(file);
+      } catch {
+        // Gone already.
+      }
+    });
+  } catch {
+    // A child that keeps its environment needs none of this.
   }
 }
 

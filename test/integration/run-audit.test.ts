@@ -85,6 +85,37 @@ describe("one audit over every process of a run", () => {
     expect(missed.stdout).toContain("[missing] PoolLayer on jax");
   });
 
+  it("a child spawned with an environment of its own, and a worker given env: {}, still join the run and are judged", async () => {
+    const dir = makeTree({
+      ...app,
+      "stripped.mjs": [
+        'import { spawnSync } from "node:child_process";',
+        'import { Worker } from "node:worker_threads";',
+        'await import("tensorlab/link/numba/dispatch/basic.js");',
+        // Neither NODE_OPTIONS (the loader) nor the run directory reaches this child.
+        'if (process.env.CHILD) spawnSync(process.execPath, ["backend.mjs", "numba"], { stdio: "inherit", env: { PATH: process.env.PATH } });',
+        // The worker keeps the loader (execArgv), but not the run directory.
+        'if (process.env.WORKER) await new Promise((done) => new Worker(new URL("./backend.mjs", import.meta.url), { env: {}, argv: [process.env.WORKER] }).on("exit", done));',
+        'console.log("stripped done");',
+        "",
+      ].join("\n"),
+    });
+    // env: {} drops NODE_OPTIONS for the worker too (Node reads a worker's NODE_OPTIONS from its env):
+    // it runs without the loader, so the plugin's registration module never runs there.
+    const worker = await audit(dir, ["--", "node", "stripped.mjs"], { WORKER: "numba" });
+    expect(worker.stdout).toMatch(/\d+\s+2\s+\S+\s+0\s+1 problem\(s\)\s+worker thread 2 of pid/);
+    expect(worker.stdout).toContain("this worker thread started without the audit's environment");
+    expect(worker.code).toBe(1);
+    const clean = await audit(dir, ["--", "node", "stripped.mjs"]);
+    expect(clean.stdout).not.toContain("without the audit's environment");
+    expect(clean.code).toBe(0);
+
+    const child = await audit(dir, ["--", "node", "stripped.mjs"], { CHILD: "1" });
+    expect(child.stdout).toMatch(/1 problem\(s\)\s+backend\.mjs numba/);
+    expect(child.stdout).toContain("this process started without the audit's environment");
+    expect(child.code).toBe(1);
+  });
+
   it("npm scripts run under the audit too, and `-- app.mjs` still runs this node", async () => {
     const dir = makeTree(app);
     const npm = await audit(dir, ["--", "npm", "run", "--silent", "check"], { FORKED: "jax" });
