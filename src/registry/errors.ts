@@ -33,6 +33,7 @@ export const errorCodes = {
   ERR_DISPATCH_TYPE_LOAD: 'an abstract type named "@specifier#Export" could not be loaded, or instanceof cannot ask its export',
   ERR_DISPATCH_BACKEND_DECLARATION: "a backend declaration is malformed or names a backend twice",
   ERR_DISPATCH_HOOK_AUDIT_DIR: "the command line cannot create or write the run directory it was given",
+  ERR_DISPATCH_HOOK_AUDIT_FILE: "the command line cannot write the JSON file --json-file names",
 } as const;
 
 /** Warnings, emitted with process.emitWarning and these codes. */
