@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { discover, type HookConfig, type WatchRule } from "../hooks/discovery.js";
 import { hookMode } from "../hooks/hook-mode.js";
+import { registrationFault } from "../hooks/module-facts.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { shortPath } from "../registry/audit-format.js";
 import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
@@ -57,8 +58,10 @@ function resolveRule(rule: WatchRule): Array<{ backend: string; file: string; ex
   return out;
 }
 
-/** A plugin's declaration, and the files of its registration modules. */
-type PluginReport = HookConfig["plugins"][number] & { readonly files: ReadonlyArray<{ backend: string; file: string; exists: boolean }> };
+/** A plugin's declaration, and the files of its registration modules (`fault`: why one cannot be loaded). */
+type PluginReport = HookConfig["plugins"][number] & {
+  readonly files: ReadonlyArray<{ backend: string; file: string; fault: string | undefined }>;
+};
 
 /** What reading the configuration finds: the backends and their files, the plugins, and the problems, each with its fix. */
 function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugins: PluginReport[]; findings: Finding[] } {
@@ -89,16 +92,17 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
     }
   }
   for (const plugin of config.plugins) {
+    // The rule every host applies: a registration module that cannot be loaded is skipped.
     const files = Object.entries(plugin.registrations).map(([backend, url]) => {
       const file = fileURLToPath(url);
-      return { backend, file, exists: existsSync(file) };
+      return { backend, file, fault: registrationFault(file) };
     });
     plugins.push({ ...plugin, files });
-    for (const { backend, file, exists } of files) {
-      if (!exists) {
+    for (const { backend, file, fault } of files) {
+      if (fault !== undefined) {
         problem(
-          `${plugin.name}: the registration module for ${backend}, ${file}, does not exist`,
-          `Correct "registrations.${backend}" in ${plugin.declaredIn}.`,
+          `${plugin.name}: the registration module for ${backend}, ${file}, ${fault}`,
+          `Correct "registrations.${backend}" in ${plugin.declaredIn} to name a JavaScript or TypeScript module file.`,
         );
       }
       if (!backends.has(backend) && !config.rules.some((r) => r.backend === backend)) {
@@ -208,7 +212,10 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
   if (plugins.length === 0) out.push("  (none found)");
   for (const plugin of plugins) {
     out.push(`  plugin ${plugin.name} (${rel(plugin.declaredIn)})`);
-    for (const r of plugin.files) out.push(`    ${r.backend}: registers from ${rel(r.file)}${r.exists ? "" : " (missing)"}`);
+    for (const r of plugin.files) {
+      const fault = r.fault === undefined ? "" : r.fault === "does not exist" ? " (missing)" : " (not a module)";
+      out.push(`    ${r.backend}: registers from ${rel(r.file)}${fault}`);
+    }
     for (const [backend, ops] of Object.entries(plugin.expects)) out.push(`    ${backend}: expects ${ops.join(", ")}`);
   }
   if (sets.length > 0) out.push("", style.bold("backends of backend sets (chosen per call)"));

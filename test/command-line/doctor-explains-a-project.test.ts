@@ -68,6 +68,27 @@ describe("dispatch-hook doctor", () => {
     expect(out).toContain(`${expectations.length} problem(s):`);
   });
 
+  it("a registration path that is a directory or not a code module is a config problem, as a missing one is", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorlab: "*", "odd-ops": "*" } }),
+      "node_modules/odd-ops/package.json": JSON.stringify({
+        name: "odd-ops",
+        dispatchHook: { registrations: { numba: "./lib", jax: "./readme.txt" } },
+      }),
+      "node_modules/odd-ops/lib/index.js": "",
+      "node_modules/odd-ops/readme.txt": "",
+    });
+    const io = memoryIo(dir);
+    expect(await doctorCommand([], io)).toBe(1);
+    const out = io.stdout();
+    expect(out).toMatch(/odd-ops: the registration module for numba, \S+\/lib, is a directory, not a module file/);
+    expect(out).toMatch(/odd-ops: the registration module for jax, \S+\/readme\.txt, is not a JavaScript or TypeScript module \("\.txt"\)/);
+    expect(out).toContain('Correct "registrations.numba"');
+    expect(out).toContain("numba: registers from node_modules/odd-ops/lib (not a module)");
+    expect(out).toContain("2 problem(s):");
+  });
+
   it("uses colour on a TTY unless NO_COLOR is set, and has --help", async () => {
     const dir = makeTree({ "package.json": "{}" });
     const tty = memoryIo(dir, { isTTY: true });
