@@ -12,6 +12,7 @@ import type { HookConfig } from "../hooks/discovery.js";
 import { foldRun, type RunAudit } from "../hooks/run-fold.js";
 import { runDirVariable } from "../registry/run-records.js";
 import type { ProbeFailure, ProbeInput } from "./doctor-probe.js";
+import type { NamedTypeEntry } from "./doctor-types.js";
 
 export const doctorFormat = "dispatch-hook/doctor";
 
@@ -25,6 +26,7 @@ export type FindingKind =
   | "missing"
   | "pending"
   | "loader"
+  | "type"
   | "other";
 
 export interface Finding {
@@ -120,17 +122,23 @@ export async function loadBackends(
   config: HookConfig,
   backends: ReadonlyMap<string, readonly string[]>,
   env: Record<string, string | undefined>,
+  types: readonly NamedTypeEntry[],
 ): Promise<Pick<DoctorReport, "backends" | "findings"> & { audit: RunAudit }> {
   const input: ProbeInput = {
     root: config.root,
     backends: [...backends].flatMap(([backend, files]) => files.map((file) => ({ backend, file }))),
     lazy: lazyImplementations(config),
+    types,
   };
   const { audit, failures } = await runProbe(config.root, input, env);
   const reports = audit.processes.flatMap((p) => (p.report === undefined ? [] : [p.report]));
   const findings: Finding[] = [];
   const failedBackends = new Set<string>();
   for (const f of failures) {
+    if (f.kind === "type") {
+      findings.push(f.finding);
+      continue;
+    }
     const code = f.code === undefined ? {} : { code: f.code };
     if (f.kind === "implementation") {
       findings.push({

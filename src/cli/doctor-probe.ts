@@ -5,6 +5,7 @@
 import { fs, url } from "../builtins.js";
 import { asImplementation } from "../dispatchable/impl-table.js";
 import { DispatchHookError } from "../registry/errors.js";
+import { loadNamedType, type NamedTypeEntry, type TypeFinding } from "./doctor-types.js";
 
 export interface ProbeInput {
   /** The app's directory: the loader reads its declarations from there, as it would for the app. */
@@ -18,17 +19,21 @@ export interface ProbeInput {
     readonly base: string;
     readonly declaredIn: string;
   }>;
+  /** The backend sets' named types whose module resolves: their exports are checked. */
+  readonly types: readonly NamedTypeEntry[];
 }
 
-export interface ProbeFailure {
-  readonly kind: "dispatch-module" | "implementation";
-  readonly backend: string;
-  readonly code: string | undefined;
-  readonly message: string;
-  /** The error's stack, so that the parent can tell which plugin's module threw. */
-  readonly stack?: string;
-  readonly declaredIn?: string;
-}
+export type ProbeFailure =
+  | {
+      readonly kind: "dispatch-module" | "implementation";
+      readonly backend: string;
+      readonly code: string | undefined;
+      readonly message: string;
+      /** The error's stack, so that the parent can tell which plugin's module threw. */
+      readonly stack?: string;
+      readonly declaredIn?: string;
+    }
+  | { readonly kind: "type"; readonly finding: TypeFinding };
 
 function messageOf(error: unknown): { code: string | undefined; message: string; stack?: string } {
   if (error instanceof Error) return { code: (error as { code?: string }).code, message: error.message, stack: error.stack ?? "" };
@@ -58,6 +63,10 @@ export async function probe(input: ProbeInput): Promise<ProbeFailure[]> {
     } catch (error) {
       failures.push({ kind: "implementation", backend: `${lazy.backend} [${lazy.set}]`, declaredIn: lazy.declaredIn, ...messageOf(error) });
     }
+  }
+  for (const entry of input.types) {
+    const finding = await loadNamedType(entry);
+    if (finding !== undefined) failures.push({ kind: "type", finding });
   }
   return failures;
 }

@@ -7,6 +7,7 @@ import { registrationFault } from "../hooks/module-facts.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { shortPath } from "../registry/audit-format.js";
 import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
+import { checkNamedTypes } from "./doctor-types.js";
 import { createStyle, type Io, parseCommand } from "./io.js";
 
 export const doctorHelp = `Usage: dispatch-hook doctor [--load] [--json] [directory | entry]
@@ -22,8 +23,10 @@ an entry file means its package): its package.json, every package.json in its de
   --load    also load each declared backend's dispatch module under the loader, in a child
             process (none of the app's own code runs), and say per backend what landed and from
             which plugin, what would wait, conflicts between plugins, registration modules that do
-            not resolve or throw, and lazily named implementations ("specifier#export") whose
-            module or export does not exist
+            not resolve or throw, lazily named implementations ("specifier#export") whose
+            module or export does not exist, and named types ("specifier#Export") whose export
+            does not exist or is only re-exported (without --load, doctor checks that each named
+            type's module exists)
   --json    print the report as one JSON document (format "dispatch-hook/doctor", version 1)
   --help    show this help
 
@@ -171,7 +174,9 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
     configFile: io.env.DISPATCH_HOOK_CONFIG || undefined,
   });
   const { backends, plugins, findings } = diagnose(config);
-  const loaded = flags["--load"] ? await loadBackends(config, backends, io.env) : undefined;
+  const types = checkNamedTypes(config);
+  findings.push(...types.findings);
+  const loaded = flags["--load"] ? await loadBackends(config, backends, io.env, types.resolved) : undefined;
   findings.push(...(loaded?.findings ?? []));
   const report: DoctorReport = {
     format: doctorFormat,

@@ -148,6 +148,45 @@ describe("doctor --load", () => {
     expect(result.code).toBe(0);
   });
 
+  it("a named type whose module has no such export, or only re-exports it, is a finding: no value would ever be of that type", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/ml-wasm/package.json": JSON.stringify({
+        name: "ml-wasm",
+        type: "module",
+        dispatchHook: {
+          dispatchables: {
+            "ml-ops": {
+              wasm: {
+                primaryTypes: ["./wasm-tensor.js#WasmTensr", "./index.js#WasmTensor", "./wasm-tensor.js#WasmTensor"],
+                secondaryTypes: ["@./like.cjs#ArrayLike"],
+                implementations: {},
+              },
+            },
+          },
+        },
+      }),
+      "node_modules/ml-wasm/wasm-tensor.js": "export class WasmTensor {}\n",
+      "node_modules/ml-wasm/index.js": 'export { WasmTensor } from "./wasm-tensor.js";\n',
+      "node_modules/ml-wasm/like.cjs": "exports.ArrayLike = 3;\n",
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { "ml-wasm": "*", "dispatch-hook": "*" } }),
+    });
+    // Reading the configuration finds nothing: every specifier resolves.
+    expect((await doctor(dir)).code).toBe(0);
+    const result = await doctor(dir, "--load", "--json");
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(report.findings.map((f) => [f.kind, f.backend, f.code])).toEqual([
+      ["type", "wasm [ml-ops]", "ERR_DISPATCH_TYPE_NOT_FOUND"],
+      ["type", "wasm [ml-ops]", "ERR_DISPATCH_TYPE_NOT_FOUND"],
+      ["type", "wasm [ml-ops]", "ERR_DISPATCH_TYPE_LOAD"],
+    ]);
+    const [typo, reexport, abstract] = report.findings.map((f) => f.message);
+    expect(typo).toContain('the type "./wasm-tensor.js#WasmTensr" in primaryTypes: its module has no export "WasmTensr"');
+    expect(reexport).toContain('the type "./index.js#WasmTensor" in primaryTypes: its module re-exports WasmTensor');
+    expect(abstract).toContain("which instanceof cannot ask");
+    expect(result.code).toBe(1);
+  });
+
   it("usage errors print the subcommand's usage and exit 2; --help exits 0", async () => {
     const dir = makeTree(healthy);
     const unknown = await doctor(dir, "--lod");
