@@ -185,7 +185,9 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
     loaded: loaded !== undefined,
     root: config.root,
     files: config.files,
-    backends: loaded?.backends ?? [...backends].map(([backend, modules]) => ({ backend, modules, loaded: false, landed: [], waiting: [] })),
+    backends:
+      loaded?.backends ??
+      [...backends].map(([backend, modules]) => ({ backend, modules, required: [], loaded: false, landed: [], waiting: [] })),
     findings,
     notes: requireNotes(backends),
     ...(loaded === undefined ? {} : { audit: loaded.audit }),
@@ -208,7 +210,8 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
   if (report.backends.length === 0) out.push("  (none declared)");
   const ops = (list: BackendOutcome["landed"]) => list.map((l) => (l.plugin === null ? l.op : `${l.op} (${l.plugin})`)).join(", ") || "-";
   for (const b of [...report.backends].sort((x, y) => x.backend.localeCompare(y.backend))) {
-    out.push(`  ${b.backend.padEnd(10)} ${b.modules.map(rel).join(", ")}`);
+    const how = (m: string) => (b.required.includes(m) ? " (require()d, as CommonJS)" : "");
+    out.push(`  ${b.backend.padEnd(10)} ${b.modules.map((m) => `${rel(m)}${how(m)}`).join(", ")}`);
     if (!report.loaded) continue;
     out.push(`    ${b.loaded ? "landed " : style.red("did not load")} ${b.loaded ? ops(b.landed) : ""}`.trimEnd());
     if (b.waiting.length > 0) out.push(`    waiting ${ops(b.waiting)}`);
