@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, existsSync, constants as fileAccess, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { foldRun, formatRun, type RunAudit } from "../hooks/run-fold.js";
 import { runDirVariable } from "../registry/run-records.js";
@@ -13,7 +13,9 @@ export const auditHelp = `Usage: dispatch-hook audit [options] -- <command> [arg
 
 Runs the command with the dispatch-hook loader in every Node process it starts (through
 NODE_OPTIONS), and gives them a run directory (${runDirVariable}) where each process and each
-worker thread writes its own audit record when it ends. Then folds every record into one report:
+worker thread writes its own audit record when it ends. One exception: Node's test runner process
+(node --test) runs no --import preload, so it writes none; it runs none of the tests, and each test
+file's process does write one. Then folds every record into one report:
 one row per process, the audit of each process with a problem, and the verdict.
 
 "-- node app.mjs", "-- npm test", "-- npx vitest run" and "-- ./run.sh" run that command;
@@ -46,7 +48,7 @@ function exitOf(status: number | null, signal: NodeJS.Signals | null): { code: n
 }
 
 /** A script node runs: JavaScript or TypeScript, in either module system. */
-const script = /\.[cm]?[jt]sx?$/;
+const scriptFile = /\.[cm]?[jt]sx?$/;
 
 /**
  * Whether the words after "--" are node's arguments (a script or an option first) rather than a
@@ -54,7 +56,19 @@ const script = /\.[cm]?[jt]sx?$/;
  */
 function isNodeArgs(words: readonly string[]): boolean {
   const first = words[0] as string;
-  return first.startsWith("-") || script.test(first);
+  return first.startsWith("-") || scriptFile.test(first);
+}
+
+/**
+ * Whether the command is Node's test runner (`--test` among node's own options, before any script):
+ * its own process runs no `--import` preload, so the loader never starts in it (each test file's
+ * process, which it starts, has the loader). With test isolation off it runs the tests itself, and
+ * then does load the loader.
+ */
+function isTestRunner(program: string, args: readonly string[]): boolean {
+  if (program !== process.execPath && !/^node(?:\.exe)?$/.test(basename(program))) return false;
+  const script = args.findIndex((a) => !a.startsWith("-") && scriptFile.test(a));
+  return (script < 0 ? args : args.slice(0, script)).includes("--test");
 }
 
 /** Why `file` cannot be written (checked before the command runs, without writing it), or undefined. */
@@ -132,8 +146,10 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
   const keep = given !== undefined || flags["--keep"] === true;
   try {
     let exit: { code: number; text: string; pid: number } | undefined;
+    let testRunner = false;
     if (words.length > 0) {
       const nodeArgs = isNodeArgs(words);
+      testRunner = nodeArgs ? isTestRunner(process.execPath, words) : isTestRunner(words[0] as string, words.slice(1));
       const env = {
         ...io.env,
         [runDirVariable]: dir,
@@ -167,6 +183,11 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       const text = formatRun(audit, io.cwd);
       const painted = audit.ok ? text : text.replace(/^(not ok:.*|\d+ problem\(s\):)$/gm, (line) => style.red(line));
       io.out(`\n${style.bold("dispatch-hook audit")}\n${painted}\n`);
+      if (testRunner && exit !== undefined && !audit.processes.some((p) => p.pid === exit?.pid)) {
+        io.out(
+          `note: pid ${exit.pid} (the node --test runner) wrote no record: Node's test runner process runs no --import preload, so the loader never starts in it; it runs none of the tests, and each test file's process is audited\n`,
+        );
+      }
       if (crashed) {
         io.out(
           `${style.red(`the program ${exit?.text}`)}: the audit above is what its processes recorded before they stopped, and proves nothing about what they did not reach\n`,

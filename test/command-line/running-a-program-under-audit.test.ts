@@ -93,6 +93,28 @@ describe("dispatch-hook audit", () => {
     expect(script.stdout()).toContain("ok: every registration landed");
   });
 
+  it("under node --test, says that the test runner's own process is not audited, and why: it runs no --import", async () => {
+    const dir = makeTree({
+      "package.json": JSON.stringify({ name: "app", type: "module" }),
+      "a.test.mjs": 'import test from "node:test";\nimport "dispatch-hook";\ntest("a", () => {});\n',
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+    });
+    for (const words of [
+      ["--test", "a.test.mjs"],
+      [process.execPath, "--test", "a.test.mjs"],
+    ]) {
+      const io = memoryIo(dir);
+      await auditCommand(["--", ...words], io);
+      expect(io.stdout()).toMatch(
+        /^note: pid \d+ \(the node --test runner\) wrote no record: Node's test runner process runs no --import preload, so the loader never starts in it; it runs none of the tests, and each test file's process is audited$/m,
+      );
+    }
+    // A program that is not the test runner gets no such note.
+    const plain = memoryIo(dir);
+    await auditCommand(["--", "a.test.mjs"], plain);
+    expect(plain.stdout()).not.toContain("note:");
+  });
+
   it("refuses bad usage", async () => {
     const dir = makeTree({ "package.json": "{}" });
     const missing = memoryIo(dir);
