@@ -5,7 +5,7 @@
  * the dispatch module's own id the facade and loads the original under another id: importers get the
  * facade without being redirected, and the original's code is never changed.
  */
-import { fs, path, url } from "../builtins.js";
+import { path, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import { warnConfigProblems } from "../hooks/config-field.js";
 import { type InlineDeclarations, inlineFields } from "../hooks/declarations.js";
@@ -14,6 +14,7 @@ import { hasDefaultExport } from "../hooks/export-names.js";
 import { cjsFacadeSource, type FacadeInput, facadeSource, type MarkerKind, markerSource } from "../hooks/facade.js";
 import { runtimeLocation } from "../hooks/hook-api.js";
 import { Matcher, type ModulePlan } from "../hooks/matcher.js";
+import { unloadableRegistration } from "../hooks/module-facts.js";
 import { checkOptions } from "../registry/options.js";
 
 export interface AdapterOptions extends InlineDeclarations {
@@ -92,11 +93,12 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
       hasDefault,
       registrations: plan.registrations.map((r) => {
         const registration = url.fileURLToPath(r.url);
+        const missing = unloadableRegistration(r.url);
         return {
           plugin: r.plugin,
           url: r.url,
           specifier: ids.registration?.(registration) ?? registration,
-          ...(fs.existsSync(registration) ? {} : { missing: `Cannot find the registration module ${registration}` }),
+          ...(missing === undefined ? {} : { missing }),
         };
       }),
       marker: ids.marker,

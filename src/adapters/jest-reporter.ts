@@ -1,7 +1,8 @@
 /**
  * dispatch-hook/jest/reporter (`reporters: ["default", "dispatch-hook/jest/reporter"]`): gives the run
  * a directory where each test file writes its record (see RunDirectory), then folds them, prints the
- * report of `dispatch-hook audit`, and fails the run on a miss or a test file without a record.
+ * report of `dispatch-hook audit`, and fails the run on a miss, a test file without a record, or a
+ * run where nothing was checked.
  */
 import { type RunAudit, RunDirectory } from "../hooks/run-fold.js";
 import { DispatchHookError } from "../registry/errors.js";
@@ -23,13 +24,15 @@ export default class DispatchHookReporter {
   }
 
   onRunComplete(): void {
-    const { audit, text, failed } = this.#run.fold(this.#root);
+    const { audit, text, verdict, failed } = this.#run.fold(this.#root);
     this.last = audit;
     process.stderr.write(`${text}\n`);
+    // Failed as dispatch-hook audit fails it: a miss, a file without a record, or nothing checked
+    // (no resolver, say: no test file's module was served, and the run proves nothing).
     if (failed) {
       this.#error = new DispatchHookError(
         "ERR_DISPATCH_INCOMPLETE",
-        `dispatch-hook audit: ${audit.processes.length} test file(s) audited; the report above names what missed.`,
+        `dispatch-hook audit: ${verdict} (${audit.processes.length} test file(s) audited; the report above says more).`,
       );
     }
   }

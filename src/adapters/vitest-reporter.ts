@@ -2,10 +2,11 @@
  * dispatch-hook/vitest/reporter (`reporters: ["default", "dispatch-hook/vitest/reporter"]`): gives the
  * run a directory where each test file's worker writes its record (dispatch-hook/vite adds the setup
  * file that does), then folds them, prints the report of `dispatch-hook audit`, and fails the run on
- * a miss or a worker without a record.
+ * a miss, a worker without a record, or a run where nothing was checked.
  */
 import type { Reporter, TestModule, Vitest } from "vitest/node";
 import { type RunAudit, RunDirectory } from "../hooks/run-fold.js";
+import type { RecordWriter } from "../registry/run-records.js";
 
 export default class DispatchHookReporter implements Reporter {
   #vitest: Vitest | undefined;
@@ -24,10 +25,26 @@ export default class DispatchHookReporter implements Reporter {
 
   onTestRunEnd(_modules: readonly TestModule[]): void {
     if (this.#run === undefined) return;
-    const { audit, text, failed } = this.#run.fold(this.#vitest?.config.root);
+    const { audit, text, failed } = this.#run.fold(this.#vitest?.config.root, this.#unrecorded());
     this.last = audit;
     if (this.#vitest === undefined) process.stdout.write(`${text}\n`);
     else this.#vitest.logger.log(text);
     if (failed) process.exitCode = 1;
+  }
+
+  /**
+   * Why a worker wrote no record, when the config says: Vitest stops its workers without running
+   * their exit handlers, so only dispatch-hook/vite's setup file (vitest-record.ts, which the plugin
+   * adds to every project) writes their records. With no project that has it, none could; a project
+   * that has it leaves the usual reason (killed) standing.
+   */
+  #unrecorded(): ((writer: RecordWriter) => string | undefined) | undefined {
+    const projects = this.#vitest?.projects ?? [];
+    const armed = projects.some((p) => (p.config.setupFiles ?? []).some((file) => file.endsWith("vitest-record.js")));
+    if (projects.length === 0 || armed) return undefined;
+    return (writer) =>
+      writer.pid === process.pid && writer.thread === 0
+        ? undefined
+        : "this Vitest run has no dispatch-hook/vite plugin (plugins: [dispatchHook()] from dispatch-hook/vite in the Vitest config), whose setup file writes each test file's record: Vitest stops its workers without running their exit handlers, so none could be written";
   }
 }

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, existsSync, constants as fileAccess, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { foldRun, formatRun, type RunAudit } from "../hooks/run-fold.js";
 import { runDirVariable } from "../registry/run-records.js";
@@ -13,11 +13,14 @@ export const auditHelp = `Usage: dispatch-hook audit [options] -- <command> [arg
 
 Runs the command with the dispatch-hook loader in every Node process it starts (through
 NODE_OPTIONS), and gives them a run directory (${runDirVariable}) where each process and each
-worker thread writes its own audit record when it ends. Then folds every record into one report:
+worker thread writes its own audit record when it ends. One exception: Node's test runner process
+(node --test) runs no --import preload, so it writes none; it runs none of the tests, and each test
+file's process does write one. Then folds every record into one report:
 one row per process, the audit of each process with a problem, and the verdict.
 
-"-- node app.mjs", "-- npm test" and "-- npx vitest run" run that command; "-- app.mjs" and
-"-- --test a.test.mjs" (a file or node options first) run this Node with those arguments.
+"-- node app.mjs", "-- npm test", "-- npx vitest run" and "-- ./run.sh" run that command;
+"-- app.mjs" and "-- --test a.test.mjs" (a JavaScript or TypeScript file, .js .mjs .cjs .ts .mts
+.cts .jsx .tsx, or node options first) run this Node with those arguments.
 With --dir and no command, it folds the records already in that directory.
 
   --json              print the report as one JSON document (format "dispatch-hook/audit",
@@ -29,8 +32,8 @@ With --dir and no command, it folds the records already in that directory.
 
 Exit code: the program's own if it failed (128 + n for signal n); otherwise 1 if any process's
 audit has a problem, a process wrote no record, the run directory holds a file that is not a
-record, or nothing was checked; otherwise 0. 2 for a usage error or a run directory that cannot
-be written.
+record, or nothing was checked; otherwise 0. 2 for a usage error, or a run directory or
+--json-file that cannot be written (both are checked before the command starts).
 `;
 
 const loaderUrl = pathToFileURL(fileURLToPath(new URL("../../loader.mjs", import.meta.url))).href;
@@ -44,10 +47,47 @@ function exitOf(status: number | null, signal: NodeJS.Signals | null): { code: n
   return { code: status ?? 1, text: `exited with code ${status ?? 1}` };
 }
 
-/** Whether the words after "--" are node's arguments (a file or an option first) rather than a command. */
-function isNodeArgs(words: readonly string[], cwd: string): boolean {
+/** A script node runs: JavaScript or TypeScript, in either module system. */
+const scriptFile = /\.[cm]?[jt]sx?$/;
+
+/**
+ * Whether the words after "--" are node's arguments (a script or an option first) rather than a
+ * command. Any other file (the node binary, a shell script, an extensionless bin) is a command.
+ */
+function isNodeArgs(words: readonly string[]): boolean {
   const first = words[0] as string;
-  return first.startsWith("-") || /\.[cm]?[jt]sx?$/.test(first) || existsSync(resolve(cwd, first));
+  return first.startsWith("-") || scriptFile.test(first);
+}
+
+/**
+ * Whether the command is Node's test runner (`--test` among node's own options, before any script):
+ * its own process runs no `--import` preload, so the loader never starts in it (each test file's
+ * process, which it starts, has the loader). With test isolation off it runs the tests itself, and
+ * then does load the loader.
+ */
+function isTestRunner(program: string, args: readonly string[]): boolean {
+  if (program !== process.execPath && !/^node(?:\.exe)?$/.test(basename(program))) return false;
+  const script = args.findIndex((a) => !a.startsWith("-") && scriptFile.test(a));
+  return (script < 0 ? args : args.slice(0, script)).includes("--test");
+}
+
+/** Why `file` cannot be written (checked before the command runs, without writing it), or undefined. */
+function unwritable(file: string): string | undefined {
+  const dir = dirname(file);
+  try {
+    if (!statSync(dir).isDirectory()) return `${dir} is not a directory`;
+    if (!existsSync(file)) {
+      accessSync(dir, fileAccess.W_OK);
+      return undefined;
+    }
+    if (statSync(file).isDirectory()) return "it is a directory";
+    accessSync(file, fileAccess.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return `the directory ${dir} does not exist`;
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 /** Creates (or checks) the run directory, so that a bad one stops the command before it starts. */
@@ -89,6 +129,12 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
   const jsonFile = typeof flags["--json-file"] === "string" ? resolve(io.cwd, flags["--json-file"]) : undefined;
   const toStdout = flags["--json"] === true && jsonFile === undefined;
   const style = createStyle({ isTTY: io.isTTY }, io.env);
+  const fileError = (why: string) => {
+    io.err(`${style.red("dispatch-hook audit:")} [ERR_DISPATCH_HOOK_AUDIT_FILE] cannot write the JSON file ${jsonFile}: ${why}\n`);
+    return 2;
+  };
+  const badFile = jsonFile === undefined ? undefined : unwritable(jsonFile);
+  if (badFile !== undefined) return fileError(badFile);
   const prepared = prepareDir(given);
   if (prepared.error !== undefined) {
     io.err(
@@ -100,8 +146,10 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
   const keep = given !== undefined || flags["--keep"] === true;
   try {
     let exit: { code: number; text: string; pid: number } | undefined;
+    let testRunner = false;
     if (words.length > 0) {
-      const nodeArgs = isNodeArgs(words, io.cwd);
+      const nodeArgs = isNodeArgs(words);
+      testRunner = nodeArgs ? isTestRunner(process.execPath, words) : isTestRunner(words[0] as string, words.slice(1));
       const env = {
         ...io.env,
         [runDirVariable]: dir,
@@ -110,7 +158,9 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       };
       const ran = await run(nodeArgs ? process.execPath : (words[0] as string), nodeArgs ? words : words.slice(1), io, env, toStdout);
       if ("error" in ran) {
-        io.err(`${style.red("dispatch-hook audit:")} cannot run ${JSON.stringify(words[0])}: ${ran.error}\n`);
+        // A file that is no script, and not executable either: say how to run it with node.
+        const hint = existsSync(resolve(io.cwd, words[0] as string)) ? ` (to run it with node: -- node ${words[0]})` : "";
+        io.err(`${style.red("dispatch-hook audit:")} cannot run ${JSON.stringify(words[0])}: ${ran.error}${hint}\n`);
         return 127;
       }
       exit = ran;
@@ -118,12 +168,26 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
     const audit = foldRun(dir, exit);
     const crashed = exit !== undefined && exit.code !== 0;
     const document: RunAudit & { exitCode: number | null } = { ...audit, ok: audit.ok && !crashed, exitCode: exit?.code ?? null };
-    if (jsonFile !== undefined) writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);
+    let written = true;
+    if (jsonFile !== undefined) {
+      try {
+        writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);
+      } catch (error) {
+        // Checked before the command started; something changed since. The report still prints.
+        fileError(error instanceof Error ? error.message : String(error));
+        written = false;
+      }
+    }
     if (toStdout) io.out(`${JSON.stringify(document)}\n`);
     else {
       const text = formatRun(audit, io.cwd);
       const painted = audit.ok ? text : text.replace(/^(not ok:.*|\d+ problem\(s\):)$/gm, (line) => style.red(line));
       io.out(`\n${style.bold("dispatch-hook audit")}\n${painted}\n`);
+      if (testRunner && exit !== undefined && !audit.processes.some((p) => p.pid === exit?.pid)) {
+        io.out(
+          `note: pid ${exit.pid} (the node --test runner) wrote no record: Node's test runner process runs no --import preload, so the loader never starts in it; it runs none of the tests, and each test file's process is audited\n`,
+        );
+      }
       if (crashed) {
         io.out(
           `${style.red(`the program ${exit?.text}`)}: the audit above is what its processes recorded before they stopped, and proves nothing about what they did not reach\n`,
@@ -132,6 +196,7 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
     }
     if (keep) io.err(`dispatch-hook audit: the run directory is kept at ${dir}\n`);
     if (crashed) return exit?.code ?? 1;
+    if (!written) return 2;
     return audit.ok ? 0 : 1;
   } finally {
     if (!keep) rmSync(dir, { recursive: true, force: true });

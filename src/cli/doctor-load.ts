@@ -7,11 +7,15 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { HookConfig } from "../hooks/discovery.js";
+import { hookMode } from "../hooks/hook-mode.js";
+import { moduleFormat } from "../hooks/package-scope.js";
 import { foldRun, type RunAudit } from "../hooks/run-fold.js";
+import type { AuditReport } from "../registry/audit-events.js";
 import { runDirVariable } from "../registry/run-records.js";
 import type { ProbeFailure, ProbeInput } from "./doctor-probe.js";
+import type { NamedTypeEntry } from "./doctor-types.js";
 
 export const doctorFormat = "dispatch-hook/doctor";
 
@@ -25,6 +29,7 @@ export type FindingKind =
   | "missing"
   | "pending"
   | "loader"
+  | "type"
   | "other";
 
 export interface Finding {
@@ -38,6 +43,8 @@ export interface Finding {
 export interface BackendOutcome {
   readonly backend: string;
   readonly modules: readonly string[];
+  /** The modules doctor --load loaded with require(), as a CommonJS framework does (the others: with import()). */
+  readonly required: readonly string[];
   readonly loaded: boolean;
   /** Op types that landed, and the plugin whose registration module registered each (null: not a plugin's). */
   readonly landed: ReadonlyArray<{ readonly op: string; readonly plugin: string | null }>;
@@ -73,6 +80,27 @@ function lazyImplementations(config: HookConfig): ProbeInput["lazy"] {
       typeof label === "string" ? [{ set: d.set, backend: d.backend, fn, label, base: d.dir, declaredIn: d.declaredIn }] : [],
     );
   });
+}
+
+/**
+ * A registration module that require() could not load (an ES module with a top-level await:
+ * ERR_REQUIRE_ASYNC_MODULE), when the CommonJS dispatch module was required, as its framework does.
+ */
+function unrequirable(plugin: AuditReport["plugins"][number], code: string, config: HookConfig): Finding {
+  const file = plugin.module.startsWith("file:") ? fileURLToPath(plugin.module) : plugin.module;
+  const declaredIn = config.plugins.find((p) => p.name === plugin.plugin)?.declaredIn ?? "its package.json";
+  const awaits = code === "ERR_REQUIRE_ASYNC_MODULE";
+  return {
+    kind: "registration-module",
+    backend: plugin.backend,
+    code,
+    message:
+      `${plugin.plugin}: the registration module for ${plugin.backend} (${file}) cannot be require()d${awaits ? ": it is an ES module with a top-level await" : ""}. ` +
+      `Its backend's dispatch module is CommonJS, and when it is require()d (as a CommonJS framework loads it) it requires its registration modules: this one fails, and its registrations never land. ${plugin.error?.message.split("\n")[0] ?? ""}`.trimEnd(),
+    fix: awaits
+      ? `Remove the top-level await from ${file} (register first, or run the asynchronous work in a function), ship it as CommonJS, or point "registrations.${plugin.backend}" in ${declaredIn} at a module without one. A framework that import()s the dispatch module is not affected.`
+      : `Make ${file} a module require() can load, or point "registrations.${plugin.backend}" in ${declaredIn} at one.`,
+  };
 }
 
 /** Runs the probe in a child under the loader; resolves to its audit and what failed to load. */
@@ -120,17 +148,29 @@ export async function loadBackends(
   config: HookConfig,
   backends: ReadonlyMap<string, readonly string[]>,
   env: Record<string, string | undefined>,
+  namedTypes: readonly NamedTypeEntry[],
 ): Promise<Pick<DoctorReport, "backends" | "findings"> & { audit: RunAudit }> {
+  // Where the hooks see require(), a CommonJS dispatch module is required, as the framework's own
+  // require() calls load it: its registration modules are then required too, and one that only
+  // import() can load (an ES module with a top-level await) fails as it will in the app. Under the
+  // module.register hooks, which never see require(), it is imported (doctor.ts adds a note).
+  const types = new Map<string, "module" | "commonjs">();
+  const required = (file: string) => hookMode() === "registerHooks" && moduleFormat(pathToFileURL(file).href, types) === "commonjs";
   const input: ProbeInput = {
     root: config.root,
-    backends: [...backends].flatMap(([backend, files]) => files.map((file) => ({ backend, file }))),
+    backends: [...backends].flatMap(([backend, files]) => files.map((file) => ({ backend, file, require: required(file) }))),
     lazy: lazyImplementations(config),
+    types: namedTypes,
   };
   const { audit, failures } = await runProbe(config.root, input, env);
   const reports = audit.processes.flatMap((p) => (p.report === undefined ? [] : [p.report]));
   const findings: Finding[] = [];
   const failedBackends = new Set<string>();
   for (const f of failures) {
+    if (f.kind === "type") {
+      findings.push(f.finding);
+      continue;
+    }
     const code = f.code === undefined ? {} : { code: f.code };
     if (f.kind === "implementation") {
       findings.push({
@@ -173,6 +213,11 @@ export async function loadBackends(
       // A backend whose dispatch module failed has its finding above, and a registration module that
       // does not exist has one from reading the config: what follows from either is not repeated.
       if (plugin.state === "loaded" || plugin.state === "missing" || failedBackends.has(plugin.backend)) continue;
+      const code = plugin.error?.code;
+      if (code?.startsWith("ERR_REQUIRE_") === true) {
+        findings.push(unrequirable(plugin, code, config));
+        continue;
+      }
       findings.push({
         kind: "registration-module",
         backend: plugin.backend,
@@ -202,6 +247,7 @@ export async function loadBackends(
     return {
       backend,
       modules,
+      required: input.backends.filter((b) => b.backend === backend && b.require).map((b) => b.file),
       loaded: reports.some((r) => r.backends.some((b) => b.backend === backend && b.loaded)),
       landed: [
         ...regs.filter((g) => g.state === "applied").map((g) => ({ op: g.op, plugin: g.origin?.plugin ?? null })),

@@ -2,14 +2,16 @@
  * What `dispatch-hook doctor --load` runs in a child instead of the app (see doctor-load.ts): its
  * audit record goes to the run directory, what failed to load to the file its second argument names.
  */
-import { fs, url } from "../builtins.js";
+import { fs, nodeModule, url } from "../builtins.js";
 import { asImplementation } from "../dispatchable/impl-table.js";
 import { DispatchHookError } from "../registry/errors.js";
+import { loadNamedType, type NamedTypeEntry, type TypeFinding } from "./doctor-types.js";
 
 export interface ProbeInput {
   /** The app's directory: the loader reads its declarations from there, as it would for the app. */
   readonly root: string;
-  readonly backends: ReadonlyArray<{ readonly backend: string; readonly file: string }>;
+  /** Each declared dispatch module; `require`: loaded with require() (a CommonJS one the hooks see required). */
+  readonly backends: ReadonlyArray<{ readonly backend: string; readonly file: string; readonly require: boolean }>;
   readonly lazy: ReadonlyArray<{
     readonly set: string;
     readonly backend: string;
@@ -18,17 +20,21 @@ export interface ProbeInput {
     readonly base: string;
     readonly declaredIn: string;
   }>;
+  /** The backend sets' named types whose module resolves: their exports are checked. */
+  readonly types: readonly NamedTypeEntry[];
 }
 
-export interface ProbeFailure {
-  readonly kind: "dispatch-module" | "implementation";
-  readonly backend: string;
-  readonly code: string | undefined;
-  readonly message: string;
-  /** The error's stack, so that the parent can tell which plugin's module threw. */
-  readonly stack?: string;
-  readonly declaredIn?: string;
-}
+export type ProbeFailure =
+  | {
+      readonly kind: "dispatch-module" | "implementation";
+      readonly backend: string;
+      readonly code: string | undefined;
+      readonly message: string;
+      /** The error's stack, so that the parent can tell which plugin's module threw. */
+      readonly stack?: string;
+      readonly declaredIn?: string;
+    }
+  | { readonly kind: "type"; readonly finding: TypeFinding };
 
 function messageOf(error: unknown): { code: string | undefined; message: string; stack?: string } {
   if (error instanceof Error) return { code: (error as { code?: string }).code, message: error.message, stack: error.stack ?? "" };
@@ -42,9 +48,10 @@ export async function probe(input: ProbeInput): Promise<ProbeFailure[]> {
   const { registry } = (await import(new URL("./index.js", import.meta.url).href)) as typeof import("../index.js");
   const { install } = (await import(new URL("./install.js", import.meta.url).href)) as typeof import("../hooks/loader-entry.js");
   install({ root: input.root, registry });
-  for (const { backend, file } of input.backends) {
+  for (const { backend, file, require } of input.backends) {
     try {
-      await import(url.pathToFileURL(file).href);
+      if (require) nodeModule.createRequire(file)(file);
+      else await import(url.pathToFileURL(file).href);
     } catch (error) {
       failures.push({ kind: "dispatch-module", backend, ...messageOf(error) });
     }
@@ -58,6 +65,10 @@ export async function probe(input: ProbeInput): Promise<ProbeFailure[]> {
     } catch (error) {
       failures.push({ kind: "implementation", backend: `${lazy.backend} [${lazy.set}]`, declaredIn: lazy.declaredIn, ...messageOf(error) });
     }
+  }
+  for (const entry of input.types) {
+    const finding = await loadNamedType(entry);
+    if (finding !== undefined) failures.push({ kind: "type", finding });
   }
   return failures;
 }

@@ -3,9 +3,11 @@ import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { discover, type HookConfig, type WatchRule } from "../hooks/discovery.js";
 import { hookMode } from "../hooks/hook-mode.js";
+import { registrationFault } from "../hooks/module-facts.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { shortPath } from "../registry/audit-format.js";
 import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
+import { checkNamedTypes } from "./doctor-types.js";
 import { createStyle, type Io, parseCommand } from "./io.js";
 
 export const doctorHelp = `Usage: dispatch-hook doctor [--load] [--json] [directory | entry]
@@ -21,8 +23,10 @@ an entry file means its package): its package.json, every package.json in its de
   --load    also load each declared backend's dispatch module under the loader, in a child
             process (none of the app's own code runs), and say per backend what landed and from
             which plugin, what would wait, conflicts between plugins, registration modules that do
-            not resolve or throw, and lazily named implementations ("specifier#export") whose
-            module or export does not exist
+            not resolve or throw, lazily named implementations ("specifier#export") whose
+            module or export does not exist, and named types ("specifier#Export") whose export
+            does not exist or is only re-exported (without --load, doctor checks that each named
+            type's module exists)
   --json    print the report as one JSON document (format "dispatch-hook/doctor", version 1)
   --help    show this help
 
@@ -57,8 +61,10 @@ function resolveRule(rule: WatchRule): Array<{ backend: string; file: string; ex
   return out;
 }
 
-/** A plugin's declaration, and the files of its registration modules. */
-type PluginReport = HookConfig["plugins"][number] & { readonly files: ReadonlyArray<{ backend: string; file: string; exists: boolean }> };
+/** A plugin's declaration, and the files of its registration modules (`fault`: why one cannot be loaded). */
+type PluginReport = HookConfig["plugins"][number] & {
+  readonly files: ReadonlyArray<{ backend: string; file: string; fault: string | undefined }>;
+};
 
 /** What reading the configuration finds: the backends and their files, the plugins, and the problems, each with its fix. */
 function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugins: PluginReport[]; findings: Finding[] } {
@@ -89,16 +95,17 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
     }
   }
   for (const plugin of config.plugins) {
+    // The rule every host applies: a registration module that cannot be loaded is skipped.
     const files = Object.entries(plugin.registrations).map(([backend, url]) => {
       const file = fileURLToPath(url);
-      return { backend, file, exists: existsSync(file) };
+      return { backend, file, fault: registrationFault(file) };
     });
     plugins.push({ ...plugin, files });
-    for (const { backend, file, exists } of files) {
-      if (!exists) {
+    for (const { backend, file, fault } of files) {
+      if (fault !== undefined) {
         problem(
-          `${plugin.name}: the registration module for ${backend}, ${file}, does not exist`,
-          `Correct "registrations.${backend}" in ${plugin.declaredIn}.`,
+          `${plugin.name}: the registration module for ${backend}, ${file}, ${fault}`,
+          `Correct "registrations.${backend}" in ${plugin.declaredIn} to name a JavaScript or TypeScript module file.`,
         );
       }
       if (!backends.has(backend) && !config.rules.some((r) => r.backend === backend)) {
@@ -167,7 +174,9 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
     configFile: io.env.DISPATCH_HOOK_CONFIG || undefined,
   });
   const { backends, plugins, findings } = diagnose(config);
-  const loaded = flags["--load"] ? await loadBackends(config, backends, io.env) : undefined;
+  const types = checkNamedTypes(config);
+  findings.push(...types.findings);
+  const loaded = flags["--load"] ? await loadBackends(config, backends, io.env, types.resolved) : undefined;
   findings.push(...(loaded?.findings ?? []));
   const report: DoctorReport = {
     format: doctorFormat,
@@ -176,7 +185,9 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
     loaded: loaded !== undefined,
     root: config.root,
     files: config.files,
-    backends: loaded?.backends ?? [...backends].map(([backend, modules]) => ({ backend, modules, loaded: false, landed: [], waiting: [] })),
+    backends:
+      loaded?.backends ??
+      [...backends].map(([backend, modules]) => ({ backend, modules, required: [], loaded: false, landed: [], waiting: [] })),
     findings,
     notes: requireNotes(backends),
     ...(loaded === undefined ? {} : { audit: loaded.audit }),
@@ -199,7 +210,8 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
   if (report.backends.length === 0) out.push("  (none declared)");
   const ops = (list: BackendOutcome["landed"]) => list.map((l) => (l.plugin === null ? l.op : `${l.op} (${l.plugin})`)).join(", ") || "-";
   for (const b of [...report.backends].sort((x, y) => x.backend.localeCompare(y.backend))) {
-    out.push(`  ${b.backend.padEnd(10)} ${b.modules.map(rel).join(", ")}`);
+    const how = (m: string) => (b.required.includes(m) ? " (require()d, as CommonJS)" : "");
+    out.push(`  ${b.backend.padEnd(10)} ${b.modules.map((m) => `${rel(m)}${how(m)}`).join(", ")}`);
     if (!report.loaded) continue;
     out.push(`    ${b.loaded ? "landed " : style.red("did not load")} ${b.loaded ? ops(b.landed) : ""}`.trimEnd());
     if (b.waiting.length > 0) out.push(`    waiting ${ops(b.waiting)}`);
@@ -208,7 +220,10 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
   if (plugins.length === 0) out.push("  (none found)");
   for (const plugin of plugins) {
     out.push(`  plugin ${plugin.name} (${rel(plugin.declaredIn)})`);
-    for (const r of plugin.files) out.push(`    ${r.backend}: registers from ${rel(r.file)}${r.exists ? "" : " (missing)"}`);
+    for (const r of plugin.files) {
+      const fault = r.fault === undefined ? "" : r.fault === "does not exist" ? " (missing)" : " (not a module)";
+      out.push(`    ${r.backend}: registers from ${rel(r.file)}${fault}`);
+    }
     for (const [backend, ops] of Object.entries(plugin.expects)) out.push(`    ${backend}: expects ${ops.join(", ")}`);
   }
   if (sets.length > 0) out.push("", style.bold("backends of backend sets (chosen per call)"));

@@ -14,7 +14,8 @@ import type { PlannedRegistration } from "./matcher.js";
 
 export interface EpilogueInput {
   readonly module: ModuleInfo;
-  readonly registrations: readonly PlannedRegistration[];
+  /** Each with `missing` set when it cannot be loaded (module-facts.ts): recorded, never required. */
+  readonly registrations: ReadonlyArray<PlannedRegistration & { readonly missing?: string }>;
   /** The path (or specifier) of dispatch-hook's CommonJS runtime, for require(). */
   readonly runtime: string;
 }
@@ -33,7 +34,13 @@ export function instrument(source: string, input: EpilogueInput): string {
   }
   const id = freeIdentifier(source);
   const info = JSON.stringify(input.module);
-  const registrations = JSON.stringify(input.registrations.map((r) => ({ window: windowInfo(input.module, r), path: pathOf(r.url) })));
+  const registrations = JSON.stringify(
+    input.registrations.map((r) => ({
+      window: windowInfo(input.module, r),
+      path: pathOf(r.url),
+      ...(r.missing === undefined ? {} : { missing: r.missing }),
+    })),
+  );
   const epilogue =
     `;{const ${id}=require(${JSON.stringify(input.runtime)});${id}.signalEvaluated(${info},module.exports);` +
     `${id}.requireWhenLoaded(module,${info},require,${registrations});}`;

@@ -2,7 +2,7 @@
  * What the hooks exchange with Node (the shapes its hook API passes, and small facts about a module:
  * its format, its source as text, what require() has cached) and with their installation.
  */
-import { fs, nodeModule, url } from "../builtins.js";
+import { fs, nodeModule, path, url } from "../builtins.js";
 import type { Discovery, HookConfig } from "./discovery.js";
 import type { FacadeRegistration } from "./facade.js";
 import type { ModulePlan } from "./matcher.js";
@@ -110,22 +110,58 @@ export function requireCacheEntry(href: string): { readonly loaded: boolean } | 
   }
 }
 
+/** What a registration module may be: JavaScript or TypeScript, in either module system. */
+const codeModule = /\.[cm]?[jt]sx?$/;
+
 /**
- * A facade's registration modules: each imported by its URL, one that does not exist recorded as
- * missing, and one that `required` says so required by its path (facade.ts: on Node 20's
- * off-thread hooks, Node's ES module translator breaks a CommonJS one whose source another loader
- * gave, and turns its throw into an uncaught exception).
+ * Why a registration module at `file` cannot be loaded as one (what follows its name in a message),
+ * or undefined when it can. One rule for every host: the loader's facades and require() epilogues,
+ * the adapters and doctor. A path that does not exist, a directory, or a file that is not code (a
+ * README, a package.json) is skipped and recorded, never handed to the host, whose error would name
+ * no plugin and fail the backend's import. A file with no extension is code: Node loads it as its
+ * package's type, with import() and require() alike.
+ */
+export function registrationFault(file: string): string | undefined {
+  let stats: ReturnType<typeof fs.statSync>;
+  try {
+    stats = fs.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    stats = undefined;
+  }
+  if (stats === undefined) return "does not exist";
+  if (stats.isDirectory()) return "is a directory, not a module file";
+  if (!stats.isFile()) return "is not a file";
+  const extension = path.extname(file);
+  if (extension !== "" && !codeModule.test(file)) return `is not a JavaScript or TypeScript module (${JSON.stringify(extension)})`;
+  return undefined;
+}
+
+/** The message a registration module that cannot be loaded is recorded with (runtime/window.ts), or undefined. */
+export function unloadableRegistration(href: string): string | undefined {
+  let file: string;
+  try {
+    file = url.fileURLToPath(href);
+  } catch {
+    return `Cannot find the registration module ${href}`;
+  }
+  const fault = registrationFault(file);
+  if (fault === undefined) return undefined;
+  return fault === "does not exist" ? `Cannot find the registration module ${file}` : `The registration module ${file} ${fault}`;
+}
+
+/**
+ * A facade's registration modules: each imported by its URL, one that cannot be loaded recorded as
+ * missing (unloadableRegistration), and one that `required` says so required by its path (facade.ts:
+ * on Node 20's off-thread hooks, Node's ES module translator breaks a CommonJS one whose source
+ * another loader gave, and turns its throw into an uncaught exception).
  */
 export function facadeRegistrations(
   registrations: ReadonlyArray<{ readonly plugin: string; readonly url: string }>,
   required: (href: string) => boolean,
 ): FacadeRegistration[] {
   return registrations.map(({ plugin, url: href }) => {
-    let exists = false;
-    try {
-      exists = fs.existsSync(url.fileURLToPath(href));
-    } catch {}
-    if (!exists) return { plugin, url: href, specifier: href, missing: `Cannot find the registration module ${href}` };
+    const missing = unloadableRegistration(href);
+    if (missing !== undefined) return { plugin, url: href, specifier: href, missing };
     return { plugin, url: href, specifier: href, ...(required(href) ? { requirePath: url.fileURLToPath(href) } : {}) };
   });
 }

@@ -32,6 +32,7 @@ import {
   requireCacheEntry,
   text,
   then,
+  unloadableRegistration,
 } from "./module-facts.js";
 
 import { originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
@@ -145,7 +146,10 @@ export function createHooks(options: HookOptions) {
       if (mode !== "registerHooks") return result;
       // require(): the module itself, its registration modules required once it has loaded.
       const source = text(result.source ?? fs.readFileSync(url.fileURLToPath(href)));
-      const registrations = plan.registrations.map((r) => ({ plugin: r.plugin, url: r.url }));
+      const registrations = plan.registrations.map((r) => {
+        const missing = unloadableRegistration(r.url);
+        return { plugin: r.plugin, url: r.url, ...(missing === undefined ? {} : { missing }) };
+      });
       report({ type: "facade", url: href, backend: plan.backend });
       return {
         ...result,

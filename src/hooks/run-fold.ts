@@ -78,8 +78,15 @@ function asRecord(value: unknown): Parsed<ProcessRecord> {
 /**
  * Reads and folds every record in `dir`. Never throws for what the directory holds. `alive`, when
  * given, says which processes have not ended: a start without a record is theirs to finish.
+ * `unrecorded`, when given, says why a process that ended wrote no record, when the caller knows
+ * (a test runner's reporter that sees the runner was never set up to write them).
  */
-export function foldRun(dir: string, known?: KnownExit, alive?: (pid: number) => boolean): RunAudit {
+export function foldRun(
+  dir: string,
+  known?: KnownExit,
+  alive?: (pid: number) => boolean,
+  unrecorded?: (writer: RecordWriter) => string | undefined,
+): RunAudit {
   const names = fs.readdirSync(dir).sort();
   const processes: RunProcess[] = [];
   const unreadable: Array<{ file: string; why: string }> = [];
@@ -132,7 +139,7 @@ export function foldRun(dir: string, known?: KnownExit, alive?: (pid: number) =>
     const exit =
       known !== undefined && known.pid === pid && thread === 0
         ? `it ${known.text}`
-        : "it was killed, or ended before its exit handlers ran";
+        : (unrecorded?.(writer) ?? "it was killed, or ended before its exit handlers ran");
     processes.push({ ...writer, missing: `started, and wrote no audit record: ${exit}` });
   }
   processes.sort((a, b) => a.pid - b.pid || a.thread - b.thread);
@@ -247,11 +254,18 @@ export class RunDirectory {
     if (this.#own) for (const name of fs.readdirSync(this.path)) fs.unlinkSync(path.join(this.path, name));
   }
 
-  /** The run's audit, its report, and whether the run fails (a miss, a worker without a record, an unreadable file). */
-  fold(root?: string): { audit: RunAudit; text: string; failed: boolean } {
-    const audit = foldRun(this.path, undefined, this.#own ? undefined : alive);
-    const failed = audit.processes.some((p) => !p.ok && !p.running) || audit.unreadable.length > 0;
-    return { audit, text: `\ndispatch-hook audit\n${formatRun(audit, root)}`, failed };
+  /**
+   * The run's audit, its report, its verdict line, and whether the run fails: as `dispatch-hook
+   * audit` would (a miss, a worker without a record, an unreadable file, or nothing checked), but
+   * for the processes still running, which the command's fold judges. `unrecorded`: see foldRun.
+   */
+  fold(
+    root?: string,
+    unrecorded?: (writer: RecordWriter) => string | undefined,
+  ): { audit: RunAudit; text: string; verdict: string; failed: boolean } {
+    const audit = foldRun(this.path, undefined, this.#own ? undefined : alive, unrecorded);
+    const verdict = runVerdict(audit);
+    return { audit, text: `\ndispatch-hook audit\n${formatRun(audit, root)}`, verdict, failed: !audit.ok };
   }
 }
 

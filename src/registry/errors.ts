@@ -33,8 +33,11 @@ export const errorCodes = {
     "backendOptions() names a backend that no backend set in the realm declares, or a control variable (<PREFIX>_PRIORITIZE, _BLOCK, _SET_ORDER) one that its set does not",
   ERR_DISPATCH_CONVERT: "a wrapping backend's convert failed on an argument, or its restore on what the wrapped implementation returned",
   ERR_DISPATCH_TYPE_LOAD: 'an abstract type named "@specifier#Export" could not be loaded, or instanceof cannot ask its export',
+  ERR_DISPATCH_TYPE_NOT_FOUND:
+    'a named type ("specifier#Export") of a backend set names a module that does not resolve, or an export it does not define (found by doctor: at run time no value is ever of that type)',
   ERR_DISPATCH_BACKEND_DECLARATION: "a backend declaration is malformed or names a backend twice",
   ERR_DISPATCH_HOOK_AUDIT_DIR: "the command line cannot create or write the run directory it was given",
+  ERR_DISPATCH_HOOK_AUDIT_FILE: "the command line cannot write the JSON file --json-file names",
 } as const;
 
 /** Warnings, emitted with process.emitWarning and these codes. */

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { doctorCommand } from "../../src/cli/doctor.js";
+import type { DoctorReport } from "../../src/cli/doctor-load.js";
 import { appJson, makeTree, repoRoot } from "../integration/fixture.js";
 import { frameworkEsm, plugin } from "../integration/trees.js";
 import { memoryIo } from "./helpers.js";
@@ -68,6 +69,27 @@ describe("dispatch-hook doctor", () => {
     expect(out).toContain(`${expectations.length} problem(s):`);
   });
 
+  it("a registration path that is a directory or not a code module is a config problem, as a missing one is", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorlab: "*", "odd-ops": "*" } }),
+      "node_modules/odd-ops/package.json": JSON.stringify({
+        name: "odd-ops",
+        dispatchHook: { registrations: { numba: "./lib", jax: "./readme.txt" } },
+      }),
+      "node_modules/odd-ops/lib/index.js": "",
+      "node_modules/odd-ops/readme.txt": "",
+    });
+    const io = memoryIo(dir);
+    expect(await doctorCommand([], io)).toBe(1);
+    const out = io.stdout();
+    expect(out).toMatch(/odd-ops: the registration module for numba, \S+\/lib, is a directory, not a module file/);
+    expect(out).toMatch(/odd-ops: the registration module for jax, \S+\/readme\.txt, is not a JavaScript or TypeScript module \("\.txt"\)/);
+    expect(out).toContain('Correct "registrations.numba"');
+    expect(out).toContain("numba: registers from node_modules/odd-ops/lib (not a module)");
+    expect(out).toContain("2 problem(s):");
+  });
+
   it("uses colour on a TTY unless NO_COLOR is set, and has --help", async () => {
     const dir = makeTree({ "package.json": "{}" });
     const tty = memoryIo(dir, { isTTY: true });
@@ -112,6 +134,43 @@ describe("dispatch-hook doctor", () => {
     expect(io.stdout()).not.toContain("no backend declaration was found");
     expect(io.stdout()).toContain("ml-ops: wasm (node_modules/wasm-arrays/package.json)");
     expect(io.stdout()).toContain("no problems found");
+  });
+
+  it("a backend set's named type whose module does not resolve is a finding with a code: at run time the backend would never match", async () => {
+    const dir = makeTree({
+      "package.json": JSON.stringify({ name: "app", dependencies: { "ml-wasm": "1" } }),
+      "node_modules/ml-wasm/package.json": JSON.stringify({
+        name: "ml-wasm",
+        type: "module",
+        dispatchHook: {
+          dispatchables: {
+            "ml-ops": {
+              wasm: {
+                primaryTypes: ["./wasm-tensr.js#WasmTensor", "=./wasm-tensor.js#WasmTensor"],
+                secondaryTypes: ["not-installed#Scalar", "@./abstract.cjs#Like"],
+                implementations: {},
+              },
+            },
+          },
+        },
+      }),
+      "node_modules/ml-wasm/wasm-tensor.js": "export class WasmTensor {}\n",
+    });
+    const io = memoryIo(dir, { env: { NO_COLOR: "1" } });
+    expect(await doctorCommand(["--json"], io)).toBe(1);
+    const report = JSON.parse(io.stdout()) as DoctorReport;
+    const types = report.findings.filter((f) => f.kind === "type");
+    expect(types.map((f) => [f.backend, f.code])).toEqual([
+      ["wasm [ml-ops]", "ERR_DISPATCH_TYPE_NOT_FOUND"],
+      ["wasm [ml-ops]", "ERR_DISPATCH_TYPE_NOT_FOUND"],
+      ["wasm [ml-ops]", "ERR_DISPATCH_TYPE_LOAD"],
+    ]);
+    const text = types.map((f) => `${f.message} ${f.fix}`).join("\n");
+    expect(text).toMatch(/the type "\.\/wasm-tensr\.js#WasmTensor" in primaryTypes names \S+\/wasm-tensr\.js, which does not exist/);
+    expect(text).toContain('the type "not-installed#Scalar" in secondaryTypes names not-installed, which does not resolve');
+    expect(text).toContain('the type "@./abstract.cjs#Like" in secondaryTypes');
+    expect(text).toContain('Correct "dispatchables.ml-ops.wasm.primaryTypes"');
+    expect(text).not.toContain('"=./wasm-tensor.js#WasmTensor"');
   });
 
   it("finds a plugin that is not a direct dependency (app → toolkit → framework + plugin), from another directory", async () => {

@@ -1,3 +1,4 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { auditCommand } from "../../src/cli/audit-command.js";
@@ -61,6 +62,57 @@ describe("dispatch-hook audit", () => {
     expect(await auditCommand(["--", "killed.mjs"], killed)).toBe(143);
     expect(killed.stdout()).toContain("was killed by SIGTERM (exit code 143)");
     expect(killed.stdout()).toContain("started, and wrote no audit record");
+  });
+
+  it("checks the --json-file path before the command starts: a directory that does not exist, or a directory given as the file, is exit 2 naming the path", async () => {
+    const dir = makeTree({ "package.json": "{}", "touch.mjs": 'import { writeFileSync } from "node:fs";\nwriteFileSync("ran", "");\n' });
+    mkdirSync(join(dir, "a-dir"));
+    for (const path of [join(dir, "missing/dir/x.json"), join(dir, "a-dir")]) {
+      const io = memoryIo(dir);
+      expect(await auditCommand(["--json-file", path, "--", "touch.mjs"], io)).toBe(2);
+      expect(io.stderr()).toContain(`[ERR_DISPATCH_HOOK_AUDIT_FILE] cannot write the JSON file ${path}`);
+      expect(existsSync(join(dir, "ran"))).toBe(false);
+    }
+  });
+
+  it("runs a command that is a file but not a JavaScript or TypeScript module as a command: the node binary, a shell script", async () => {
+    // Before, any existing file was handed to node as a script: node ran its own binary as
+    // JavaScript (a SyntaxError), and a shell script failed with ERR_UNKNOWN_FILE_EXTENSION.
+    const byPath = memoryIo(example);
+    expect(await auditCommand(["--", process.execPath, "hook-way.mjs"], byPath)).toBe(0);
+    expect(byPath.stdout()).toContain("ok: every registration landed");
+
+    const dir = makeTree({
+      "package.json": "{}",
+      "run.sh": `#!/bin/sh\necho "the script ran" > ran.txt\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(example, "hook-way.mjs"))}\n`,
+    });
+    chmodSync(join(dir, "run.sh"), 0o755);
+    const script = memoryIo(dir);
+    expect(await auditCommand(["--", "./run.sh"], script)).toBe(0);
+    expect(readFileSync(join(dir, "ran.txt"), "utf8")).toBe("the script ran\n");
+    expect(script.stdout()).toContain("ok: every registration landed");
+  });
+
+  it("under node --test, says that the test runner's own process is not audited, and why: it runs no --import", async () => {
+    const dir = makeTree({
+      "package.json": JSON.stringify({ name: "app", type: "module" }),
+      "a.test.mjs": 'import test from "node:test";\nimport "dispatch-hook";\ntest("a", () => {});\n',
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+    });
+    for (const words of [
+      ["--test", "a.test.mjs"],
+      [process.execPath, "--test", "a.test.mjs"],
+    ]) {
+      const io = memoryIo(dir);
+      await auditCommand(["--", ...words], io);
+      expect(io.stdout()).toMatch(
+        /^note: pid \d+ \(the node --test runner\) wrote no record: Node's test runner process runs no --import preload, so the loader never starts in it; it runs none of the tests, and each test file's process is audited$/m,
+      );
+    }
+    // A program that is not the test runner gets no such note.
+    const plain = memoryIo(dir);
+    await auditCommand(["--", "a.test.mjs"], plain);
+    expect(plain.stdout()).not.toContain("note:");
   });
 
   it("refuses bad usage", async () => {

@@ -117,6 +117,26 @@ describe("the adapters' shared core", () => {
     expect(step.trim()).toMatch(/, 0, "Cannot find the registration module [^"]+"\);$/);
   });
 
+  it("marks a registration path that is a directory or not a code module as the loader does: skipped and recorded, never imported", () => {
+    for (const [path, why] of [
+      ["./reg", "is a directory, not a module file"],
+      ["./", "is a directory, not a module file"],
+      ["./notes.txt", "is not a JavaScript or TypeScript module"],
+      ["./package.json", "is not a JavaScript or TypeScript module"],
+    ]) {
+      const { root, table } = frameworkTree({
+        "node_modules/kit-ops/package.json": JSON.stringify({ name: "kit-ops", dispatchHook: { registrations: { cpu: path } } }),
+        "node_modules/kit-ops/notes.txt": "not code\n",
+      });
+      const core = createAdapterCore({ root }, "test host");
+      const facade = core.facade(table, "export const cpuTable = new Map();\n", "module", ids(table));
+      expect(facade, path).not.toContain("kit-ops/");
+      const step = core.marker(table, "module", "step", 0, ids(table));
+      expect(step, path).toContain(why);
+      expect(core.cjsFacade(table, "/runtime.cjs"), path).toContain(why);
+    }
+  });
+
   it("writes a CommonJS facade that requires the original, then the registration modules", () => {
     const { root, table, registration } = frameworkTree();
     const core = createAdapterCore({ root }, "test host");

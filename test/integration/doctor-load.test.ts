@@ -148,6 +148,45 @@ describe("doctor --load", () => {
     expect(result.code).toBe(0);
   });
 
+  it("a named type whose module has no such export, or only re-exports it, is a finding: no value would ever be of that type", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/ml-wasm/package.json": JSON.stringify({
+        name: "ml-wasm",
+        type: "module",
+        dispatchHook: {
+          dispatchables: {
+            "ml-ops": {
+              wasm: {
+                primaryTypes: ["./wasm-tensor.js#WasmTensr", "./index.js#WasmTensor", "./wasm-tensor.js#WasmTensor"],
+                secondaryTypes: ["@./like.cjs#ArrayLike"],
+                implementations: {},
+              },
+            },
+          },
+        },
+      }),
+      "node_modules/ml-wasm/wasm-tensor.js": "export class WasmTensor {}\n",
+      "node_modules/ml-wasm/index.js": 'export { WasmTensor } from "./wasm-tensor.js";\n',
+      "node_modules/ml-wasm/like.cjs": "exports.ArrayLike = 3;\n",
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { "ml-wasm": "*", "dispatch-hook": "*" } }),
+    });
+    // Reading the configuration finds nothing: every specifier resolves.
+    expect((await doctor(dir)).code).toBe(0);
+    const result = await doctor(dir, "--load", "--json");
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(report.findings.map((f) => [f.kind, f.backend, f.code])).toEqual([
+      ["type", "wasm [ml-ops]", "ERR_DISPATCH_TYPE_NOT_FOUND"],
+      ["type", "wasm [ml-ops]", "ERR_DISPATCH_TYPE_NOT_FOUND"],
+      ["type", "wasm [ml-ops]", "ERR_DISPATCH_TYPE_LOAD"],
+    ]);
+    const [typo, reexport, abstract] = report.findings.map((f) => f.message);
+    expect(typo).toContain('the type "./wasm-tensor.js#WasmTensr" in primaryTypes: its module has no export "WasmTensr"');
+    expect(reexport).toContain('the type "./index.js#WasmTensor" in primaryTypes: its module re-exports WasmTensor');
+    expect(abstract).toContain("which instanceof cannot ask");
+    expect(result.code).toBe(1);
+  });
+
   it("usage errors print the subcommand's usage and exit 2; --help exits 0", async () => {
     const dir = makeTree(healthy);
     const unknown = await doctor(dir, "--lod");
@@ -222,6 +261,57 @@ describe("a CommonJS dispatch module that the framework require()s", () => {
       expect(miss.code).toBe("ERR_DISPATCH_NO_IMPL");
       expect(miss.message).toContain("fast.cjs was loaded with require(), which the register hooks of Node");
       expect(miss.message).not.toContain("To fix: register an implementation");
+    },
+  );
+
+  // cjsfw's index require()s its CommonJS dispatch module; cjs-ops's registration module is an ES
+  // module with a top-level await, which require() cannot load. Before, doctor imported the
+  // dispatch module, where the facade imports the registration module and the await is fine, and
+  // said "no problems found" while the real run failed strict.
+  it.skipIf(offThread)(
+    `a registration module that require() cannot load (top-level await) is a finding naming it, as the real run fails (Node ${nodeVersion})`,
+    async () => {
+      const dir = makeTree({
+        "node_modules/dispatch-hook": { symlink: "<repo>" },
+        "node_modules/cjsfw/package.json": JSON.stringify({
+          name: "cjsfw",
+          main: "index.js",
+          dispatchHook: { backends: { cpu: { module: "./dispatch/cpu.js", export: "table" } } },
+        }),
+        "node_modules/cjsfw/index.js": 'module.exports = require("./dispatch/cpu.js");\n',
+        "node_modules/cjsfw/dispatch/cpu.js":
+          'const { Dispatcher } = require("dispatch-hook");\nexports.table = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
+        ...pluginPackage(
+          "cjs-ops",
+          { cpu: "./cpu.js" },
+          {
+            "cpu.js": [
+              'import { register } from "dispatch-hook";',
+              "export class Relu {}",
+              "await new Promise((resolve) => setTimeout(resolve, 10));",
+              'register("cpu", Relu, () => "relu on cpu");',
+              "",
+            ].join("\n"),
+          },
+          { expects: { cpu: ["Relu"] } },
+        ),
+        "main.mjs": 'import { table } from "cjsfw";\nconsole.log(typeof table.resolve);\n',
+        "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { cjsfw: "*", "cjs-ops": "*", "dispatch-hook": "*" } }),
+      });
+      const real = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+      expect(real.stderr).toContain("require() cannot be used on an ESM graph with top-level await");
+      expect(real.code).toBe(1);
+
+      const result = await doctor(dir, "--load", "--json");
+      const report = JSON.parse(result.stdout) as DoctorReport;
+      const finding = report.findings.find((f) => f.kind === "registration-module");
+      expect(finding).toMatchObject({ backend: "cpu", code: "ERR_REQUIRE_ASYNC_MODULE" });
+      expect(finding?.message).toMatch(/^cjs-ops: the registration module for cpu \(\S+\/cjs-ops\/cpu\.js\) cannot be require\(\)d/);
+      expect(finding?.fix).toContain("top-level await");
+      expect(report.backends.find((b) => b.backend === "cpu")?.modules).toEqual([expect.stringMatching(/cjsfw\/dispatch\/cpu\.js$/)]);
+      expect(result.code).toBe(1);
+      const human = await doctor(dir, "--load");
+      expect(human.stdout).toMatch(/cpu\s+node_modules\/cjsfw\/dispatch\/cpu\.js \(require\(\)d, as CommonJS\)\n/);
     },
   );
 

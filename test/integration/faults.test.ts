@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
 import { lastJson, loader, makeTree, nodeVersion, run } from "./fixture.js";
-import { frameworkEsm, plugin } from "./trees.js";
+import { frameworkCjs, frameworkEsm, plugin } from "./trees.js";
 
 const audit = [
   'const { registry } = await import("dispatch-hook");',
@@ -79,6 +79,57 @@ describe("faults around the loader", () => {
     expect(out.states).toEqual(["PoolLayer:applied"]);
     expect(JSON.stringify(out.problems)).toContain("PoolLayer on numba was expected");
   });
+
+  // Before, the backend's import failed with Node's own error, naming no plugin:
+  // ERR_UNSUPPORTED_DIR_IMPORT, ERR_UNKNOWN_FILE_EXTENSION, ERR_IMPORT_ASSERTION_TYPE_MISSING.
+  it.each([
+    ["./dispatch", "is a directory"],
+    ["./", "is a directory"],
+    ["./readme.txt", "is not a JavaScript or TypeScript module"],
+    ["./package.json", "is not a JavaScript or TypeScript module"],
+  ])("a registration path that is not a module (%s) is skipped and recorded, as one that does not exist", async (path, why) => {
+    const tree = brokenPlugin("");
+    const json = JSON.parse(tree["node_modules/ml-ops/package.json"] as string);
+    json.dispatchHook.registrations.numba = path;
+    tree["node_modules/ml-ops/package.json"] = JSON.stringify(json);
+    tree["node_modules/ml-ops/readme.txt"] = "register PoolLayer for numba\n";
+    const result = await run(makeTree(tree), ["--import", loader, "main.mjs"]);
+    const [first] = result.stdout.trim().split("\n");
+    expect(JSON.parse(first as string), result.stderr).toEqual({ jax: "jax" });
+    const problems = JSON.stringify(lastJson(result.stdout).problems);
+    expect(problems).toContain("ml-ops's registration module for numba");
+    expect(problems).toContain("could not be loaded: ");
+    expect(problems).toContain(why);
+    expect(problems).toContain("The backend loaded without it.");
+    expect(result.code).toBe(0);
+  });
+
+  // require() of the dispatch module is served on this Node only: it required a directory's index,
+  // ran a text file as JavaScript, and took a JSON file as a module that registered nothing.
+  it.skipIf(hookMode(nodeVersion) === "register")(
+    `the same rule when require() loads a CommonJS dispatch module (Node ${nodeVersion}, module.registerHooks)`,
+    async () => {
+      const dir = makeTree({
+        ...frameworkCjs,
+        ...plugin("tensorlab-cjs", false),
+        "node_modules/ml-ops/package.json": JSON.stringify({
+          name: "ml-ops",
+          dispatchHook: { registrations: { numba: "./dispatch" } },
+        }),
+        "node_modules/ml-ops/dispatch/index.js": 'throw new Error("a directory is not a registration module");\n',
+        "package.json": JSON.stringify({ name: "app", dependencies: { "tensorlab-cjs": "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+        "main.cjs": [
+          'require("tensorlab-cjs/link/numba/dispatch/basic.js");',
+          'const { registry } = require("dispatch-hook");',
+          "console.log(JSON.stringify({ plugins: registry.verify().plugins.map((p) => p.state + ': ' + p.error?.message) }));",
+        ].join("\n"),
+      });
+      const result = await run(dir, ["--import", loader, "main.cjs"]);
+      expect(lastJson(result.stdout).plugins, result.stderr).toEqual([
+        expect.stringMatching(/^missing: .* is a directory, not a module file$/),
+      ]);
+    },
+  );
 
   it("a backend declared twice with different modules: both are watched, both get the registrations, and a warning says so", async () => {
     const dir = makeTree({

@@ -147,6 +147,36 @@ describe("the Jest reporter folds every worker's record, and fails the run on a 
   );
 });
 
+describe("a run the reporters cannot vouch for fails, saying why", () => {
+  it("Jest without the resolver: nothing was checked, so the run fails (it passed, while dispatch-hook audit failed it)", async () => {
+    const dir = makeTree({
+      ...jestProject(),
+      "jest.config.json": JSON.stringify({ testEnvironment: "node", reporters: ["default", "dispatch-hook/jest/reporter"] }),
+    });
+    const result = await run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), "a.test.js"], { CI: "1", NO_COLOR: "1" });
+    expect(result.stderr).toMatch(/Tests:\s+1 passed/);
+    expect(result.stderr).toMatch(/^nothing was checked: no process made a registration or declared a backend that loaded$/m);
+    expect(result.code).toBe(1);
+  }, 120_000);
+
+  it("Vitest without dispatch-hook/vite's plugin: each worker's missing record says the plugin is missing, not that it was killed", async () => {
+    const dir = makeTree({
+      ...vitestProject(),
+      "vitest.config.mjs":
+        'export default { test: { include: ["a.test.js"], reporters: ["default", "dispatch-hook/vitest/reporter"] } };\n',
+    });
+    const result = await run(dir, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], { CI: "1", NO_COLOR: "1" });
+    expect(result.stdout).toMatch(/Tests\s+1 passed/);
+    expect(result.stdout).toMatch(
+      /\[no record\] pid \d+ \(.*\) started, and wrote no audit record: this Vitest run has no dispatch-hook\/vite plugin/,
+    );
+    expect(result.stdout).toContain("plugins: [dispatchHook()]");
+    expect(result.stdout).not.toContain("it was killed, or ended before its exit handlers ran");
+    expect(result.stdout).toMatch(/^not ok: 1 process\(es\) without a record$/m);
+    expect(result.code).toBe(1);
+  }, 120_000);
+});
+
 describe("dispatch-hook audit -- <a run with the reporter>: the two compose", () => {
   const cli = join(repoRoot, "dist/bundle/cli.js");
   it("Vitest: the reporter leaves the processes still running to the command's fold, and a passing run passes", async () => {
