@@ -140,6 +140,6 @@ describe("the loader's entry", () => {
     const main = readFileSync(new URL("../../src/default-registry.ts", import.meta.url), "utf8");
     expect(main).toMatch(/\nauditFromEnvironment\(\);\n/);
     const arming = readFileSync(new URL("../../src/registry/exit-audit.ts", import.meta.url), "utf8");
-    expect(arming).toMatch(/if \(mode \|\| dir\) auditAtExit\(/);
+    expect(arming).toMatch(/if \(mode \|\| found !== undefined\) auditAtExit\(/);
   });
 });
