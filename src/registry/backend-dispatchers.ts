@@ -2,7 +2,7 @@
  * The Dispatchers made with a backend, in every copy of the thread, held weakly at the hub. The audit
  * names one that never reached dispatch-hook (nothing announced it, no registry was given it), so that
  * a plugin's registration waiting for its backend is not said to wait "for a backend that never
- * loaded" while that backend's table sits in memory. Dead references are swept as the set grows.
+ * loaded" while that backend's table sits in memory.
  */
 import { hub } from "../hub.js";
 
@@ -14,14 +14,14 @@ interface Made {
 /** @internal */
 export function backendDispatchers(): Made {
   return hub().shared<Made>("backend-dispatchers@1", () => {
-    let refs = new Set<WeakRef<object>>();
-    let sweepAt = 64;
+    const refs = new Set<WeakRef<object>>();
+    // Each reference goes with its Dispatcher: nothing is kept after a drop.
+    const gone = new FinalizationRegistry<WeakRef<object>>((ref) => refs.delete(ref));
     return {
       add(table) {
-        refs.add(new WeakRef(table));
-        if (refs.size < sweepAt) return;
-        refs = new Set([...refs].filter((ref) => ref.deref() !== undefined));
-        sweepAt = Math.max(64, refs.size * 2);
+        const ref = new WeakRef(table);
+        refs.add(ref);
+        gone.register(table, ref);
       },
       live: () => [...refs].flatMap((ref) => ref.deref() ?? []),
     };
