@@ -3,9 +3,8 @@
  * handshake on a diagnostics channel, then plain method calls, hub.ts), and the shapes that cross.
  * Versions: a hub answers a handshake that accepts a version it implements; a version only ever adds
  * fields and methods. Anything else is refused with a warning, and its copy runs on a hub of its own.
- * Realms: a host that runs each test file in a vm context of its own (Jest, Vitest's vm pools)
- * evaluates every module again in each; a hub answers only its own realm, so test files never meet.
- */
+ * Realms: a host that runs each test file in a vm context of its own (Jest, Vitest's vm pools) evaluates
+ * every module again in each; a hub answers only its own realm, so test files never meet. */
 import { diagnosticsChannel } from "./builtins.js";
 
 /** Marks Dispatchers across copies of the package, where `instanceof` would fail. */
@@ -38,6 +37,7 @@ export interface ModuleInfo {
 export interface HostFacts {
   readonly name: string; // "dispatch-hook/vite", "dispatch-hook/esbuild", "dispatch-hook/jest"
   readonly plugins: readonly PluginStatus[];
+  readonly problems?: readonly string[]; // declarations it could not read, as the loader's "config" findings
 }
 
 /** The namespace of framework dispatch tables; other namespaces (a backend set's private registry) never meet them. */

@@ -69,6 +69,8 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
     return matcher;
   };
 
+  // Declarations it could not read may hide a plugin: the audit cannot say ok over them, as under the loader.
+  const unread = () => discovery.config().problems.flatMap((p) => (p.readAnyway === true ? [] : [`${p.message}. ${p.fix} (${p.code})`]));
   const input = (file: string, format: ModuleInfo["format"], hasDefault: boolean, ids: HostIds): FacadeInput => {
     const href = url.pathToFileURL(file).href;
     const plan = current().match(href) ?? { backend: "?", exportName: "?", registrations: [] };
@@ -87,7 +89,7 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
       ];
     });
     return {
-      module: { url: href, backend: plan.backend, exportName: plan.exportName, format, host: { name: host, plugins } },
+      module: { url: href, backend: plan.backend, exportName: plan.exportName, format, host: { name: host, plugins, problems: unread() } },
       original: ids.original,
       runtime: ids.runtime,
       hasDefault,

@@ -20,8 +20,16 @@ export class FieldReader {
   readonly dispatchables: DispatchableDeclaration[] = [];
   readonly problems: ConfigProblem[] = [];
 
-  problem(source: FieldSource, key: string, message: string, fix: string, code: ConfigErrorCode = "ERR_DISPATCH_CONFIG_INVALID"): void {
-    this.problems.push({ code, file: source.file, key, message: `${message} (in ${source.label}, ${source.file})`, fix });
+  problem(
+    source: FieldSource,
+    key: string,
+    message: string,
+    fix: string,
+    code: ConfigErrorCode = "ERR_DISPATCH_CONFIG_INVALID",
+    readAnyway = false,
+  ): void {
+    const text = `${message} (in ${source.label}, ${source.file})`;
+    this.problems.push({ code, file: source.file, key, message: text, fix, ...(readAnyway ? { readAnyway: true as const } : {}) });
   }
 
   #unknownKey(source: FieldSource, key: string, where: string, known: readonly string[]): void {
@@ -61,6 +69,8 @@ export class FieldReader {
         "dispatchHook",
         'the file holds a "dispatchHook" key, read as the field it wraps: move the keys inside "dispatchHook" to the top level',
         'Write the field\'s value alone, such as { "expects": { "cpu": ["Conv"] } }.',
+        "ERR_DISPATCH_CONFIG_INVALID",
+        true,
       );
     }
     this.field(source, wrapped ? value.dispatchHook : value);
@@ -200,6 +210,7 @@ export class FieldReader {
         `backend ${JSON.stringify(backend)} is declared twice with different modules: ${clash.packageName ?? "?"}/${clash.subpath} (in ${clash.declaredIn}) and ${owner ?? "?"}/${subpath}. Both are watched`,
         "Keep one declaration, or give the backends different names.",
         "ERR_DISPATCH_CONFIG_DUPLICATE",
+        true,
       );
     }
     this.rules.push(rule);

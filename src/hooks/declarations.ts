@@ -51,6 +51,8 @@ export interface PluginDeclaration {
 
 export interface ConfigProblem {
   readonly code: ConfigErrorCode;
+  /** What it names was read all the same (a wrapped file, a backend declared twice): a warning, not a problem of the audit. */
+  readonly readAnyway?: true;
   readonly file: string;
   readonly key: string;
   readonly message: string;

@@ -177,11 +177,9 @@ export function install(options: InstallOptions = {}): Installation {
       // A declaration the loader could not read may hide a plugin or a backend: the audit cannot say ok over it.
       findings: [
         ...findings(),
-        // (A backend declared twice is watched both ways: nothing is out of sight.)
+        // (One read all the same, such as a backend declared twice, watched both ways, hides nothing.)
         ...config.problems.flatMap((p): LoaderFinding[] =>
-          p.code === "ERR_DISPATCH_CONFIG_DUPLICATE"
-            ? []
-            : [{ backend: "-", module: p.file, problem: "config", message: `${p.message}. ${p.fix} (${p.code})` }],
+          p.readAnyway === true ? [] : [{ backend: "-", module: p.file, problem: "config", message: `${p.message}. ${p.fix} (${p.code})` }],
         ),
       ],
       ...(options.registry === undefined ? {} : { registry: options.registry }),

@@ -90,6 +90,9 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
 
   problems.push(...withoutLoader(folds, facts, loaded, scope));
 
+  // Declarations a host adapter could not read: once each, as the loader's are.
+  if (scope.connected)
+    for (const message of new Set(facts.tables.flatMap((t) => t.host?.problems ?? []))) problems.push(general("loader", "-", message));
   // What a loader could not see is a problem for the thread, and for a registry with registrations on that backend.
   for (const finding of findings) {
     if (!scope.connected && !registrations.some((r) => r.backend === finding.backend)) continue;

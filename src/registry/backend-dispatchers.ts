@@ -1,20 +1,28 @@
 /**
- * The Dispatchers made with a backend, in every copy of the thread, held weakly at the hub. The audit
- * names one that never reached dispatch-hook (nothing announced it, no registry was given it), so that
- * a plugin's registration waiting for its backend is not said to wait "for a backend that never
- * loaded" while that backend's table sits in memory.
+ * The Dispatchers made with a backend, in every copy of the thread, held weakly at the hub, and which
+ * of them the program has used (looked up in, read). The audit names a used one that never reached
+ * dispatch-hook (nothing announced it, no registry was given it), so that a plugin's registration
+ * waiting for its backend is not said to wait "for a backend that never loaded" while the program uses
+ * that backend's table. One made and never used (a framework's tables made up front for backends the
+ * app never loads, a module that threw before announcing) says nothing there; in a process that lost
+ * the audit's environment, any one says the loader was missed.
  */
 import { hub } from "../hub.js";
 
 interface Made {
+  /** At construction. */
   add(table: object): void;
-  live(): object[];
+  /** At its first use. */
+  use(table: object): void;
+  /** Those alive, used ones only if `usedOnly`. */
+  live(usedOnly: boolean): object[];
 }
 
 /** @internal */
 export function backendDispatchers(): Made {
-  return hub().shared<Made>("backend-dispatchers@1", () => {
+  return hub().shared<Made>("backend-dispatchers@2", () => {
     const refs = new Set<WeakRef<object>>();
+    const used = new WeakSet<object>();
     // Each reference goes with its Dispatcher: nothing is kept after a drop.
     const gone = new FinalizationRegistry<WeakRef<object>>((ref) => refs.delete(ref));
     return {
@@ -23,7 +31,8 @@ export function backendDispatchers(): Made {
         refs.add(ref);
         gone.register(table, ref);
       },
-      live: () => [...refs].flatMap((ref) => ref.deref() ?? []),
+      use: (table) => used.add(table),
+      live: (usedOnly) => [...refs].flatMap((ref) => ref.deref() ?? []).filter((table) => !usedOnly || used.has(table)),
     };
   });
 }

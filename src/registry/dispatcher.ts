@@ -69,6 +69,7 @@ export class Dispatcher<F extends Impl = Impl> {
   /** Resolution cache: the received type's prototype -> implementation. */
   readonly #cache = new Map<object | null, F>();
   readonly #view: ReadonlyMap<Class, F>;
+  #used = false;
 
   constructor(options: DispatcherOptions<F> = {}) {
     const read: DispatcherOptions<F> = readOptions(options, { name: "string", backend: "any", fallback: "any" }, "new Dispatcher()");
@@ -82,6 +83,13 @@ export class Dispatcher<F extends Impl = Impl> {
     this.#fallback = read.fallback;
     this.#view = readonlyView(this.#entries);
     if (options.backend !== undefined) backendDispatchers().add(this);
+  }
+
+  /** The first use (a lookup, a read of the entries) of a Dispatcher made with a backend: from then on the audit knows it. */
+  #use(): void {
+    if (this.#used || this.backend === undefined) return;
+    this.#used = true;
+    backendDispatchers().use(this);
   }
 
   get [dispatcherBrand](): true {
@@ -117,16 +125,19 @@ export class Dispatcher<F extends Impl = Impl> {
 
   /** Whether `type` itself (not an ancestor) has an entry. */
   has(type: Class): boolean {
+    this.#use();
     return this.#entries.has(type);
   }
 
   /** The entry for exactly `type`, if any. */
   get(type: Class): F | undefined {
+    this.#use();
     return this.#entries.get(type);
   }
 
   /** A live, read-only view of the entries. */
   get entries(): ReadonlyMap<Class, F> {
+    this.#use();
     return this.#view;
   }
 
@@ -145,6 +156,7 @@ export class Dispatcher<F extends Impl = Impl> {
   }
 
   #resolveSlow(valueOrType: unknown): F {
+    this.#use();
     const isType = isClass(valueOrType);
     let proto: object | null;
     if (isType) proto = valueOrType.prototype as object;

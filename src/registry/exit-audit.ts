@@ -7,7 +7,7 @@ import { hub } from "../hub.js";
 import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
 import { type RunDirectory, runDirectory, startRecord, writeRecord } from "./run-records.js";
-import { threadAudit } from "./thread-audit.js";
+import { threadAudit, unannounced } from "./thread-audit.js";
 
 /** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, "off" is silent. */
 export type AuditMode = "strict" | "report" | "off";
@@ -81,7 +81,8 @@ export function auditAtExit(options: AuditAtExitOptions): void {
   if (dir !== undefined) recordAfterTestFile();
   process.on("exit", (code) => {
     let report = threadAudit();
-    if (options.joined === true && !hub().hasLoader()) report = unauditedStart(report);
+    // Only where the loader would have served something: a backend's table that never reached dispatch-hook.
+    if (options.joined === true && !hub().hasLoader() && unannounced().length > 0) report = unauditedStart(report);
     if (dir !== undefined) {
       try {
         writeRecord(dir, report, code, entry());

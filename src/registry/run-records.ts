@@ -54,9 +54,25 @@ function stem(): string {
  * its pid, holding the run directory. A fixed place (not TMPDIR), since the environment is what such
  * a child lost.
  */
-function pointerFile(pid: number): string {
+function notesDirectory(): string {
   const base = process.platform === "win32" ? os().tmpdir() : "/tmp";
-  return path.join(base, `dispatch-hook-runs-${typeof process.getuid === "function" ? process.getuid() : "user"}`, String(pid));
+  return path.join(base, `dispatch-hook-runs-${typeof process.getuid === "function" ? process.getuid() : "user"}`);
+}
+
+/** The parent, then its ancestors where the system says (Linux's /proc): a shell between (execSync, npm scripts) is passed over. */
+function ancestors(): number[] {
+  const out = [process.ppid];
+  for (let i = 0; i < 4 && process.platform === "linux"; i++) {
+    try {
+      const stat = fs.readFileSync(`/proc/${out[out.length - 1]}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!(parent > 1)) break;
+      out.push(parent);
+    } catch {
+      break;
+    }
+  }
+  return out;
 }
 
 /** The run directory this thread writes into, and whether it learned it from a parent's word rather than the environment. */
@@ -73,11 +89,16 @@ export interface RunDirectory {
 export function runDirectory(): RunDirectory | undefined {
   const given = process.env[runDirVariable];
   if (given) return { dir: given, joined: false };
+  // One lookup for a process no audit runs around: no notes at all.
+  const notes = notesDirectory();
+  if (!fs.existsSync(notes)) return undefined;
   // Its own pid first: a worker's main thread. (A main thread has written none yet.)
-  for (const pid of [process.pid, process.ppid]) {
-    const file = pointerFile(pid);
+  for (const pid of [process.pid, ...ancestors()]) {
+    const file = path.join(notes, String(pid));
     if (!fs.existsSync(file)) continue;
     try {
+      // Only word this user left: another user's file is never followed.
+      if (typeof process.getuid === "function" && fs.statSync(file).uid !== process.getuid()) continue;
       const dir = fs.readFileSync(file, "utf8");
       if (dir !== "" && fs.statSync(dir).isDirectory()) return { dir, joined: true };
     } catch {
@@ -105,9 +126,19 @@ export function startRecord(dir: string): boolean {
 
 /** Leaves word of the run for this process's children and workers (best effort), taken back at exit. */
 function announceRun(dir: string): void {
-  const file = pointerFile(process.pid);
+  const notes = notesDirectory();
+  const file = path.join(notes, String(process.pid));
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.mkdirSync(notes, { recursive: true, mode: 0o700 });
+    // Notes of processes that ended without their exit handlers (a test runner's workers) go first.
+    for (const name of fs.readdirSync(notes)) {
+      if (!/^\d+$/.test(name) || alive(Number(name))) continue;
+      try {
+        fs.unlinkSync(path.join(notes, name));
+      } catch {
+        // Another process swept it.
+      }
+    }
     writeFileAtomically(file, dir);
     process.once("exit", () => {
       try {
@@ -118,6 +149,15 @@ function announceRun(dir: string): void {
     });
   } catch {
     // A child that keeps its environment needs none of this.
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -62,17 +62,39 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     tables.push({ backend, module, names, host });
   };
   const h = hub();
-  for (const notice of h.allTables())
-    add(notice.backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
+  // A table of another namespace (a backend set's) is named with it, apart from a framework's of the same name.
+  for (const notice of h.allTables()) {
+    const backend = notice.namespace === frameworkNamespace ? notice.backend : `${notice.backend} [${notice.namespace}]`;
+    add(backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
+  }
   for (const t of own) add(t.backend, t.module, t.table);
+  return {
+    tables,
+    loaders: h.loaders(),
+    windows: h.windows(),
+    refusals: h.refusals(),
+    asserted: assertedBackends(),
+    unannounced: unannounced(seen, true),
+  };
+}
+
+/** Dispatchers made with a backend that never reached dispatch-hook (used ones only, if `usedOnly`). @internal */
+export function unannounced(seen: ReadonlySet<unknown> = announcedTables(), usedOnly = false): Array<{ backend: string; name: string }> {
   const provided = providedTables();
-  const unannounced = backendDispatchers()
-    .live()
+  return backendDispatchers()
+    .live(usedOnly)
     .flatMap((d) => {
       const { backend, name } = d as { backend?: unknown; name?: unknown };
       return seen.has(d) || provided.has(d) || typeof backend !== "string" ? [] : [{ backend, name: String(name) }];
     });
-  return { tables, loaders: h.loaders(), windows: h.windows(), refusals: h.refusals(), asserted: assertedBackends(), unannounced };
+}
+
+function announcedTables(): Set<unknown> {
+  return new Set(
+    hub()
+      .allTables()
+      .map((notice) => noticeTable(notice)),
+  );
 }
 
 export function threadAudit(options: VerifyOptions = {}): AuditReport {

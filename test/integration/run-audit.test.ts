@@ -88,12 +88,18 @@ describe("one audit over every process of a run", () => {
   it("a child spawned with an environment of its own, and a worker given env: {}, still join the run and are judged", async () => {
     const dir = makeTree({
       ...app,
+      "plain.mjs":
+        'import { Dispatcher } from "dispatch-hook";\nconst show = new Dispatcher({ name: "show" });\nshow.register(Number, (n) => "show " + n);\nconsole.log(show.call(3));\n',
       "stripped.mjs": [
-        'import { spawnSync } from "node:child_process";',
+        'import { execSync, spawnSync } from "node:child_process";',
         'import { Worker } from "node:worker_threads";',
         'await import("tensorlab/link/numba/dispatch/basic.js");',
         // Neither NODE_OPTIONS (the loader) nor the run directory reaches this child.
         'if (process.env.CHILD) spawnSync(process.execPath, ["backend.mjs", "numba"], { stdio: "inherit", env: { PATH: process.env.PATH } });',
+        // Through a shell: the child's parent is the shell, not this process.
+        'if (process.env.SHELL_CHILD) execSync("node backend.mjs numba", { stdio: "inherit", env: { PATH: process.env.PATH } });',
+        // A child that uses dispatch-hook only as singledispatch: nothing the loader would serve.
+        'if (process.env.PLAIN_CHILD) spawnSync(process.execPath, ["plain.mjs"], { stdio: "inherit", env: { PATH: process.env.PATH } });',
         // The worker keeps the loader (execArgv), but not the run directory.
         'if (process.env.WORKER) await new Promise((done) => new Worker(new URL("./backend.mjs", import.meta.url), { env: {}, argv: [process.env.WORKER] }).on("exit", done));',
         'console.log("stripped done");',
@@ -109,6 +115,14 @@ describe("one audit over every process of a run", () => {
     const clean = await audit(dir, ["--", "node", "stripped.mjs"]);
     expect(clean.stdout).not.toContain("without the audit's environment");
     expect(clean.code).toBe(0);
+
+    const shell = await audit(dir, ["--", "node", "stripped.mjs"], { SHELL_CHILD: "1" });
+    expect(shell.stdout).toContain("this process started without the audit's environment");
+    expect(shell.code).toBe(1);
+    const plain = await audit(dir, ["--", "node", "stripped.mjs"], { PLAIN_CHILD: "1" });
+    expect(plain.stdout).toContain("show 3");
+    expect(plain.stdout).not.toContain("without the audit's environment");
+    expect(plain.code).toBe(0);
 
     const child = await audit(dir, ["--", "node", "stripped.mjs"], { CHILD: "1" });
     expect(child.stdout).toMatch(/1 problem\(s\)\s+backend\.mjs numba/);

@@ -274,6 +274,21 @@ describe("4c. a plugin whose declaration the loader cannot read", () => {
   }
 });
 
+describe("4d. a DISPATCH_HOOK_CONFIG file shaped like a package.json", () => {
+  it("is read in full, with a warning, and strict passes when everything lands", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "main.mjs": landed,
+      "wrapped.json": JSON.stringify({ dispatchHook: { expects: { numba: ["PoolLayer"] } } }),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { ...strict, DISPATCH_HOOK_CONFIG: "wrapped.json" });
+    expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+    expect(result.stderr).toContain('the file holds a "dispatchHook" key');
+    expect(result.code).toBe(0);
+  });
+});
+
 describe("5. a registry that nothing else references", () => {
   it("is kept alive while it holds a pending registration: collected garbage cannot take it away", async () => {
     const dir = makeTree({
@@ -525,5 +540,44 @@ describe("8. a backend's Dispatcher that never reached dispatch-hook", () => {
     expect(result.stderr).toContain('a numba table exists in this thread (Dispatcher "numbaFuncify"), but it never reached dispatch-hook');
     expect(result.stderr).toContain("npx dispatch-hook doctor");
     expect(result.code).toBe(1);
+  });
+
+  it("made and never used, it says nothing: a framework's tables made up front for backends the app never loads pass strict", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "main.mjs": [
+        'import { Dispatcher, register } from "dispatch-hook";',
+        'const { PoolLayer, poolNumba } = await import("ml-ops");',
+        // Every backend's table made at once; the app loads numba only; the plugin registers for gpu too.
+        'export const tables = { gpu: new Dispatcher({ name: "gpuFuncify", backend: "gpu" }) };',
+        'register("gpu", PoolLayer, poolNumba);',
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        "console.log(JSON.stringify({ landed: numbaFuncify.resolve(new PoolLayer())() }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
+
+  it("a table of another namespace is not the framework's: a framework registration waiting for that backend stays no problem", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "main.mjs": [
+        'import { announce, register } from "dispatch-hook";',
+        'const { PoolLayer, poolNumba } = await import("ml-ops");',
+        'register("tpu", PoolLayer, poolNumba);',
+        'announce("tpu", new Map(), { namespace: "profiler" });',
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        "console.log(JSON.stringify({ landed: numbaFuncify.resolve(new PoolLayer())() }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+    expect(result.stderr).not.toContain("[pending]");
+    expect(result.code).toBe(0);
   });
 });

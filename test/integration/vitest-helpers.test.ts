@@ -233,6 +233,7 @@ describe("dispatch-hook/vitest", () => {
         'test("leaves Conv pending on gpu, whose table never reached dispatch-hook", () => {',
         '  register("gpu", Conv, () => "conv");',
         '  table = new Dispatcher({ name: "gpu table", backend: "gpu" });',
+        "  table.has(Conv);",
         "});",
       ].join("\n"),
     });
@@ -240,6 +241,31 @@ describe("dispatch-hook/vitest", () => {
     expect(result.code).toBe(1);
     expect(result.output).toContain("This test left 1 registration pending: Conv on gpu");
     expect(result.output).toMatch(/Conv\s.*pending/);
+  });
+
+  it("a plugin whose declaration cannot be read makes the audit not ok, with a loader problem, as under the loader", async () => {
+    const dir = makeTree({
+      ...tree,
+      "node_modules/kit-ops/package.json": JSON.stringify({
+        name: "kit-ops",
+        type: "module",
+        dependencies: { tensorkit: "*", "dispatch-hook": "*" },
+        dispatchHook: { registation: { cpu: "./reg/cpu.js" } },
+      }),
+      "test/typo.test.mjs": [
+        'import { expect } from "vitest";',
+        'import { test } from "dispatch-hook/vitest";',
+        'test("the cpu table loads", async ({ registry }) => {',
+        '  await import("tensorkit/backends/cpu/table.js");',
+        "  const report = registry.verify();",
+        '  console.log("problems: " + report.problems.map((p) => p.kind + " " + p.message.slice(0, 40)).join("; "));',
+        "  expect(report.ok).toBe(false);",
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.output).toContain('problems: loader Invalid option in package.json "dispatch');
+    expect(result.output).toMatch(/Tests\s+1 passed/);
   });
 
   it("a registration waiting for a backend that never loads fails no test: a plugin registers for every backend it supports", async () => {
