@@ -12,6 +12,8 @@ interface Lexer {
   ): readonly [
     ReadonlyArray<{ readonly d: number; readonly s: number; readonly e: number; readonly n?: string | undefined }>,
     ReadonlyArray<{ readonly n: string | undefined }>,
+    boolean,
+    boolean,
   ];
 }
 
@@ -31,6 +33,19 @@ export function importMetaSpans(source: string): Array<readonly [number, number]
   const [imports] = load().parse(source);
   // d === -2 marks import.meta.
   return imports.filter((i) => i.d === -2).map((i) => [i.s, i.e] as const);
+}
+
+/**
+ * Whether a file of a package with no "type" is an ES module by its syntax, as Node (22+) reads it
+ * (import or export statements, import.meta). Without "import" or "export" in it, no need to lex.
+ */
+export function hasModuleSyntax(source: string): boolean {
+  if (!source.includes("import") && !source.includes("export")) return false;
+  try {
+    return load().parse(source)[3];
+  } catch {
+    return false;
+  }
 }
 
 /** `true`/`false` from the lexer; when the source cannot be lexed, a conservative textual guess and `exact: false`. */

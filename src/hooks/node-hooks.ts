@@ -12,7 +12,7 @@
 import { fs, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import type { HookConfig } from "./discovery.js";
-import { hasDefaultExport, wrapsOwnFile } from "./export-names.js";
+import { hasDefaultExport, hasModuleSyntax, wrapsOwnFile } from "./export-names.js";
 import { type FacadeInput, facadeSource, markerSource } from "./facade.js";
 import { esmEpilogue, instrument, originalSource } from "./instrument.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
@@ -118,7 +118,12 @@ export function createHooks(options: HookOptions) {
 
   /** What a watched module's own URL serves, given what the next hook loaded there. */
   const serve = (href: string, plan: ModulePlan, context: Context, result: LoadResult): LoadResult => {
-    const format = result.format ?? discovery.formatOf?.(href);
+    let format = result.format ?? discovery.formatOf?.(href);
+    // require() of a .js file in a package with no "type": Node gives no format and reads its syntax
+    // (Node 22+, where these hooks see require()); so must the facade, or an ES module runs as CommonJS.
+    if (result.format == null && format === "commonjs" && mode === "registerHooks" && hasModuleSyntax(text(result.source ?? ""))) {
+      format = "module";
+    }
     if (!isJavaScript(format)) return result;
     if (isEsm(format)) {
       if (result.source == null) return result;

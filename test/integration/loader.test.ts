@@ -2,7 +2,8 @@
 import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { lastJson, loader, makeTree, repoRoot, run } from "./fixture.js";
+import { hookMode } from "../../src/hooks/hook-mode.js";
+import { lastJson, loader, makeTree, nodeVersion, repoRoot, run } from "./fixture.js";
 import { frameworkEsm, plugin } from "./trees.js";
 
 const report = [
@@ -311,4 +312,42 @@ describe("the loader", () => {
     expect(silent.code).toBe(0);
     expect(silent.stderr).toBe("");
   });
+});
+
+describe(`require() of an ES module in a package with no "type" (Node ${nodeVersion}, ${hookMode(nodeVersion)})`, () => {
+  // Node 22+ reads such a file's syntax; the loader served it as CommonJS, and require() threw
+  // "Cannot use import statement outside a module" where it worked without the loader.
+  it.skipIf(hookMode(nodeVersion) !== "registerHooks")(
+    "is served as the ES module it is: require() works, and the plugin lands",
+    async () => {
+      const dir = makeTree({
+        "node_modules/dispatch-hook": { symlink: "<repo>" },
+        "node_modules/esk/package.json": JSON.stringify({
+          name: "esk",
+          exports: { "./*": "./*" },
+          dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: "table" } } },
+        }),
+        "node_modules/esk/backends/cpu.js":
+          'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
+        "node_modules/esk-ops/package.json": JSON.stringify({
+          name: "esk-ops",
+          type: "module",
+          exports: { "./*": "./*" },
+          dispatchHook: { registrations: { cpu: "./cpu.js" }, expects: { cpu: ["Pool"] } },
+        }),
+        "node_modules/esk-ops/cpu.js":
+          'import { register } from "dispatch-hook";\nexport class Pool {}\nregister("cpu", Pool, () => "pool");\n',
+        "package.json": JSON.stringify({ name: "app", dependencies: { esk: "*", "esk-ops": "*", "dispatch-hook": "*" } }),
+        "main.cjs": [
+          'const { table } = require("esk/backends/cpu.js");',
+          'const { Pool } = require("esk-ops/cpu.js");',
+          "console.log(JSON.stringify({ got: table.resolve(new Pool())() }));",
+        ].join("\n"),
+      });
+      const result = await run(dir, ["--import", loader, "main.cjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+      expect(result.stderr).not.toContain("Cannot use import statement");
+      expect(lastJson(result.stdout)).toEqual({ got: "pool" });
+      expect(result.code).toBe(0);
+    },
+  );
 });
