@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { HookConfig } from "../hooks/discovery.js";
+import { hasModuleSyntax } from "../hooks/export-names.js";
 import { hookMode } from "../hooks/hook-mode.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { foldRun, type RunAudit } from "../hooks/run-fold.js";
@@ -155,7 +156,11 @@ export async function loadBackends(
   // import() can load (an ES module with a top-level await) fails as it will in the app. Under the
   // module.register hooks, which never see require(), it is imported (doctor.ts adds a note).
   const types = new Map<string, "module" | "commonjs">();
-  const required = (file: string) => hookMode() === "registerHooks" && moduleFormat(pathToFileURL(file).href, types) === "commonjs";
+  // (A .js file of a package with no "type" whose syntax is an ES module's is one, as Node reads it.)
+  const required = (file: string) =>
+    hookMode() === "registerHooks" &&
+    moduleFormat(pathToFileURL(file).href, types) === "commonjs" &&
+    !(file.endsWith(".js") && hasModuleSyntax(readFileSync(file, "utf8")));
   const input: ProbeInput = {
     root: config.root,
     backends: [...backends].flatMap(([backend, files]) => files.map((file) => ({ backend, file, require: required(file) }))),
