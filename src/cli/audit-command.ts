@@ -72,7 +72,8 @@ function isTestRunner(program: string, args: readonly string[]): boolean {
 }
 
 /** Why `file` cannot be written (checked before the command runs, without writing it), or undefined. */
-function unwritable(file: string): string | undefined {
+function unwritable(file: string, given: string): string | undefined {
+  if (/[\\/]$/.test(given)) return "it names a directory (it ends with a slash)";
   const dir = dirname(file);
   try {
     if (!statSync(dir).isDirectory()) return `${dir} is not a directory`;
@@ -133,7 +134,7 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
     io.err(`${style.red("dispatch-hook audit:")} [ERR_DISPATCH_HOOK_AUDIT_FILE] cannot write the JSON file ${jsonFile}: ${why}\n`);
     return 2;
   };
-  const badFile = jsonFile === undefined ? undefined : unwritable(jsonFile);
+  const badFile = jsonFile === undefined ? undefined : unwritable(jsonFile, flags["--json-file"] as string);
   if (badFile !== undefined) return fileError(badFile);
   const prepared = prepareDir(given);
   if (prepared.error !== undefined) {

@@ -67,12 +67,13 @@ describe("dispatch-hook audit", () => {
   it("checks the --json-file path before the command starts: a directory that does not exist, or a directory given as the file, is exit 2 naming the path", async () => {
     const dir = makeTree({ "package.json": "{}", "touch.mjs": 'import { writeFileSync } from "node:fs";\nwriteFileSync("ran", "");\n' });
     mkdirSync(join(dir, "a-dir"));
-    for (const path of [join(dir, "missing/dir/x.json"), join(dir, "a-dir")]) {
+    for (const path of [join(dir, "missing/dir/x.json"), join(dir, "a-dir"), `${join(dir, "out.json")}/`]) {
       const io = memoryIo(dir);
       expect(await auditCommand(["--json-file", path, "--", "touch.mjs"], io)).toBe(2);
-      expect(io.stderr()).toContain(`[ERR_DISPATCH_HOOK_AUDIT_FILE] cannot write the JSON file ${path}`);
+      expect(io.stderr()).toContain(`[ERR_DISPATCH_HOOK_AUDIT_FILE] cannot write the JSON file ${path.replace(/\/$/, "")}`);
       expect(existsSync(join(dir, "ran"))).toBe(false);
     }
+    expect(existsSync(join(dir, "out.json"))).toBe(false);
   });
 
   it("runs a command that is a file but not a JavaScript or TypeScript module as a command: the node binary, a shell script", async () => {
