@@ -9,18 +9,23 @@
  */
 import { hub } from "../hub.js";
 
+/** Where a Dispatcher keeps its own reference, so that a registry given it (of any copy) can forget it. */
+const ownRef = Symbol.for("dispatch-hook.stray-ref");
+
 interface Made {
   /** At construction. */
   add(table: object): void;
   /** At its first use. */
   use(table: object): void;
+  /** Given to a registry: it reached dispatch-hook, and is kept track of no more. */
+  forget(table: object): void;
   /** Those alive, used ones only if `usedOnly`. */
   live(usedOnly: boolean): object[];
 }
 
 /** @internal */
 export function backendDispatchers(): Made {
-  return hub().shared<Made>("backend-dispatchers@2", () => {
+  return hub().shared<Made>("backend-dispatchers@3", () => {
     const refs = new Set<WeakRef<object>>();
     const used = new WeakSet<object>();
     // Each reference goes with its Dispatcher: nothing is kept after a drop.
@@ -29,15 +34,16 @@ export function backendDispatchers(): Made {
       add(table) {
         const ref = new WeakRef(table);
         refs.add(ref);
-        gone.register(table, ref);
+        Object.defineProperty(table, ownRef, { value: ref, configurable: true });
+        gone.register(table, ref, ref);
       },
       use: (table) => used.add(table),
+      forget(table) {
+        const ref = (table as { [ownRef]?: WeakRef<object> })[ownRef];
+        if (ref === undefined || !refs.delete(ref)) return;
+        gone.unregister(ref);
+      },
       live: (usedOnly) => [...refs].flatMap((ref) => ref.deref() ?? []).filter((table) => !usedOnly || used.has(table)),
     };
   });
-}
-
-/** Tables given to a registry with provide(), by any copy: they reached dispatch-hook. @internal */
-export function providedTables(): WeakSet<object> {
-  return hub().shared("provided-tables@1", () => new WeakSet<object>());
 }

@@ -5,7 +5,7 @@
  */
 import { summarizeError } from "../channel.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
-import { providedTables } from "./backend-dispatchers.js";
+import { backendDispatchers } from "./backend-dispatchers.js";
 import type { Class } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
 import { BackendState, noTables, type Registration, type Table, type TableHandle } from "./registration.js";
@@ -177,7 +177,7 @@ export class TableWriter {
       handle: { id, backend: state.name, dispose: () => this.withdraw(entry), [Symbol.dispose]: () => this.withdraw(entry) },
     };
     state.tables.push(entry);
-    providedTables().add(table);
+    backendDispatchers().forget(table);
     this.host.record({
       kind: "provided",
       backend: state.name,

@@ -9,7 +9,7 @@ import { hub } from "../hub.js";
 import { type AuditEvent, type AuditReport, frozen, toData, type VerifyOptions } from "./audit-events.js";
 import { fold } from "./audit-fold.js";
 import { buildReport, type TableFact, type ThreadFacts } from "./audit-report.js";
-import { backendDispatchers, providedTables } from "./backend-dispatchers.js";
+import { backendDispatchers } from "./backend-dispatchers.js";
 import { DispatchHookError } from "./errors.js";
 import { checkVerifyOptions } from "./options.js";
 import type { Table } from "./registration.js";
@@ -80,12 +80,11 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
 
 /** Dispatchers made with a backend that never reached dispatch-hook (used ones only, if `usedOnly`). @internal */
 export function unannounced(seen: ReadonlySet<unknown> = announcedTables(), usedOnly = false): Array<{ backend: string; name: string }> {
-  const provided = providedTables();
   return backendDispatchers()
     .live(usedOnly)
     .flatMap((d) => {
       const { backend, name } = d as { backend?: unknown; name?: unknown };
-      return seen.has(d) || provided.has(d) || typeof backend !== "string" ? [] : [{ backend, name: String(name) }];
+      return seen.has(d) || typeof backend !== "string" ? [] : [{ backend, name: String(name) }];
     });
 }
 
