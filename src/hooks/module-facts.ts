@@ -134,7 +134,7 @@ export function registrationFault(file: string): string | undefined {
   if (stats.isDirectory()) return "is a directory, not a module file";
   if (!stats.isFile()) return "is not a file";
   const extension = path.extname(file);
-  if (extension !== "" && !codeModule.test(file)) return `is not a JavaScript or TypeScript module (${JSON.stringify(extension)})`;
+  if (extension !== "") return `is not a JavaScript or TypeScript module (${JSON.stringify(extension)})`;
   return undefined;
 }
 

@@ -6,7 +6,7 @@
 import { fs, os, path } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
 import { formatReport, formatTable, okVerdict, shortPath, waitingText } from "../registry/audit-format.js";
-import { type ProcessRecord, type RecordWriter, recordFormat, runDirVariable } from "../registry/run-records.js";
+import { alive, type ProcessRecord, type RecordWriter, recordFormat, runDirVariable } from "../registry/run-records.js";
 
 const runFormat = "dispatch-hook/audit";
 
@@ -266,15 +266,5 @@ export class RunDirectory {
     const audit = foldRun(this.path, undefined, this.#own ? undefined : alive, unrecorded);
     const verdict = runVerdict(audit);
     return { audit, text: `\ndispatch-hook audit\n${formatRun(audit, root)}`, verdict, failed: !audit.ok };
-  }
-}
-
-/** Whether a process has not ended (EPERM: it runs, as another user). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
   }
 }

@@ -82,7 +82,7 @@ export class Dispatcher<F extends Impl = Impl> {
     this.name = read.name ?? read.backend ?? "dispatcher";
     this.#fallback = read.fallback;
     this.#view = readonlyView(this.#entries);
-    if (options.backend !== undefined) backendDispatchers().add(this);
+    if (read.backend !== undefined) backendDispatchers().add(this);
   }
 
   /** The first use (a lookup, a read of the entries) of a Dispatcher made with a backend: from then on the audit knows it. */

@@ -6,7 +6,7 @@ import { fs, workerThreads } from "../builtins.js";
 import { hub } from "../hub.js";
 import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
-import { type RunDirectory, runDirectory, startRecord, writeRecord } from "./run-records.js";
+import { type RunLocation, runLocation, startRecord, writeRecord } from "./run-records.js";
 import { threadAudit, unannounced } from "./thread-audit.js";
 
 /** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, "off" is silent. */
@@ -30,10 +30,10 @@ export function parseAuditMode(value: string | undefined, warn = true): AuditMod
   return "off";
 }
 
-/** The run this thread writes its record into, looked up once (see runDirectory()). */
-let run: RunDirectory | undefined | null = null;
-const currentRun = (): RunDirectory | undefined => {
-  if (run === null) run = runDirectory();
+/** The run this thread writes its record into, looked up once (see runLocation()). */
+let run: RunLocation | undefined | null = null;
+const currentRun = (): RunLocation | undefined => {
+  if (run === null) run = runLocation();
   return run;
 };
 

@@ -76,7 +76,7 @@ function ancestors(): number[] {
 }
 
 /** The run directory this thread writes into, and whether it learned it from a parent's word rather than the environment. */
-export interface RunDirectory {
+export interface RunLocation {
   readonly dir: string;
   readonly joined: boolean;
 }
@@ -86,7 +86,7 @@ export interface RunDirectory {
  * parent process announced, if that directory still exists. One or two file lookups, only where the
  * environment names none.
  */
-export function runDirectory(): RunDirectory | undefined {
+export function runLocation(): RunLocation | undefined {
   const given = process.env[runDirVariable];
   if (given) return { dir: given, joined: false };
   // One lookup for a process no audit runs around: no notes at all.
@@ -152,12 +152,13 @@ function announceRun(dir: string): void {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process has not ended (EPERM: it runs, as another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return (error as { code?: string }).code === "EPERM";
   }
 }
 

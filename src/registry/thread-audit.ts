@@ -7,7 +7,7 @@ import { url } from "../builtins.js";
 import { frameworkNamespace, type HostFacts, type HubMember, keyName, listEntries, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
 import { type AuditEvent, type AuditReport, frozen, toData, type VerifyOptions } from "./audit-events.js";
-import { fold } from "./audit-fold.js";
+import { type Fold, fold } from "./audit-fold.js";
 import { buildReport, type TableFact, type ThreadFacts } from "./audit-report.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
 import { DispatchHookError } from "./errors.js";
@@ -96,15 +96,18 @@ function announcedTables(): Set<unknown> {
   );
 }
 
-export function threadAudit(options: VerifyOptions = {}): AuditReport {
-  checkVerifyOptions(options, "threadAudit()");
-  const registries = hub()
-    .members()
+/** One fold per member with events, named with its copy where the thread has several. */
+function foldMembers(members: readonly HubMember[]): Fold[] {
+  const registries = members
     .map((m) => ({ name: m.name, copy: m.copy, events: inNamespace(m.events() as readonly AuditEvent[], m.namespace) }))
     .filter((r) => r.events.length > 0);
   const copies = new Set(registries.map((r) => r.copy));
-  const folds = registries.map((r) => fold(r.events, copies.size > 1 ? `${r.name} (${r.copy})` : r.name));
-  return frozen(buildReport(folds, gatherFacts(), { connected: true, focus: options.backends }));
+  return registries.map((r) => fold(r.events, copies.size > 1 ? `${r.name} (${r.copy})` : r.name));
+}
+
+export function threadAudit(options: VerifyOptions = {}): AuditReport {
+  checkVerifyOptions(options, "threadAudit()");
+  return frozen(buildReport(foldMembers(hub().members()), gatherFacts(), { connected: true, focus: options.backends }));
 }
 
 /** A registry of another namespace (a backend set's) names its backends with it, apart from a framework's of the same name. */
@@ -137,8 +140,7 @@ export function registryReport(
     const defaults = hub()
       .members()
       .filter((m) => m.isDefault === true && m.namespace === frameworkNamespace);
-    const copies = new Set(defaults.map((m) => m.copy));
-    const folds = defaults.map((m) => fold(m.events(), copies.size > 1 ? `${m.name} (${m.copy})` : m.name));
+    const folds = foldMembers(defaults);
     if (member === undefined || !defaults.includes(member)) folds.push(fold(events));
     return buildReport(folds, facts, { connected: true, focus: options.backends });
   }

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { DoctorReport } from "../../src/cli/doctor-load.js";
 import { hookMode } from "../../src/hooks/hook-mode.js";
 import { loader, makeTree, nodeVersion, repoRoot, run, type Tree } from "./fixture.js";
-import { frameworkEsm } from "./trees.js";
+import { frameworkEsm, typelessEsmFramework } from "./trees.js";
 
 const cli = join(repoRoot, "dist/bundle/cli.js");
 
@@ -329,25 +329,7 @@ describe(`doctor --load and a package with no "type" (Node ${nodeVersion})`, () 
   // Node reads the syntax of such a package's .js files: an ES module there is loaded as one, not
   // required as CommonJS ("Cannot use import statement outside a module" was a false finding).
   it.skipIf(hookMode(nodeVersion) !== "registerHooks")("loads a .js ES module of it as the ES module it is: no finding", async () => {
-    const dir = makeTree({
-      "node_modules/dispatch-hook": { symlink: "<repo>" },
-      "node_modules/esk/package.json": JSON.stringify({
-        name: "esk",
-        exports: { "./*": "./*" },
-        dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: "table" } } },
-      }),
-      "node_modules/esk/backends/cpu.js":
-        'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
-      "node_modules/esk-ops/package.json": JSON.stringify({
-        name: "esk-ops",
-        type: "module",
-        exports: { "./*": "./*" },
-        dispatchHook: { registrations: { cpu: "./cpu.js" }, expects: { cpu: ["Pool"] } },
-      }),
-      "node_modules/esk-ops/cpu.js":
-        'import { register } from "dispatch-hook";\nexport class Pool {}\nregister("cpu", Pool, () => "pool");\n',
-      "package.json": JSON.stringify({ name: "app", dependencies: { esk: "*", "esk-ops": "*", "dispatch-hook": "*" } }),
-    });
+    const dir = makeTree(typelessEsmFramework);
     const result = await doctor(dir, "--load");
     expect(result.stdout).not.toContain("Cannot use import statement");
     expect(result.stdout).toContain("no problems found");

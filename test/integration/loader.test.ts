@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
 import { lastJson, loader, makeTree, nodeVersion, repoRoot, run } from "./fixture.js";
-import { frameworkEsm, plugin } from "./trees.js";
+import { frameworkEsm, plugin, typelessEsmFramework } from "./trees.js";
 
 const report = [
   'const { registry } = await import("dispatch-hook");',
@@ -321,23 +321,7 @@ describe(`require() of an ES module in a package with no "type" (Node ${nodeVers
     "is served as the ES module it is: require() works, and the plugin lands",
     async () => {
       const dir = makeTree({
-        "node_modules/dispatch-hook": { symlink: "<repo>" },
-        "node_modules/esk/package.json": JSON.stringify({
-          name: "esk",
-          exports: { "./*": "./*" },
-          dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: "table" } } },
-        }),
-        "node_modules/esk/backends/cpu.js":
-          'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
-        "node_modules/esk-ops/package.json": JSON.stringify({
-          name: "esk-ops",
-          type: "module",
-          exports: { "./*": "./*" },
-          dispatchHook: { registrations: { cpu: "./cpu.js" }, expects: { cpu: ["Pool"] } },
-        }),
-        "node_modules/esk-ops/cpu.js":
-          'import { register } from "dispatch-hook";\nexport class Pool {}\nregister("cpu", Pool, () => "pool");\n',
-        "package.json": JSON.stringify({ name: "app", dependencies: { esk: "*", "esk-ops": "*", "dispatch-hook": "*" } }),
+        ...typelessEsmFramework,
         "main.cjs": [
           'const { table } = require("esk/backends/cpu.js");',
           'const { Pool } = require("esk-ops/cpu.js");',

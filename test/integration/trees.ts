@@ -251,3 +251,26 @@ export const iitmApp: Tree = {
     "",
   ].join("\n"),
 };
+
+/**
+ * A framework whose package has no "type", its dispatch module a .js file in ES module syntax (Node
+ * 22+ reads its syntax), and a plugin that registers Pool on cpu.
+ */
+export const typelessEsmFramework: Tree = {
+  "node_modules/dispatch-hook": { symlink: "<repo>" },
+  "node_modules/esk/package.json": JSON.stringify({
+    name: "esk",
+    exports: { "./*": "./*" },
+    dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: "table" } } },
+  }),
+  "node_modules/esk/backends/cpu.js":
+    'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
+  "node_modules/esk-ops/package.json": JSON.stringify({
+    name: "esk-ops",
+    type: "module",
+    exports: { "./*": "./*" },
+    dispatchHook: { registrations: { cpu: "./cpu.js" }, expects: { cpu: ["Pool"] } },
+  }),
+  "node_modules/esk-ops/cpu.js": 'import { register } from "dispatch-hook";\nexport class Pool {}\nregister("cpu", Pool, () => "pool");\n',
+  "package.json": JSON.stringify({ name: "app", dependencies: { esk: "*", "esk-ops": "*", "dispatch-hook": "*" } }),
+};
