@@ -22,6 +22,9 @@ const instances = Array.from({ length: 1024 }, (_, i) => new classes[(i * 7) % 1
 
 // Floor: every class registered directly, one Map lookup by constructor.
 const raw = new Map(classes.map((c, i) => [c, impls[i]]));
+// The same lookup keyed by each value's prototype: what a resolution that a lying or inherited
+// `constructor` property cannot fool must read at the least (the Dispatcher's cache is keyed so).
+const byProto = new Map(classes.map((c, i) => [c.prototype, impls[i]]));
 // A hand-written instanceof chain, most specific first.
 const chain = [...classes].reverse();
 const chainImpls = [...impls].reverse();
@@ -43,6 +46,9 @@ let sink = 0;
 const contenders = {
   "Map.get(x.constructor)": () => {
     for (const x of instances) sink += raw.get(x.constructor)(x);
+  },
+  "Map.get(getPrototypeOf(x))": () => {
+    for (const x of instances) sink += byProto.get(Object.getPrototypeOf(x))(x);
   },
   "instanceof chain": () => {
     for (const x of instances) sink += byInstanceof(x)(x);

@@ -25,8 +25,6 @@ interface TableRecord {
   readonly exportName: string;
   readonly host: Extract<TableNotice, { via: "hook" }>["host"];
   readonly ref: WeakRef<object>; // the module's namespace or exports (hook), or the table (native)
-  readonly slot: string; // indexed by namespace and backend, and (hook) by module and export as key
-  readonly key: string | undefined;
 }
 
 interface MemberRecord {
@@ -57,6 +55,8 @@ function notice(record: TableRecord, target: object): TableNotice {
 class Hub implements HubApi {
   readonly versions: readonly number[] = [hubVersion];
   readonly #tables = new Map<string, Set<TableRecord>>();
+  // Hook tables by module URL (a second export of a module: URL and export), so that a record keeps
+  // no string of its own: each of a test runner's thousand module instances keeps one.
   readonly #byModule = new Map<string, TableRecord>();
   readonly #tableGone = new FinalizationRegistry<TableRecord>((record) => this.#retire(record));
   readonly #members = new Set<MemberRecord>();
@@ -76,10 +76,9 @@ class Hub implements HubApi {
     const target = incoming.via === "hook" ? incoming.exports : incoming.table;
     if ((typeof target !== "object" && typeof target !== "function") || target === null) return;
     const slot = slotOf(incoming.namespace, incoming.backend);
-    const key = incoming.via === "hook" ? `${incoming.module}\0${incoming.exportName}` : undefined;
-    const older = key === undefined ? undefined : this.#byModule.get(key);
+    const older = incoming.via === "hook" ? this.#moduleRecord(incoming.module, incoming.exportName) : undefined;
     if (older !== undefined && older.ref.deref() === target) return;
-    if (key === undefined) for (const r of this.#tables.get(slot) ?? []) if (r.ref.deref() === target) return;
+    if (incoming.via === "native") for (const r of this.#tables.get(slot) ?? []) if (r.ref.deref() === target) return;
     if (older !== undefined) this.#retire(older);
     const record: TableRecord = {
       via: incoming.via,
@@ -89,13 +88,12 @@ class Hub implements HubApi {
       exportName: incoming.via === "hook" ? incoming.exportName : "",
       host: incoming.via === "hook" ? incoming.host : undefined,
       ref: new WeakRef(target),
-      slot,
-      key,
     };
     const set = this.#tables.get(slot) ?? new Set<TableRecord>();
     this.#tables.set(slot, set);
     set.add(record);
-    if (key !== undefined) this.#byModule.set(key, record);
+    const module = record.module ?? "";
+    if (record.via === "hook") this.#byModule.set(this.#byModule.has(module) ? `${module}\0${record.exportName}` : module, record);
     this.#tableGone.register(target, record);
     const told = notice(record, target);
     for (const listener of this.#listeners.get(slot) ?? []) {
@@ -119,11 +117,18 @@ class Hub implements HubApi {
     });
   }
 
+  #moduleRecord(module: string, exportName: string): TableRecord | undefined {
+    const there = this.#byModule.get(module);
+    return there?.exportName === exportName ? there : this.#byModule.get(`${module}\0${exportName}`);
+  }
+
   #retire(record: TableRecord): void {
-    const set = this.#tables.get(record.slot);
+    const slot = slotOf(record.namespace, record.backend);
+    const set = this.#tables.get(slot);
     set?.delete(record);
-    if (set?.size === 0) this.#tables.delete(record.slot);
-    if (record.key !== undefined && this.#byModule.get(record.key) === record) this.#byModule.delete(record.key);
+    if (set?.size === 0) this.#tables.delete(slot);
+    const module = record.module ?? "";
+    for (const key of [module, `${module}\0${record.exportName}`]) if (this.#byModule.get(key) === record) this.#byModule.delete(key);
   }
 
   join(member: HubMember): MemberRecord {

@@ -51,6 +51,8 @@ export function instrument(source: string, input: EpilogueInput): string {
  * The ES epilogue, for a watched module no plugin has a registration module for: it imports its own
  * namespace (the exact URL, so the same instance) and announces the table. No generated module and no
  * second URL: import.meta, resolution, stack traces, and import() beside require() see the module itself.
+ * Short, since every instance's source is compiled and kept with it (not `import.meta.url`: Node
+ * builds a module's import.meta object the first time it is read).
  */
 export function esmEpilogue(source: string, module: ModuleInfo, runtime: string): string {
   if (typeof source !== "string") {
@@ -58,9 +60,10 @@ export function esmEpilogue(source: string, module: ModuleInfo, runtime: string)
   }
   const ns = freeIdentifier(source);
   const signal = `${ns}s`;
+  const { url, backend, exportName } = module;
   const epilogue =
-    `;import * as ${ns} from ${JSON.stringify(module.url)};import { signalEvaluated as ${signal} } from ${JSON.stringify(runtime)};` +
-    `${signal}(${JSON.stringify(module)},${ns});`;
+    `;import*as ${ns} from${JSON.stringify(module.url)};import{signalEvaluated as ${signal}}from${JSON.stringify(runtime)};` +
+    `${signal}(${JSON.stringify({ url, backend, exportName })},${ns});`;
   return append(source, epilogue);
 }
 
@@ -76,8 +79,8 @@ function pathOf(href: string): string {
 /** A name that occurs nowhere in `source`, so no binding of the module can collide with ours. */
 function freeIdentifier(source: string): string {
   let n = 0;
-  while (source.includes(`__dispatchHook${n}`)) n++;
-  return `__dispatchHook${n}`;
+  while (source.includes(`__dh${n}`)) n++;
+  return `__dh${n}`;
 }
 
 /** `line` after the last line of `code`, then the source map comments ending `source` again: engines use the last one. */

@@ -20,7 +20,7 @@ import {
 import { hub } from "../hub.js";
 
 /** Announces a dispatch module's table to the hub. `exports`: an ES module's namespace, or a CommonJS `module.exports`. */
-export function signalEvaluated(info: ModuleInfo, exports: unknown): void {
+export function signalEvaluated(info: Pick<ModuleInfo, "url" | "backend" | "exportName" | "host">, exports: unknown): void {
   hub().announce({
     via: "hook",
     namespace: frameworkNamespace,

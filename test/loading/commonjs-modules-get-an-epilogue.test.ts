@@ -37,9 +37,9 @@ describe("instrument (the CommonJS epilogue)", () => {
   });
 
   it("declares an identifier that occurs nowhere in the source", () => {
-    const source = "const __dispatchHook0 = 1; const __dispatchHook1 = 2;\n";
+    const source = "const __dh0 = 1; const __dh1 = 2;\n";
     const out = instrument(source, input);
-    expect(out.slice(source.length)).toContain("const __dispatchHook2=");
+    expect(out.slice(source.length)).toContain("const __dh2=");
     parses(out);
   });
 

@@ -188,7 +188,7 @@ describe("signalEvaluated", () => {
     class Gpu {}
     registry.register("gpu", Gpu, () => "gpu");
     const namespace = { gpuTable: new Map() };
-    signalEvaluated({ url: "file:///gpu.js", backend: "gpu", exportName: "gpuTable", format: "module" }, namespace);
+    signalEvaluated({ url: "file:///gpu.js", backend: "gpu", exportName: "gpuTable" }, namespace);
     expect(namespace.gpuTable.get(Gpu)?.()).toBe("gpu");
     expect(tablesOf("gpu")).toEqual([
       {

@@ -168,7 +168,7 @@ const filler = fc.constantFrom(
   "",
   "// a comment",
   "/* a block\n comment */",
-  "const __dispatchHook0 = 1;",
+  "const __dh0 = 1;",
   "//# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJzb3VyY2VzIjpbXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IiJ9",
 );
 
