@@ -227,9 +227,7 @@ describe("the resolve hook", () => {
     expect((hooks.resolve(numba, {}, () => ({ url: numba, format: "module" })) as ResolveResult).url).toBe(numba);
     expect(reports.map((r) => r.type)).toEqual(["config"]);
     const loaded = hooks.load(numba, {}, () => ({ format: "module", source: "export const numbaFuncify = new Map();\n" })) as LoadResult;
-    expect(String(loaded.source)).toMatch(
-      /^export const numbaFuncify = new Map\(\);\n;import\*as __dh0 from"[^"]+numba\.js";/,
-    );
+    expect(String(loaded.source)).toMatch(/^export const numbaFuncify = new Map\(\);\n;import\*as __dh0 from"[^"]+numba\.js";/);
     expect(String(loaded.source)).toContain("signalEvaluated as __dh0s");
     expect(reports.map((r) => r.type)).toEqual(["config", "facade"]);
   });
@@ -368,9 +366,7 @@ describe("the load hook", () => {
     const required = hooks.load(cjs, { conditions: ["require"] }, next) as LoadResult;
     expect(required.format).toBe("commonjs");
     expect(String(required.source).startsWith(source)).toBe(true);
-    expect(String(required.source).slice(source.length)).toMatch(
-      /^;\{const __dh0=require\([^\n]+requireWhenLoaded\(module,[^\n]+\n$/,
-    );
+    expect(String(required.source).slice(source.length)).toMatch(/^;\{const __dh0=require\([^\n]+requireWhenLoaded\(module,[^\n]+\n$/);
     // module.register sees such a require() only where another hook returned a parent's source: left to Node.
     const off = setup("register");
     const loaded = next();
