@@ -55,9 +55,9 @@ function notice(record: TableRecord, target: object): TableNotice {
 class Hub implements HubApi {
   readonly versions: readonly number[] = [hubVersion];
   readonly #tables = new Map<string, Set<TableRecord>>();
-  // Hook tables by module URL (a second export of a module: URL and export), so that a record keeps
-  // no string of its own: each of a test runner's thousand module instances keeps one.
+  // Hook tables by module URL: a record keeps no string of its own, and a lookup builds no key.
   readonly #byModule = new Map<string, TableRecord>();
+  readonly #byExport = new Map<string, TableRecord>(); // a second export of a module, by URL and export
   readonly #tableGone = new FinalizationRegistry<TableRecord>((record) => this.#retire(record));
   readonly #members = new Set<MemberRecord>();
   readonly #listeners = new Map<string, Set<MemberRecord>>();
@@ -93,7 +93,8 @@ class Hub implements HubApi {
     this.#tables.set(slot, set);
     set.add(record);
     const module = record.module ?? "";
-    if (record.via === "hook") this.#byModule.set(this.#byModule.has(module) ? `${module}\0${record.exportName}` : module, record);
+    if (record.via === "hook" && this.#byModule.has(module)) this.#byExport.set(`${module}\0${record.exportName}`, record);
+    else if (record.via === "hook") this.#byModule.set(module, record);
     this.#tableGone.register(target, record);
     const told = notice(record, target);
     for (const listener of this.#listeners.get(slot) ?? []) {
@@ -119,7 +120,8 @@ class Hub implements HubApi {
 
   #moduleRecord(module: string, exportName: string): TableRecord | undefined {
     const there = this.#byModule.get(module);
-    return there?.exportName === exportName ? there : this.#byModule.get(`${module}\0${exportName}`);
+    if (there?.exportName === exportName) return there;
+    return this.#byExport.size === 0 ? undefined : this.#byExport.get(`${module}\0${exportName}`);
   }
 
   #retire(record: TableRecord): void {
@@ -128,7 +130,8 @@ class Hub implements HubApi {
     set?.delete(record);
     if (set?.size === 0) this.#tables.delete(slot);
     const module = record.module ?? "";
-    for (const key of [module, `${module}\0${record.exportName}`]) if (this.#byModule.get(key) === record) this.#byModule.delete(key);
+    if (this.#byModule.get(module) === record) this.#byModule.delete(module);
+    else if (this.#byExport.get(`${module}\0${record.exportName}`) === record) this.#byExport.delete(`${module}\0${record.exportName}`);
   }
 
   join(member: HubMember): MemberRecord {

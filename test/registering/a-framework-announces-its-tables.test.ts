@@ -73,3 +73,41 @@ describe("announce (the framework-native route)", () => {
     expect(hub().allTables().length).toBe(before);
   });
 });
+
+describe("the tables of a module's instances (the hook route)", () => {
+  const hookNotice = (module: string, exportName: string, exports: object) =>
+    ({ via: "hook", namespace: "dispatch", backend: "inst", module, exports, exportName, host: undefined }) as const;
+  const live = () =>
+    hub()
+      .allTables()
+      .filter((n) => n.via === "hook" && n.backend === "inst")
+      .map((n) => (n.via === "hook" ? `${n.module.slice(-3)} ${n.exportName}` : ""));
+
+  it("a module with two exported tables keeps both; a newer instance of the module replaces each export's older table", () => {
+    const first = { a: new Map(), b: new Map() };
+    hub().announce(hookNotice("file:///fw/two.js", "a", first));
+    hub().announce(hookNotice("file:///fw/two.js", "b", first));
+    expect(live().sort()).toEqual([".js a", ".js b"]);
+    // The same module evaluated again (a test runner's fresh module registry): the second export first.
+    const second = { a: new Map(), b: new Map() };
+    hub().announce(hookNotice("file:///fw/two.js", "b", second));
+    expect(live().sort()).toEqual([".js a", ".js b"]);
+    hub().announce(hookNotice("file:///fw/two.js", "a", second));
+    expect(live().sort()).toEqual([".js a", ".js b"]);
+    const namespaces = hub()
+      .allTables()
+      .flatMap((n) => (n.via === "hook" && n.backend === "inst" ? [n.exports] : []));
+    expect(namespaces.every((ns) => ns === second)).toBe(true);
+    // Announcing the same namespace again changes nothing.
+    hub().announce(hookNotice("file:///fw/two.js", "a", second));
+    expect(live()).toHaveLength(2);
+  });
+
+  it("instances at URLs with a query (?v=1, ?v=2) are tables of their own", () => {
+    const one = { t: new Map() };
+    const two = { t: new Map() };
+    hub().announce(hookNotice("file:///fw/q.js?v=1", "t", one));
+    hub().announce(hookNotice("file:///fw/q.js?v=2", "t", two));
+    expect(live().filter((l) => l.endsWith(" t"))).toEqual(["v=1 t", "v=2 t"]);
+  });
+});
