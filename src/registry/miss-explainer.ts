@@ -39,7 +39,7 @@ function noLoader(): string {
 
 function whyPending(state: BackendState, table: object): string {
   if (state.tables.length > 0) {
-    return state.tables.some((t) => t.table === table)
+    return state.table(table) !== undefined
       ? "this table was provided, but applying to it did not succeed."
       : `the ${state.name} table this registry was given (${describeTables(state.tables)}) is another module instance than the one that missed.`;
   }
@@ -65,7 +65,7 @@ export class MissExplainer {
     const before = message.hints.length;
     const chain = new Set(message.chain);
     const names = new Set(message.chain.map((type) => type.name));
-    const ours = (backend: string) => context.backend(backend).tables.some((t) => t.table === message.table);
+    const ours = (backend: string) => context.backend(backend).table(message.table) !== undefined;
     for (const registration of context.registrations) {
       const { backend, op, id } = registration;
       if (message.backend !== undefined && message.backend !== backend && !ours(backend)) continue;
@@ -92,7 +92,7 @@ export class MissExplainer {
       if (registration.state === "pending") message.hints.push(`${where} is pending: ${whyPending(state, message.table)}`);
       else if (registration.state === "failed") message.hints.push(`${where} failed to apply; see the audit log (registry.verify()).`);
       else if (registration.state === "refused") message.hints.push(`${where} was refused; see the audit log (registry.verify()).`);
-      else if (registration.state === "applied" && !registration.inTable(state.tables.find((t) => t.table === message.table))) {
+      else if (registration.state === "applied" && !registration.inTable(state.table(message.table))) {
         const text = `${where} was applied to ${describeTables(state.tables)}, but not to this table, which the registry was never given.`;
         message.hints.push(text);
         if (this.#once(message.table, `unseen ${id}`)) context.record({ kind: "unseen-table", backend, op, message: text });

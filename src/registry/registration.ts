@@ -44,6 +44,8 @@ export class Registration implements RegistrationHandle {
   state: HandleState = "pending";
   /** The tables it is in now; most registrations reach one table, so an array, shared while empty. */
   tables: readonly Table[] = noTables;
+  /** The same tables as a set, once there are many (a test runner's module instances): membership stays O(1). */
+  #index: Set<Table> | undefined;
   /** @internal Its `requested` audit event, which knows the call site. */
   requested: RequestedEvent | undefined;
   /** @internal Set when a plugin's registration module made it while its backend loaded. */
@@ -72,7 +74,8 @@ export class Registration implements RegistrationHandle {
 
   /** @internal */
   inTable(table: Table | undefined): boolean {
-    return table !== undefined && this.tables.includes(table);
+    if (table === undefined) return false;
+    return this.#index === undefined ? this.tables.includes(table) : this.#index.has(table);
   }
 
   /** @internal */
@@ -80,12 +83,23 @@ export class Registration implements RegistrationHandle {
     // Added in place: a copy per table made N module instances (?v=N) cost N² (bench/RESULTS.md §6).
     if (this.tables === noTables) this.tables = [table];
     else (this.tables as Table[]).push(table);
+    if (this.#index !== undefined) this.#index.add(table);
+    else if (this.tables.length > 8) this.#index = new Set(this.tables);
+  }
+
+  /** @internal Takes it out of every table's list (the entries themselves are the caller's to put back); returns them. */
+  takeTables(): readonly Table[] {
+    const tables = this.tables;
+    this.tables = noTables;
+    this.#index = undefined;
+    return tables;
   }
 
   /** @internal */
   removeTable(table: Table): boolean {
-    if (!this.tables.includes(table)) return false;
+    if (!this.inTable(table)) return false;
     this.tables = this.tables.filter((t) => t !== table);
+    this.#index?.delete(table);
     return true;
   }
 }
@@ -186,7 +200,8 @@ interface Job {
 
 /** @internal */
 export class BackendState {
-  readonly tables: Table[] = [];
+  /** Its tables by the object each wraps, in the order given: a lookup costs the same with a thousand module instances. */
+  readonly #tables = new Map<object, Table>();
   /** The live registration per op type. */
   readonly owners = new Map<Class, Registration>();
   /** Registrations waiting behind an owner, newest last: they come back when it goes. */
@@ -197,6 +212,25 @@ export class BackendState {
   #draining = false;
 
   constructor(readonly name: string) {}
+
+  /** Its tables, in the order given. */
+  get tables(): Table[] {
+    return [...this.#tables.values()];
+  }
+
+  /** The table wrapping `object`, if it has one. */
+  table(object: unknown): Table | undefined {
+    return this.#tables.get(object as object);
+  }
+
+  add(table: Table): void {
+    this.#tables.set(table.table, table);
+  }
+
+  /** Takes the table out; whether it was there. */
+  remove(table: Table): boolean {
+    return this.#tables.get(table.table) === table && this.#tables.delete(table.table);
+  }
 
   /** The live registrations, oldest first. */
   live(): Registration[] {
@@ -234,7 +268,7 @@ export class BackendState {
 
   /** Queues `registration` for every table of the backend. */
   enqueueEverywhere(registration: Registration, mechanism: Mechanism): void {
-    for (const table of this.tables) this.#queue.push({ registration, table, mechanism });
+    for (const table of this.#tables.values()) this.#queue.push({ registration, table, mechanism });
   }
 
   drain(apply: (registration: Registration, table: Table, mechanism: Mechanism) => void): void {
@@ -244,7 +278,7 @@ export class BackendState {
       for (let i = 0; i < this.#queue.length; i++) {
         const { registration, table, mechanism } = this.#queue[i] as Job;
         if (this.owners.get(registration.opType) !== registration || registration.inTable(table)) continue;
-        if (!this.tables.includes(table)) continue;
+        if (this.#tables.get(table.table) !== table) continue;
         apply(registration, table, mechanism);
       }
     } finally {

@@ -12,7 +12,7 @@ import type { RegistrationHandle, TableHandle } from "./registration.js";
 import { captureCallSite, formatCallSite, Registration, RequestedEvent } from "./registration.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
 import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput } from "./registry-input.js";
-import { adapterFor } from "./table-adapter.js";
+import { adapterFor, type TableAdapter } from "./table-adapter.js";
 import { TableWriter } from "./table-writer.js";
 import { copyDirectory, isDefault, registryName, registryReport, throwIfIncomplete } from "./thread-audit.js";
 
@@ -48,7 +48,6 @@ export class Registry {
     if (registration.state !== "disposed" && !this.#disposed) this.#writer.dispose(registration, "handle");
   };
   #nextId = 0;
-  #nextTable = 0;
   #disposed = false;
   #unsettled = 0; // registrations not landed
   #sticky = 0; // problems and expectations recorded; while either is > 0 the registry is held
@@ -113,13 +112,14 @@ export class Registry {
   provide(backend: string, table: unknown, meta?: ProvideMeta): TableHandle {
     this.#checkOpen("provide()");
     const { meta: read, adapter: custom } = checkProvideInput(backend, meta);
+    return this.#provide(backend, table, read, custom);
+  }
+
+  /** provide() with input already checked (a table announced for a backend it listens to): a thousand module instances pay no check. */
+  #provide(backend: string, table: unknown, meta: ProvideMeta | undefined, custom?: TableAdapter): TableHandle {
     const adapter = adapterFor(table, backend, custom ?? this.#writer.backends.get(backend)?.adapter);
     this.#join();
-    const state = this.#writer.backend(backend);
-    const known = state.tables.find((t) => t.table === table);
-    if (known !== undefined) return known.handle;
-    this.#writer.withdrawn.delete(table as object);
-    return this.#writer.attach(state, this.#nextTable++, table as object, adapter, read);
+    return this.#writer.provide(backend, table as object, adapter, meta);
   }
 
   /** Declares how to treat a backend's tables before any is provided. */
@@ -279,7 +279,7 @@ export class Registry {
     try {
       const table = noticeTable(notice);
       if (typeof table === "object" && table !== null && this.#writer.withdrawn.has(table)) return;
-      this.provide(notice.backend, table, { via: notice.via, ...(notice.module === undefined ? {} : { module: notice.module }) });
+      this.#provide(notice.backend, table, { via: notice.via, ...(notice.module === undefined ? {} : { module: notice.module }) });
     } catch (error) {
       const what = notice.via === "hook" ? `its export ${JSON.stringify(notice.exportName)}` : "the table it provided";
       const reason = error instanceof Error ? error.message : String(error);

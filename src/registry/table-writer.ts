@@ -8,7 +8,7 @@ import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./au
 import { backendDispatchers } from "./backend-dispatchers.js";
 import type { Class } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
-import { BackendState, noTables, type Registration, type Table, type TableHandle } from "./registration.js";
+import { BackendState, type Registration, type Table, type TableHandle } from "./registration.js";
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
 
@@ -25,6 +25,7 @@ export class TableWriter {
   /** Tables withdrawn with their handle: announcements of them are not accepted again. */
   readonly withdrawn = new WeakSet<object>();
   readonly #snapshots = new WeakSet<RegistrySnapshot>();
+  #nextTable = 0;
 
   constructor(private readonly host: WriterHost) {}
 
@@ -52,7 +53,7 @@ export class TableWriter {
     if (previous !== undefined) {
       // Only reachable with override: the previous owner steps aside until this one is disposed.
       this.host.setState(previous, "superseded");
-      previous.tables = noTables;
+      previous.takeTables();
       state.wait(previous);
       this.host.record({ kind: "superseded", id: previous.id, backend: previous.backend, op: previous.op, by: registration.id });
     }
@@ -106,8 +107,7 @@ export class TableWriter {
     if (!wasOwner) return;
     state.owners.delete(opType);
     const heir = state.heir(opType);
-    const tables = registration.tables;
-    registration.tables = noTables;
+    const tables = registration.takeTables();
     if (heir !== undefined) {
       // The registration this one replaced comes back, everywhere this one was.
       this.host.setState(heir, "pending");
@@ -151,9 +151,7 @@ export class TableWriter {
 
   withdraw(table: Table): void {
     const state = this.backends.get(table.backend);
-    const index = state?.tables.indexOf(table) ?? -1;
-    if (state === undefined || index < 0) return;
-    state.tables.splice(index, 1);
+    if (state === undefined || !state.remove(table)) return;
     this.withdrawn.add(table.table);
     for (const registration of state.owners.values()) {
       if (registration.removeTable(table)) {
@@ -164,8 +162,13 @@ export class TableWriter {
     this.host.record({ kind: "withdrawn", backend: table.backend, table: table.id });
   }
 
-  /** Attaches a newly provided table to its backend, audits it, and applies every live registration to it. */
-  attach(state: BackendState, id: number, table: object, adapter: TableAdapter, meta: ProvideMeta | undefined): TableHandle {
+  /** Takes a table in, once: attached to its backend, audited, every live registration applied to it. */
+  provide(backend: string, table: object, adapter: TableAdapter, meta: ProvideMeta | undefined): TableHandle {
+    const state = this.backend(backend);
+    const known = state.table(table);
+    if (known !== undefined) return known.handle;
+    this.withdrawn.delete(table);
+    const id = this.#nextTable++;
     const entry: Table = {
       id,
       backend: state.name,
@@ -176,7 +179,7 @@ export class TableWriter {
       originals: new Map(),
       handle: { id, backend: state.name, dispose: () => this.withdraw(entry), [Symbol.dispose]: () => this.withdraw(entry) },
     };
-    state.tables.push(entry);
+    state.add(entry);
     backendDispatchers().forget(table);
     this.host.record({
       kind: "provided",
@@ -226,7 +229,7 @@ export class TableWriter {
   /** Answers a window's question: did this registry write exactly this entry into that table? */
   wrote(table: object, key: Function | string, impl: unknown): boolean {
     for (const state of this.backends.values()) {
-      const entry = state.tables.find((t) => t.table === table);
+      const entry = state.table(table);
       if (entry === undefined) continue;
       const wrote = (owner: Registration) => owner.impl === impl && owner.inTable(entry);
       if (typeof key !== "string") {

@@ -122,7 +122,7 @@ describe("TableWriter", () => {
   it("applies an owner to every table of its backend, and puts back what the table held when it is disposed", () => {
     const { w, events, backend, registration, listening } = writer();
     const table = new Map();
-    w.attach(backend("numba"), 0, table, adapterFor(table, "numba", undefined), { module: "file:///numba.js", via: "hook" });
+    w.provide("numba", table, adapterFor(table, "numba", undefined), { module: "file:///numba.js", via: "hook" });
     const mine = () => "mine";
     const r = registration(mine);
     w.activate(r, "immediate");
@@ -139,7 +139,7 @@ describe("TableWriter", () => {
     const { w, events, backend, registration } = writer();
     const framework = () => "framework's";
     const table = new Map([[Pool, framework]]);
-    const handle = w.attach(backend("numba"), 0, table, adapterFor(table, "numba", undefined), undefined);
+    const handle = w.provide("numba", table, adapterFor(table, "numba", undefined), undefined);
     const polite = registration(() => "plugin's");
     w.activate(polite, "immediate");
     expect(polite.state).toBe("refused");
@@ -159,7 +159,7 @@ describe("TableWriter", () => {
   it("says it wrote an entry of a table keyed by op name (an adapter that writes under the class's name), and no other", () => {
     const { w, backend, registration } = writer();
     const table = new Map<string, unknown>();
-    w.attach(backend("numba"), 0, table, adapterFor(table, "numba", byNameAdapter), undefined);
+    w.provide("numba", table, adapterFor(table, "numba", byNameAdapter), undefined);
     const mine = registration(() => "mine");
     w.activate(mine, "immediate");
     expect(table.get("Pool")).toBe(mine.impl);
