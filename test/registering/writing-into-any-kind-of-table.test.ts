@@ -37,10 +37,9 @@ function writer() {
       listening = false;
     },
   });
-  const backend = (name: string) => w.backend(name);
   let next = 0;
   const registration = (impl: () => unknown, override = false) => new Registration(next++, "numba", Pool, "Pool", impl, override, () => {});
-  return { w, events, backend, registration, listening: () => listening };
+  return { w, events, registration, listening: () => listening };
 }
 
 const impl = (name: string) => Object.defineProperty(() => name, "name", { value: name });
@@ -120,7 +119,7 @@ describe("checkAdapter", () => {
 
 describe("TableWriter", () => {
   it("applies an owner to every table of its backend, and puts back what the table held when it is disposed", () => {
-    const { w, events, backend, registration, listening } = writer();
+    const { w, events, registration, listening } = writer();
     const table = new Map();
     w.provide("numba", table, adapterFor(table, "numba", undefined), { module: "file:///numba.js", via: "hook" });
     const mine = () => "mine";
@@ -136,7 +135,7 @@ describe("TableWriter", () => {
   });
 
   it("refuses to replace an entry it did not write, unless overridden; a withdrawn table gets its entry back out", () => {
-    const { w, events, backend, registration } = writer();
+    const { w, events, registration } = writer();
     const framework = () => "framework's";
     const table = new Map([[Pool, framework]]);
     const handle = w.provide("numba", table, adapterFor(table, "numba", undefined), undefined);
@@ -157,7 +156,7 @@ describe("TableWriter", () => {
   });
 
   it("says it wrote an entry of a table keyed by op name (an adapter that writes under the class's name), and no other", () => {
-    const { w, backend, registration } = writer();
+    const { w, registration } = writer();
     const table = new Map<string, unknown>();
     w.provide("numba", table, adapterFor(table, "numba", byNameAdapter), undefined);
     const mine = registration(() => "mine");
