@@ -14,6 +14,14 @@ import { type Implementation, realImpl } from "./impl-table.js";
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
 import { answers, needsCall, type Plan, plan, runCandidates } from "./plan.js";
 import { typeOf } from "./type-match.js";
+
+/**
+ * The cache key of an argument's type: its prototype, or for null and undefined a key of their own,
+ * apart from a null-prototype object's (null), which protocols decide on its own.
+ */
+const ABSENT: object = Object.freeze(Object.create(null));
+const keyOf = (value: unknown, proto: object | null): object | null => (value === null || value === undefined ? ABSENT : proto);
+
 import { WeakCache } from "./weak-cache.js";
 
 type Fn = (...args: unknown[]) => unknown;
@@ -128,25 +136,25 @@ export function createCaller(spec: CallerSpec) {
 
   const entry1 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null): Entry => {
     const cache = cacheFor(scope);
-    let e = cache.one.get(px);
+    let e = cache.one.get(keyOf(x, px));
     if (e === undefined) {
       e = make([x], [px], scope, extras);
-      cache.one.set(px, e);
+      cache.one.set(keyOf(x, px), e);
     }
     return e.byAnswers === undefined ? e : answered(e, [x], [px], scope, extras);
   };
 
   const entry2 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null, y: unknown, py: object | null): Entry => {
     const cache = cacheFor(scope);
-    let inner = cache.two.get(px);
+    let inner = cache.two.get(keyOf(x, px));
     if (inner === undefined) {
       inner = new WeakCache();
-      cache.two.set(px, inner);
+      cache.two.set(keyOf(x, px), inner);
     }
-    let e = inner.get(py);
+    let e = inner.get(keyOf(y, py));
     if (e === undefined) {
       e = make([x, y], [px, py], scope, extras);
-      inner.set(py, e);
+      inner.set(keyOf(y, py), e);
     }
     return e.byAnswers === undefined ? e : answered(e, [x, y], [px, py], scope, extras);
   };
@@ -165,7 +173,8 @@ export function createCaller(spec: CallerSpec) {
       at = {};
       many.set(count, at);
     }
-    for (const key of protos) {
+    for (const [i, proto] of protos.entries()) {
+      const key = keyOf(values[i], proto);
       at.next ??= new WeakCache();
       let child = at.next.get(key);
       if (child === undefined) {

@@ -23,6 +23,42 @@ describe("protocol types decided per value (real process)", () => {
   }
 });
 
+// null and undefined (never relevant) and a null-prototype object (decided on its own) must not share
+// one cached decision: the answer would then depend on which of them a set saw first.
+const nullish = `
+import { createBackends, dispatchable } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
+const make = (name) => {
+  const set = createBackends({ name, discover: false });
+  set.declare({ name: "str", primaryTypes: [String], implementations: { g: () => "str" } });
+  return dispatchable(function g(x, y) { return "default"; }, { args: ["x", "y"], backends: set });
+};
+const attempt = (f, ...args) => { try { return f(...args); } catch (error) { return error.code; } };
+const bare = () => Object.create(null);
+let g = make("a");
+const alone = [attempt(g, bare(), "s"), attempt(g, null, "s")];
+g = make("b");
+const nullFirst = [attempt(g, null, "s"), attempt(g, bare(), "s"), attempt(g, undefined, "s")];
+g = make("c");
+const bareFirst = [attempt(g, bare(), "s"), attempt(g, undefined, "s"), attempt(g, bare(), "s")];
+console.log(JSON.stringify({ alone, nullFirst, bareFirst }));
+`;
+
+describe("null, undefined and a null-prototype object (real process)", () => {
+  for (const flags of [[], ["--disallow-code-generation-from-strings"]]) {
+    it(`each decided on its own, whichever comes first${flags.length ? " (no code generation)" : ""}`, async () => {
+      const dir = makeTree({ "main.mjs": nullish });
+      const result = await run(dir, [...flags, "main.mjs"]);
+      expect(result.stderr).toBe("");
+      const mixed = "ERR_DISPATCH_MIXED_INPUTS";
+      expect(lastJson(result.stdout)).toEqual({
+        alone: [mixed, "str"],
+        nullFirst: ["str", mixed, "str"],
+        bareFirst: [mixed, "str", mixed],
+      });
+    });
+  }
+});
+
 describe("caches keyed by classes (real process)", () => {
   it("100,000 short-lived classes through dispatchables leave the heap where it was after gc", async () => {
     const dir = makeTree({});
