@@ -104,6 +104,8 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     }
     this.#definitions.set(info.name, definition);
     this.#functions.set(info.name, info);
+    // A function defined after the first decision: the implementation names are checked against it too.
+    this.#checked = undefined;
   }
 
   /** Generated documentation for every dispatchable function of the set, or for one. */

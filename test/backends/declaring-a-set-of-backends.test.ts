@@ -167,6 +167,17 @@ describe("typos found early", () => {
     expect([later(new Arr()), linspace(new Arr())]).toEqual(["a function defined later", "fast linspace"]);
   });
 
+  it("a function defined after the first decision is checked too: an implementation keyed by a name near it is the error", () => {
+    const set = createBackends({ name: "typo-late", discover: false });
+    set.declare({ name: "fast", primaryTypes: [Arr], implementations: { add: () => "fast add", sun: () => "typo of sum" } });
+    const add = dispatchable((_x: unknown) => "reference add", { name: "add", args: [0], backends: set });
+    expect(add(new Arr())).toBe("fast add");
+    const sum = dispatchable((_x: unknown) => "reference sum", { name: "sum", args: [0], backends: set });
+    expect(() => sum(new Arr())).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_UNKNOWN_FUNCTION", message: expect.stringContaining('"sun" (did you mean "sum"?)') }),
+    );
+  });
+
   it("a package.json backend with such a typo is left out with a coded warning", () => {
     const root = makeTree({
       "package.json": appJson({ dependencies: { typo: "*" } }),
