@@ -24,7 +24,7 @@ import {
   readSetOptions,
 } from "./set-input.js";
 import { Classifier, TypeSet } from "./type-match.js";
-import { checkWraps, wrappingImplementations } from "./wrapping.js";
+import { checkWraps, unknownWrapped, wrappingImplementations } from "./wrapping.js";
 
 export type { BackendDeclaration, BackendSetOptions, FunctionMap } from "./set-input.js";
 
@@ -66,11 +66,8 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.#discover = discover;
     this.#eager = read.checkImplementations === "eager";
     // A namespace of its own: its backends' tables never meet a framework's tables of the same name.
-    this.registry = createRegistry({
-      name: `backends of ${read.name}`,
-      callSites: false,
-      namespace: `backends:${read.name}#${++sets}`,
-    });
+    // Call sites as any registry records them (while an audit runs): the caller of declare() or register().
+    this.registry = createRegistry({ name: `backends of ${read.name}`, namespace: `backends:${read.name}#${++sets}` });
     // Without package.json declarations to read, the set knows its backends now (see #readPackages).
     if (discover === false) this.registry.judgeAsSet(read.name);
   }
@@ -117,8 +114,22 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     );
   }
 
-  /** Declares a backend; its implementations are registered at once. */
+  /** Declares a backend; its implementations are registered at once. An error's details name the set and the backend. */
   declare(given: BackendDeclaration<Fns>, declaredIn = "code"): void {
+    try {
+      this.#declare(given, declaredIn);
+    } catch (error) {
+      if (!(error instanceof DispatchHookError) || error.details.backend !== undefined) throw error;
+      let backend: unknown;
+      try {
+        backend = (given as { name?: unknown } | null)?.name;
+      } catch {}
+      const details = { set: this.name, ...(typeof backend === "string" ? { backend } : {}), ...error.details };
+      throw new DispatchHookError(error.code, error.message, { details, ...(error.cause === undefined ? {} : { cause: error.cause }) });
+    }
+  }
+
+  #declare(given: BackendDeclaration<Fns>, declaredIn: string): void {
     const declaration = readDeclaration(given);
     const where = `Backend ${JSON.stringify(declaration.name)} of ${this.name}`;
     checkBackend(declaration.name, where);
@@ -161,7 +172,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     realmBackends().add(declaration.name);
     this.version++;
     this.registry.provide(declaration.name, table, { module: declaredIn });
-    for (const [fn, impl] of impls) this.registry.register(declaration.name, this.opFor(fn), impl);
+    for (const [fn, impl] of impls) this.registry.registerFrom(this.declare, declaration.name, this.opFor(fn), impl);
   }
 
   /**
@@ -190,7 +201,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     const name = functionName(fn, `register(${JSON.stringify(backend)}, …)`);
     const real = this.#implementation(impl, process.cwd(), backend, name);
     this.#checkNames([{ backend, fn: name }]);
-    return this.registry.register(backend, this.opFor(name), real, options);
+    return this.registry.registerFrom(this.register, backend, this.opFor(name), real, options);
   }
 
   #implementation(impl: unknown, base: string, backend: string, fn: string): Implementation {
@@ -209,13 +220,14 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     if (error !== undefined) throw error;
   }
 
-  /** Registrations made before the first decision, checked at it (and again after each change while one stands). */
+  /** Registrations made before the first decision, and what backends wrap, checked at it (and again after each change while one stands). */
   #checkRegistered(): void {
     if (this.#checked?.version !== this.version) {
       const names = [...this.#backends.values()].flatMap((b) =>
         [...this.#ops].filter(([, op]) => b.table.get(op) !== undefined).map(([fn]) => ({ backend: b.name, fn })),
       );
-      this.#checked = { version: this.version, error: unknownFunctions(this.name, names, new Set(this.#functions.keys())) };
+      const error = unknownFunctions(this.name, names, new Set(this.#functions.keys())) ?? unknownWrapped(this.name, this.#backends);
+      this.#checked = { version: this.version, error };
     }
     if (this.#checked.error !== undefined) throw this.#checked.error;
   }

@@ -154,7 +154,7 @@ export class ImplTable {
 }
 
 /** The known name a name is a typo of: one edit away, two for names of six letters or more. */
-function nearName(name: string, known: Iterable<string>): string | undefined {
+export function nearName(name: string, known: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const k of known) {

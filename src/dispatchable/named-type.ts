@@ -26,7 +26,8 @@ const prefixes: Readonly<Record<string, NamedMode>> = { "~": "subclasses", "=": 
 export function parseNamedType(text: string): NamedType | undefined {
   const mode = prefixes[text[0] ?? ""];
   const parsed = parseLazyImpl(mode === undefined ? text : text.slice(1));
-  if (parsed === undefined || /^[~=@]/.test(parsed.specifier) || !/^[A-Za-z_$][\w$]*$/.test(parsed.exportName)) return undefined;
+  // A specifier with blanks at either end names no module: a typo, refused like one.
+  if (parsed === undefined || /^[~=@\s]|\s$/.test(parsed.specifier) || !/^[A-Za-z_$][\w$]*$/.test(parsed.exportName)) return undefined;
   return { ...parsed, mode: mode ?? "subclasses", label: text };
 }
 

@@ -7,7 +7,7 @@
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { asImplementation, type CallContext, type Implementation, realImpl } from "./impl-table.js";
+import { asImplementation, type CallContext, type Implementation, nearName, realImpl } from "./impl-table.js";
 
 export interface Wraps {
   /** The backend whose implementations run. */
@@ -22,6 +22,30 @@ type Fn = (...args: unknown[]) => unknown;
 
 /** Wrappers, and the backend each one wraps: for the trace. */
 export const wrappedBackends = new WeakMap<Function, string>();
+
+/**
+ * The error for a backend that wraps one the set does not declare, once the set knows its backends
+ * (its first decision): it would have nothing to run, and every call would silently go elsewhere.
+ */
+export function unknownWrapped(
+  set: string,
+  backends: ReadonlyMap<string, { readonly wraps?: string | undefined }>,
+): DispatchHookError | undefined {
+  for (const [backend, { wraps }] of backends) {
+    if (wraps === undefined || backends.has(wraps)) continue;
+    const near = nearName(
+      wraps,
+      [...backends.keys()].filter((name) => name !== backend),
+    );
+    return new DispatchHookError(
+      "ERR_DISPATCH_BACKEND_DECLARATION",
+      `Backend ${JSON.stringify(backend)} of ${set} wraps ${JSON.stringify(wraps)}, which the set does not declare${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}. ` +
+        `Its backends: ${[...backends.keys()].join(", ")}. To fix: name a declared backend in wraps.backend, or declare ${JSON.stringify(wraps)}.`,
+      { details: { set, backend, wraps } },
+    );
+  }
+  return undefined;
+}
 
 /** Checks a declaration's `wraps` where it enters; `convert` and `restore` as functions. */
 export function checkWraps(

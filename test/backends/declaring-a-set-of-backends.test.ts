@@ -167,6 +167,49 @@ describe("typos found early", () => {
     expect([later(new Arr()), linspace(new Arr())]).toEqual(["a function defined later", "fast linspace"]);
   });
 
+  it("while an audit runs, the audit names the file and line that declared or registered each implementation", () => {
+    const before = process.env.DISPATCH_HOOK_AUDIT;
+    process.env.DISPATCH_HOOK_AUDIT = "report";
+    try {
+      const set = createBackends({ name: "sites", discover: false });
+      set.declare({ name: "fast", primaryTypes: [Arr], implementations: { add: () => "fast add" } });
+      set.register("fast", "total", () => 1);
+      const sites = set.registry.verify().registrations.map((r) => r.site);
+      expect(sites).toHaveLength(2);
+      for (const site of sites) expect(site).toMatch(/declaring-a-set-of-backends\.test\.ts:\d+$/);
+    } finally {
+      if (before === undefined) delete process.env.DISPATCH_HOOK_AUDIT;
+      else process.env.DISPATCH_HOOK_AUDIT = before;
+    }
+  });
+
+  it("a declaration's error names the set and the backend in its details, as well as in its message", () => {
+    const set = createBackends({ name: "details", discover: false });
+    set.declare({ name: "fast", implementations: {} });
+    const errorOf = (declaration: object) => {
+      try {
+        set.declare(declaration as never);
+      } catch (error) {
+        return { code: (error as { code?: string }).code, details: (error as { details?: object }).details };
+      }
+      return undefined;
+    };
+    expect(errorOf({ name: "n1", primaryTypes: [42] })).toEqual({
+      code: "ERR_DISPATCH_BACKEND_DECLARATION",
+      details: { set: "details", backend: "n1" },
+    });
+    expect(errorOf({ name: "n2", primaryTypes: ["#X"] })).toEqual({
+      code: "ERR_DISPATCH_BACKEND_DECLARATION",
+      details: { set: "details", backend: "n2", type: "#X" },
+    });
+    expect(errorOf({ name: "fast" })?.details).toEqual({ set: "details", backend: "fast" });
+    expect(errorOf({ name: "n3", implementations: { f: 42 } })).toEqual({
+      code: "ERR_DISPATCH_INVALID_IMPL",
+      details: { set: "details", backend: "n3" },
+    });
+    expect(set.backends().map((b) => b.name)).toEqual(["fast"]);
+  });
+
   it("a function defined after the first decision is checked too: an implementation keyed by a name near it is the error", () => {
     const set = createBackends({ name: "typo-late", discover: false });
     set.declare({ name: "fast", primaryTypes: [Arr], implementations: { add: () => "fast add", sun: () => "typo of sum" } });

@@ -83,6 +83,8 @@ describe("types by name", () => {
     ).toBeUndefined();
     expect(parseNamedType("a#B")).toEqual({ specifier: "a", exportName: "B", mode: "subclasses", label: "a#B" });
     expect(parseNamedType("#B")).toBeUndefined();
+    // Blanks at either end of the specifier are a typo, wherever they are.
+    for (const typo of [" a#B", "a #B", "= a#B", "\ta#B"]) expect(parseNamedType(typo)).toBeUndefined();
   });
 });
 

@@ -114,6 +114,23 @@ describe("wrapping backends", () => {
     expect(wraps({ backend: "jax", convert: (v: unknown) => v, restore: (r: unknown) => r, extra: 1 })).toThrow(/unknown keys "extra"/);
     backends.declare({ name: "a", wraps: { backend: "b", convert: (v) => v, restore: (r) => r } });
     expect(() => backends.declare({ name: "b", wraps: { backend: "a", convert: (v) => v, restore: (r) => r } })).toThrow(/closes a cycle/);
-    expect(backends.backends().map((b) => b.name)).toEqual(["jax", "jax-on-nd", "a"]);
+    // The refused declaration left the set as it was: "a" still wraps "b", which the set does not declare.
+    expect(() => backends.backends()).toThrow(/wraps "b", which the set does not declare\. Its backends: jax, jax-on-nd, a\./);
+  });
+
+  it("wrapping a backend the set does not declare is an error at the first decision, naming the nearest; declaring it mends the set", () => {
+    const backends = createBackends({ name: "wrapping-typo", discover: false, env: {} });
+    backends.declare({ name: "jax", primaryTypes: [Jax], implementations: { total: (x: Jax) => x.data.length } });
+    backends.declare({ name: "on-nd", primaryTypes: [Nd], wraps: { backend: "jaxx", convert: (v) => v, restore: (r) => r } });
+    const total = dispatchable((_x: Nd) => -1, { name: "total", args: [0], backends });
+    expect(() => total(new Nd([1]))).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_BACKEND_DECLARATION",
+        message: expect.stringContaining('wraps "jaxx", which the set does not declare (did you mean "jax"?)'),
+        details: { set: "wrapping-typo", backend: "on-nd", wraps: "jaxx" },
+      }),
+    );
+    backends.declare({ name: "jaxx", primaryTypes: [], implementations: { total: () => 7 } });
+    expect(total(new Nd([1]))).toBe(7);
   });
 });
