@@ -41,7 +41,9 @@ export function describeBackend(b: PlanBackend & { readonly declaredIn: string }
 export function formatDocs(set: string, functions: readonly FunctionInfo[], backends: readonly BackendInfo[]): string {
   const out: string[] = [];
   for (const fn of functions) {
-    out.push(`${fn.name}() [${set}]: dispatches on ${fn.relevant}`);
+    out.push(
+      `${fn.name}() [${set}]: dispatches on ${fn.relevant || "no argument (explicit types only: like(), backendOptions({ types }))"}`,
+    );
     const implementing = backends.filter((b) => b.functions[fn.name] !== undefined);
     implementing.forEach((b, i) => {
       const types = [

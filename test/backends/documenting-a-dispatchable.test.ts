@@ -38,4 +38,10 @@ describe("formatDocs", () => {
       "  default: fft (the reference implementation), when no backend accepts the arguments",
     ]);
   });
+
+  it("says so when a function dispatches on no argument", () => {
+    expect(formatDocs("n", [{ name: "arange", relevant: "", reference: "arange" }], [])).toContain(
+      "arange() [n]: dispatches on no argument (explicit types only: like(), backendOptions({ types }))",
+    );
+  });
 });
