@@ -62,6 +62,20 @@ export function formatTable(header: readonly string[], rows: ReadonlyArray<reado
   return [line(header), ...rows.map(line)];
 }
 
+/**
+ * The tables a registration reached, by module: the instances of one module (a test runner's `?v=N`
+ * graphs, each a table) as one name with their count, so that a row stays a line.
+ */
+function modulesCell(tables: AuditReport["registrations"][number]["tables"]): string {
+  const byFile = new Map<string, Set<string>>();
+  for (const t of tables) {
+    const name = t.module === undefined ? `table #${t.table}` : shortModule(t.module);
+    const file = t.module === undefined ? name : shortModule(t.module.replace(/[?#].*$/, ""));
+    byFile.set(file, (byFile.get(file) ?? new Set()).add(name));
+  }
+  return [...byFile].map(([file, names]) => (names.size === 1 ? [...names][0] : `${file} (${names.size} instances)`)).join(", ") || "-";
+}
+
 /** `verdict` replaces the verdict line (the command line does when the program itself failed). */
 export function formatReport(report: AuditReport, options: { readonly verdict?: string } = {}): string {
   const several = report.registrations.some((r) => r.registry !== undefined && r.registry !== "default");
@@ -74,7 +88,7 @@ export function formatReport(report: AuditReport, options: { readonly verdict?: 
     r.state,
     [...new Set(r.tables.map((t) => t.mechanism ?? t.outcome))].join(",") || "-",
     r.origin === undefined ? r.site : `${r.site} (${r.origin.plugin})`,
-    [...new Set(r.tables.map((t) => (t.module === undefined ? `table #${t.table}` : shortModule(t.module))))].join(", ") || "-",
+    modulesCell(r.tables),
   ]);
   for (const w of report.outside) {
     rows.push([

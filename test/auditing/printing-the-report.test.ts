@@ -71,4 +71,18 @@ describe("formatReport", () => {
     expect(shortModule("file:///usr/lib/x.js", "/work/app/deep/er")).toBe("/usr/lib/x.js");
     expect(shortModule("node:fs")).toBe("node:fs");
   });
+
+  it("names the instances of one module (?v=1 … ?v=N) once, with their count, so that a row stays one line", () => {
+    const tables = Array.from({ length: 300 }, (_, i) => ({
+      table: i,
+      module: `file:///fw/cpu.js?v=${i}`,
+      outcome: "applied" as const,
+      mechanism: "hook" as const,
+    }));
+    const one = { ...record, tables: [{ ...record.tables[0], module: "file:///fw/gpu.js?v=7" }, ...tables] };
+    const text = formatReport({ ...empty, checked: 1, notes: [], registrations: [one as never] });
+    const row = text.split("\n")[1] as string;
+    expect(row).toMatch(/gpu\.js\?v=7, .*cpu\.js \(300 instances\)$/);
+    expect(row.length).toBeLessThan(200);
+  });
 });
