@@ -33,7 +33,8 @@ export interface Table {
   readonly mechanism: "hook" | "native";
   /** What the table held for an op type before the registry first wrote it. */
   readonly originals: Map<Class, Impl | undefined>;
-  readonly handle: TableHandle;
+  /** Made when provide() hands it out: a table a loader announced (one per module instance) never needs one. */
+  handle?: TableHandle;
 }
 
 /** @internal */

@@ -8,7 +8,7 @@ import { DispatchHookError } from "./errors.js";
 import { auditRunning } from "./exit-audit.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend, checkOptions } from "./options.js";
-import type { RegistrationHandle, TableHandle } from "./registration.js";
+import type { RegistrationHandle, Table, TableHandle } from "./registration.js";
 import { captureCallSite, formatCallSite, Registration, RequestedEvent } from "./registration.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
 import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput } from "./registry-input.js";
@@ -112,11 +112,11 @@ export class Registry {
   provide(backend: string, table: unknown, meta?: ProvideMeta): TableHandle {
     this.#checkOpen("provide()");
     const { meta: read, adapter: custom } = checkProvideInput(backend, meta);
-    return this.#provide(backend, table, read, custom);
+    return this.#writer.handle(this.#provide(backend, table, read, custom));
   }
 
   /** provide() with input already checked (a table announced for a backend it listens to): a thousand module instances pay no check. */
-  #provide(backend: string, table: unknown, meta: ProvideMeta | undefined, custom?: TableAdapter): TableHandle {
+  #provide(backend: string, table: unknown, meta: ProvideMeta | undefined, custom?: TableAdapter): Table {
     const adapter = adapterFor(table, backend, custom ?? this.#writer.backends.get(backend)?.adapter);
     this.#join();
     return this.#writer.provide(backend, table as object, adapter, meta);

@@ -163,10 +163,10 @@ export class TableWriter {
   }
 
   /** Takes a table in, once: attached to its backend, audited, every live registration applied to it. */
-  provide(backend: string, table: object, adapter: TableAdapter, meta: ProvideMeta | undefined): TableHandle {
+  provide(backend: string, table: object, adapter: TableAdapter, meta: ProvideMeta | undefined): Table {
     const state = this.backend(backend);
     const known = state.table(table);
-    if (known !== undefined) return known.handle;
+    if (known !== undefined) return known;
     this.withdrawn.delete(table);
     const id = this.#nextTable++;
     const entry: Table = {
@@ -177,7 +177,6 @@ export class TableWriter {
       module: meta?.module,
       mechanism: meta?.via ?? "native",
       originals: new Map(),
-      handle: { id, backend: state.name, dispose: () => this.withdraw(entry), [Symbol.dispose]: () => this.withdraw(entry) },
     };
     state.add(entry);
     backendDispatchers().forget(table);
@@ -191,6 +190,13 @@ export class TableWriter {
     });
     for (const registration of state.live()) state.enqueue(registration, entry, entry.mechanism);
     state.drain(this.apply);
+    return entry;
+  }
+
+  /** The handle of a table it was given (one handle per table, made when first asked for). */
+  handle(entry: Table): TableHandle {
+    const dispose = () => this.withdraw(entry);
+    entry.handle ??= { id: entry.id, backend: entry.backend, dispose, [Symbol.dispose]: dispose };
     return entry.handle;
   }
 

@@ -138,7 +138,7 @@ describe("TableWriter", () => {
     const { w, events, registration } = writer();
     const framework = () => "framework's";
     const table = new Map([[Pool, framework]]);
-    const handle = w.provide("numba", table, adapterFor(table, "numba", undefined), undefined);
+    const handle = w.handle(w.provide("numba", table, adapterFor(table, "numba", undefined), undefined));
     const polite = registration(() => "plugin's");
     w.activate(polite, "immediate");
     expect(polite.state).toBe("refused");
