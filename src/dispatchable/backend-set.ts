@@ -56,6 +56,8 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   #classifier: { version: number; of: Classifier | undefined } | undefined;
   /** The version at which registrations were last checked against the functions, and what was found. */
   #checked: { version: number; error: DispatchHookError | undefined } | undefined;
+  readonly #warned = new Set<string>();
+  #declaring: string | undefined; // the backend declare() is declaring, for its errors' details
 
   constructor(options: BackendSetOptions) {
     const read = readSetOptions(options);
@@ -65,8 +67,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.#control = setControl(read.name, prefix, read.env ?? process.env);
     this.#discover = discover;
     this.#eager = read.checkImplementations === "eager";
-    // A namespace of its own: its backends' tables never meet a framework's tables of the same name.
-    // Call sites as any registry records them (while an audit runs): the caller of declare() or register().
+    // A namespace of its own (its tables never meet a framework's); call sites recorded while an audit runs.
     this.registry = createRegistry({ name: `backends of ${read.name}`, namespace: `backends:${read.name}#${++sets}` });
     // Without package.json declarations to read, the set knows its backends now (see #readPackages).
     if (discover === false) this.registry.judgeAsSet(read.name);
@@ -116,21 +117,19 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
 
   /** Declares a backend; its implementations are registered at once. An error's details name the set and the backend. */
   declare(given: BackendDeclaration<Fns>, declaredIn = "code"): void {
+    this.#declaring = undefined;
     try {
       this.#declare(given, declaredIn);
     } catch (error) {
-      if (!(error instanceof DispatchHookError) || error.details.backend !== undefined) throw error;
-      let backend: unknown;
-      try {
-        backend = (given as { name?: unknown } | null)?.name;
-      } catch {}
-      const details = { set: this.name, ...(typeof backend === "string" ? { backend } : {}), ...error.details };
+      if (!(error instanceof DispatchHookError) || error.details?.set !== undefined) throw error;
+      const details = { set: this.name, ...(this.#declaring === undefined ? {} : { backend: this.#declaring }), ...error.details };
       throw new DispatchHookError(error.code, error.message, { details, ...(error.cause === undefined ? {} : { cause: error.cause }) });
     }
   }
 
   #declare(given: BackendDeclaration<Fns>, declaredIn: string): void {
     const declaration = readDeclaration(given);
+    this.#declaring = declaration.name;
     const where = `Backend ${JSON.stringify(declaration.name)} of ${this.name}`;
     checkBackend(declaration.name, where);
     if (this.#backends.has(declaration.name)) {
@@ -172,7 +171,8 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     realmBackends().add(declaration.name);
     this.version++;
     this.registry.provide(declaration.name, table, { module: declaredIn });
-    for (const [fn, impl] of impls) this.registry.registerFrom(this.declare, declaration.name, this.opFor(fn), impl);
+    const site = declaredIn === "code" ? this.declare : path.relative(process.cwd(), declaredIn) || declaredIn;
+    for (const [fn, impl] of impls) this.registry.registerFrom(site, declaration.name, this.opFor(fn), impl);
   }
 
   /**
@@ -226,8 +226,13 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
       const names = [...this.#backends.values()].flatMap((b) =>
         [...this.#ops].filter(([, op]) => b.table.get(op) !== undefined).map(([fn]) => ({ backend: b.name, fn })),
       );
-      const error = unknownFunctions(this.name, names, new Set(this.#functions.keys())) ?? unknownWrapped(this.name, this.#backends);
-      this.#checked = { version: this.version, error };
+      this.#checked = { version: this.version, error: unknownFunctions(this.name, names, new Set(this.#functions.keys())) };
+      // A wrapper of a backend not declared (its package may be missing) loses only its own calls: said once.
+      const wrapping = unknownWrapped(this.name, this.#backends);
+      if (wrapping !== undefined && !this.#warned.has(wrapping.message)) {
+        this.#warned.add(wrapping.message);
+        process.emitWarning(wrapping.message, { code: wrapping.code });
+      }
     }
     if (this.#checked.error !== undefined) throw this.#checked.error;
   }

@@ -15,14 +15,14 @@ import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-
 import { answers, needsCall, type Plan, plan, runCandidates } from "./plan.js";
 import { typeOf } from "./type-match.js";
 
+import { WeakCache } from "./weak-cache.js";
+
 /**
  * The cache key of an argument's type: its prototype, or for null and undefined a key of their own,
  * apart from a null-prototype object's (null), which protocols decide on its own.
  */
 const ABSENT: object = Object.freeze(Object.create(null));
 const keyOf = (value: unknown, proto: object | null): object | null => (value === null || value === undefined ? ABSENT : proto);
-
-import { WeakCache } from "./weak-cache.js";
 
 type Fn = (...args: unknown[]) => unknown;
 

@@ -24,8 +24,8 @@ type Fn = (...args: unknown[]) => unknown;
 export const wrappedBackends = new WeakMap<Function, string>();
 
 /**
- * The error for a backend that wraps one the set does not declare, once the set knows its backends
- * (its first decision): it would have nothing to run, and every call would silently go elsewhere.
+ * What to say of a backend that wraps one the set does not declare, once the set knows its backends
+ * (its first decision): it has nothing to run, and its calls would quietly go elsewhere.
  */
 export function unknownWrapped(
   set: string,
@@ -40,7 +40,7 @@ export function unknownWrapped(
     return new DispatchHookError(
       "ERR_DISPATCH_BACKEND_DECLARATION",
       `Backend ${JSON.stringify(backend)} of ${set} wraps ${JSON.stringify(wraps)}, which the set does not declare${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}. ` +
-        `Its backends: ${[...backends.keys()].join(", ")}. To fix: name a declared backend in wraps.backend, or declare ${JSON.stringify(wraps)}.`,
+        `Its backends: ${[...backends.keys()].join(", ")}. Until then its calls go to the next backend. To fix: name a declared backend in wraps.backend, or declare ${JSON.stringify(wraps)}.`,
       { details: { set, backend, wraps } },
     );
   }

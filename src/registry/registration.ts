@@ -215,7 +215,7 @@ export class BackendState {
   constructor(readonly name: string) {}
 
   /** Its tables, in the order given. */
-  get tables(): Table[] {
+  get tables(): readonly Table[] {
     return [...this.#tables.values()];
   }
 

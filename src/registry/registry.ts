@@ -85,8 +85,8 @@ export class Registry {
     return this.registerFrom(this.register, backend, opType, impl, options);
   }
 
-  /** @internal Registers as `register()` does, with the call site taken above `caller`. */
-  registerFrom(caller: Function, backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
+  /** @internal Registers as `register()` does, with the call site taken above `caller` (or given: a file that declared it). */
+  registerFrom(caller: Function | string, backend: string, opType: Class, impl: Impl, options?: RegisterOptions): RegistrationHandle {
     this.#checkOpen("register()");
     const override = checkRegisterInput(backend, opType, impl, options);
     const window = hub().currentWindow();
@@ -96,7 +96,7 @@ export class Registry {
       impl,
       override,
       origin: window === undefined ? undefined : { plugin: window.plugin, module: window.module },
-      site: this.#callSites ? captureCallSite(caller) : undefined,
+      site: !this.#callSites ? undefined : typeof caller === "string" ? { stack: `    at ${caller}` } : captureCallSite(caller),
     };
     const state = this.#writer.backends.get(backend);
     const admission = admit(request, state?.sealed === true, state?.owners.get(opType));

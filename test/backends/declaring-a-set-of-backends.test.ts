@@ -177,6 +177,19 @@ describe("typos found early", () => {
       const sites = set.registry.verify().registrations.map((r) => r.site);
       expect(sites).toHaveLength(2);
       for (const site of sites) expect(site).toMatch(/declaring-a-set-of-backends\.test\.ts:\d+$/);
+      // Declared in a package.json: its file is the site, never a file of dispatch-hook's.
+      const root = makeTree({
+        "package.json": appJson({ dependencies: { "site-pkg": "*" } }),
+        "node_modules/site-pkg/package.json": JSON.stringify({
+          name: "site-pkg",
+          dispatchHook: { dispatchables: { "sites-pkg": { fast: { primaryTypes: [], implementations: { add: "./a.cjs#add" } } } } },
+        }),
+      });
+      const fromPackage = createBackends({ name: "sites-pkg", discover: root });
+      dispatchable((_x: unknown) => 0, { name: "add", args: [0], backends: fromPackage })(1);
+      expect(fromPackage.registry.verify().registrations.map((r) => r.site)).toEqual([
+        expect.stringMatching(/node_modules\/site-pkg\/package\.json$/),
+      ]);
     } finally {
       if (before === undefined) delete process.env.DISPATCH_HOOK_AUDIT;
       else process.env.DISPATCH_HOOK_AUDIT = before;
@@ -207,7 +220,12 @@ describe("typos found early", () => {
       code: "ERR_DISPATCH_INVALID_IMPL",
       details: { set: "details", backend: "n3" },
     });
-    expect(set.backends().map((b) => b.name)).toEqual(["fast"]);
+    // An error that names its backend already (a registration's conflict) gets the set too.
+    set.register("c", "f", () => 1);
+    expect(errorOf({ name: "c", implementations: { f: () => 2 } })).toEqual({
+      code: "ERR_DISPATCH_CONFLICT",
+      details: { set: "details", backend: "c", op: "f" },
+    });
   });
 
   it("a function defined after the first decision is checked too: an implementation keyed by a name near it is the error", () => {

@@ -103,4 +103,34 @@ describe("Registration", () => {
     expect(a.tables).toEqual([second]);
     expect(Object.isFrozen(noTables)).toBe(true);
   });
+
+  it("knows its tables when it is in many (a test runner's module instances), through removals and takeTables()", () => {
+    const r = make(0, "numba");
+    const tables = Array.from({ length: 20 }, (_, i) => table(i));
+    for (const t of tables) r.addTable(t);
+    expect(tables.every((t) => r.inTable(t))).toBe(true);
+    expect(r.removeTable(tables[3] as Table)).toBe(true);
+    expect(r.inTable(tables[3])).toBe(false);
+    expect(r.inTable(tables[4])).toBe(true);
+    expect(r.tables).toHaveLength(19);
+    expect(r.takeTables()).toHaveLength(19);
+    expect(r.tables).toBe(noTables);
+    expect(tables.some((t) => r.inTable(t))).toBe(false);
+    r.addTable(tables[0] as Table);
+    expect([r.inTable(tables[0]), r.inTable(tables[1])]).toEqual([true, false]);
+  });
+
+  it("a registry applies a registration to 50 tables of one backend, and takes it out of each when disposed", () => {
+    const registry = createRegistry();
+    class Op {}
+    const maps = Array.from({ length: 50 }, () => new Map());
+    for (const m of maps) registry.provide("many-tables", m);
+    const handle = registry.register("many-tables", Op, () => "op");
+    expect(maps.every((m) => m.get(Op)?.() === "op")).toBe(true);
+    registry.provide("many-tables", maps[7]);
+    expect(registry.verify().registrations[0]?.tables).toHaveLength(50);
+    handle.dispose();
+    expect(maps.some((m) => m.has(Op))).toBe(false);
+    registry.dispose();
+  });
 });
