@@ -18,7 +18,7 @@ export interface TraceEntry {
   readonly ran: string;
   /** When the backend that ran wraps another: the one whose implementation ran on converted arguments. */
   readonly wraps?: string;
-  /** Backends tried or passed over before it, and why. */
+  /** Every backend passed over for this call, before or after the one that ran (blocked, not opted in, not taking these types, deferring), and why. */
   readonly skipped: ReadonlyArray<{ readonly backend: string; readonly reason: string }>;
 }
 
