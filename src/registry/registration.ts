@@ -27,7 +27,8 @@ export interface TableHandle extends Disposable {
 export interface Table {
   readonly id: number;
   readonly backend: string;
-  readonly table: object;
+  /** Weak: a table user code drops (a module instance, a Map made per test) is collected, and forgotten. */
+  readonly ref: WeakRef<object>;
   readonly adapter: TableAdapter;
   readonly module: string | undefined;
   readonly mechanism: "hook" | "native";
@@ -201,8 +202,9 @@ interface Job {
 
 /** @internal */
 export class BackendState {
-  /** Its tables by the object each wraps, in the order given: a lookup costs the same with a thousand module instances. */
-  readonly #tables = new Map<object, Table>();
+  /** Its tables in the order given, and by the object each wraps: a lookup costs the same with a thousand module instances. */
+  readonly #tables = new Map<number, Table>();
+  readonly #byObject = new WeakMap<object, Table>();
   /** The live registration per op type. */
   readonly owners = new Map<Class, Registration>();
   /** Registrations waiting behind an owner, newest last: they come back when it goes. */
@@ -221,16 +223,18 @@ export class BackendState {
 
   /** The table wrapping `object`, if it has one. */
   table(object: unknown): Table | undefined {
-    return this.#tables.get(object as object);
+    const table = typeof object === "object" || typeof object === "function" ? this.#byObject.get(object as object) : undefined;
+    return table !== undefined && this.#tables.get(table.id) === table ? table : undefined;
   }
 
-  add(table: Table): void {
-    this.#tables.set(table.table, table);
+  add(table: Table, object: object): void {
+    this.#tables.set(table.id, table);
+    this.#byObject.set(object, table);
   }
 
   /** Takes the table out; whether it was there. */
   remove(table: Table): boolean {
-    return this.#tables.get(table.table) === table && this.#tables.delete(table.table);
+    return this.#tables.get(table.id) === table && this.#tables.delete(table.id);
   }
 
   /** The live registrations, oldest first. */
@@ -279,7 +283,7 @@ export class BackendState {
       for (let i = 0; i < this.#queue.length; i++) {
         const { registration, table, mechanism } = this.#queue[i] as Job;
         if (this.owners.get(registration.opType) !== registration || registration.inTable(table)) continue;
-        if (this.#tables.get(table.table) !== table) continue;
+        if (this.#tables.get(table.id) !== table) continue;
         apply(registration, table, mechanism);
       }
     } finally {

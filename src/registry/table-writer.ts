@@ -26,6 +26,8 @@ export class TableWriter {
   readonly withdrawn = new WeakSet<object>();
   readonly #snapshots = new WeakSet<RegistrySnapshot>();
   #nextTable = 0;
+  /** A table user code dropped is forgotten as if withdrawn, with nothing to put back. */
+  readonly #collected = new FinalizationRegistry<Table>((entry) => this.withdraw(entry));
 
   constructor(private readonly host: WriterHost) {}
 
@@ -65,8 +67,10 @@ export class TableWriter {
   readonly apply = (registration: Registration, table: Table, mechanism: Mechanism): void => {
     const { backend, op, opType, id } = registration;
     try {
+      const target = table.ref.deref();
+      if (target === undefined) return;
       if (!table.originals.has(opType)) {
-        const original = table.adapter.get(table.table, opType);
+        const original = table.adapter.get(target, opType);
         if (original !== undefined && !registration.override) {
           const message =
             `${op} already has an implementation in the ${backend} table${table.module ? ` of ${table.module}` : ""} that this registry did not put there. ` +
@@ -86,7 +90,7 @@ export class TableWriter {
         }
         table.originals.set(opType, original);
       }
-      table.adapter.set(table.table, opType, registration.impl);
+      table.adapter.set(target, opType, registration.impl);
     } catch (error) {
       this.host.setState(registration, "failed");
       this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
@@ -126,9 +130,11 @@ export class TableWriter {
     const { opType } = registration;
     const original = table.originals.get(opType);
     table.originals.delete(opType);
+    const target = table.ref.deref();
+    if (target === undefined) return;
     try {
-      if (original !== undefined) table.adapter.set(table.table, opType, original);
-      else if (table.adapter.delete !== undefined) table.adapter.delete(table.table, opType);
+      if (original !== undefined) table.adapter.set(target, opType, original);
+      else if (table.adapter.delete !== undefined) table.adapter.delete(target, opType);
     } catch (error) {
       // The table refused to give the entry back: the implementation is still in it. Say so.
       const { id, backend, op } = registration;
@@ -152,7 +158,8 @@ export class TableWriter {
   withdraw(table: Table): void {
     const state = this.backends.get(table.backend);
     if (state === undefined || !state.remove(table)) return;
-    this.withdrawn.add(table.table);
+    const target = table.ref.deref();
+    if (target !== undefined) this.withdrawn.add(target);
     for (const registration of state.owners.values()) {
       if (registration.removeTable(table)) {
         this.#putBack(table, registration);
@@ -172,13 +179,14 @@ export class TableWriter {
     const entry: Table = {
       id,
       backend: state.name,
-      table,
+      ref: new WeakRef(table),
       adapter,
       module: meta?.module,
       mechanism: meta?.via ?? "native",
       originals: new Map(),
     };
-    state.add(entry);
+    state.add(entry, table);
+    this.#collected.register(table, entry);
     backendDispatchers().forget(table);
     this.host.record({
       kind: "provided",

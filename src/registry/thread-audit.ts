@@ -51,7 +51,7 @@ function assertedBackends(): Set<string> {
 }
 
 /** The thread's facts; `own` adds tables a registry was given directly (they were never announced). @internal */
-export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" | "table">> = []): ThreadFacts {
+export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" | "ref">> = []): ThreadFacts {
   const seen = new Set<unknown>();
   const tables: TableFact[] = [];
   const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts) => {
@@ -67,7 +67,10 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     const backend = notice.namespace === frameworkNamespace ? notice.backend : `${notice.backend} [${notice.namespace}]`;
     add(backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
   }
-  for (const t of own) add(t.backend, t.module, t.table);
+  for (const t of own) {
+    const table = t.ref.deref();
+    if (table !== undefined) add(t.backend, t.module, table);
+  }
   return {
     tables,
     loaders: h.loaders(),

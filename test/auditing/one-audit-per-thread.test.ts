@@ -94,9 +94,9 @@ describe("thread facts", () => {
       [7, 3],
     ]);
     const facts = gatherFacts([
-      { backend: "facts", module: undefined, table },
-      { backend: "facts", module: undefined, table: own },
-      { backend: "facts", module: undefined, table: byName },
+      { backend: "facts", module: undefined, ref: new WeakRef(table) },
+      { backend: "facts", module: undefined, ref: new WeakRef(own) },
+      { backend: "facts", module: undefined, ref: new WeakRef(byName) },
     ]);
     const mine = facts.tables.filter((t) => t.backend === "facts");
     expect(mine.map((t) => [...(t.names ?? [])])).toEqual([["Conv"], ["Pool"], ["Relu"]]);

@@ -472,3 +472,46 @@ describe(`dropped registries are collected (Node ${nodeVersion}, ${mode})`, () =
     });
   }
 });
+
+describe(`dropped tables are collected (Node ${nodeVersion}, ${mode})`, () => {
+  // One registry that lives, with a registration for the backend; 2,000 tables announced for it (a
+  // Map made per test, a module instance a test runner drops), each dropped at once. The registration
+  // lands in each, and the registry must not keep them.
+  const main = [
+    'import { announce, createRegistry, Dispatcher } from "dispatch-hook";',
+    "const count = 2_000;",
+    "let collected = 0;",
+    "const finalization = new FinalizationRegistry(() => { collected++; });",
+    "const settle = async () => { for (let i = 0; i < 10; i++) { globalThis.gc(); await new Promise((resolve) => setTimeout(resolve, 10)); } };",
+    "class PoolLayer {}",
+    "const registry = createRegistry();",
+    'registry.register("dropped", PoolLayer, () => 1);',
+    "let applied = 0;",
+    "for (let i = 0; i < count; i++) {",
+    '  const table = i % 2 === 0 ? new Map() : new Dispatcher({ backend: "dropped" });',
+    '  announce("dropped", table);',
+    "  if (typeof (table.get(PoolLayer)) === 'function') applied++;",
+    "  finalization.register(table, i);",
+    "}",
+    "await settle();",
+    "const last = new Map();",
+    'announce("dropped", last);',
+    "const report = registry.verify();",
+    "console.log(JSON.stringify({ count, applied, collected, stillApplied: report.registrations[0]?.state, lands: typeof last.get(PoolLayer) }));",
+    "",
+  ].join("\n");
+
+  it("2,000 tables a living registry wrote into, then dropped: nearly all are collected, and the registration still lands in the next", async () => {
+    const dir = makeTree({
+      ...linked,
+      "package.json": appJson({ type: "module", dependencies: { "dispatch-hook": "*" } }),
+      "main.mjs": main,
+    });
+    const result = await run(dir, ["--expose-gc", "main.mjs"]);
+    const out = lastJson(result.stdout) as { count: number; applied: number; collected: number; stillApplied: string; lands: string };
+    expect(out.applied).toBe(out.count);
+    expect(out.collected, JSON.stringify(out)).toBeGreaterThanOrEqual(out.count * 0.99);
+    expect([out.stillApplied, out.lands]).toEqual(["applied", "function"]);
+    expect(result.code).toBe(0);
+  });
+});

@@ -10,7 +10,7 @@ class Col2Im extends Op {}
 
 const impl = (name: string) => Object.defineProperty(() => name, "name", { value: name });
 
-const table = (id: number) => ({ id, table: { id } }) as unknown as Table;
+const table = (id: number) => ({ id, ref: new WeakRef({ id }) }) as unknown as Table;
 
 describe("several providers", () => {
   it("applies every registration to every table of a backend, and audits each", () => {
@@ -83,8 +83,8 @@ describe("BackendState", () => {
   it("applies each queued (registration, table) pair once, in order, and only for owners and known tables", () => {
     const state = new BackendState("cpu");
     const [t0, t1, gone] = [table(0), table(1), table(2)];
-    state.add(t0);
-    state.add(t1);
+    state.add(t0, {});
+    state.add(t1, {});
     const a = registration(0);
     const b = registration(1, B);
     state.owners.set(A, a);
