@@ -66,10 +66,10 @@ export function formatTable(header: readonly string[], rows: ReadonlyArray<reado
  * The tables a registration reached, by module: the instances of one module (a test runner's `?v=N`
  * graphs, each a table) as one name with their count, so that a row stays a line.
  */
-function modulesCell(tables: AuditReport["registrations"][number]["tables"]): string {
+export function tablesText(tables: ReadonlyArray<{ readonly module: string | undefined; readonly id: number }>): string {
   const byFile = new Map<string, Set<string>>();
   for (const t of tables) {
-    const name = t.module === undefined ? `table #${t.table}` : shortModule(t.module);
+    const name = t.module === undefined ? `table #${t.id}` : shortModule(t.module);
     const file = t.module === undefined ? name : shortModule(t.module.replace(/[?#].*$/, ""));
     byFile.set(file, (byFile.get(file) ?? new Set()).add(name));
   }
@@ -88,7 +88,7 @@ export function formatReport(report: AuditReport, options: { readonly verdict?: 
     r.state,
     [...new Set(r.tables.map((t) => t.mechanism ?? t.outcome))].join(",") || "-",
     r.origin === undefined ? r.site : `${r.site} (${r.origin.plugin})`,
-    modulesCell(r.tables),
+    tablesText(r.tables.map((t) => ({ module: t.module, id: t.table }))),
   ]);
   for (const w of report.outside) {
     rows.push([

@@ -7,16 +7,13 @@ import type { DispatchMiss } from "../channel.js";
 import { hub } from "../hub.js";
 import type { AuditEvent, Unsequenced } from "./audit-events.js";
 import { getOrCreate } from "./audit-fold.js";
-import type { BackendState, Registration, Table } from "./registration.js";
+import { tablesText } from "./audit-format.js";
+import type { BackendState, Registration } from "./registration.js";
 
 interface MissContext {
   readonly registrations: readonly Registration[];
   backend(name: string): BackendState;
   record(event: Unsequenced<AuditEvent>): void;
-}
-
-function describeTables(tables: readonly Table[]): string {
-  return tables.map((t) => t.module ?? `table #${t.id}`).join(", ");
 }
 
 function siteOf(registration: Registration): string {
@@ -41,7 +38,7 @@ function whyPending(state: BackendState, table: object): string {
   if (state.tables.length > 0) {
     return state.table(table) !== undefined
       ? "this table was provided, but applying to it did not succeed."
-      : `the ${state.name} table this registry was given (${describeTables(state.tables)}) is another module instance than the one that missed.`;
+      : `the ${state.name} table this registry was given (${tablesText(state.tables)}) is another module instance than the one that missed.`;
   }
   const installations = hub().loaders();
   const finding = installations.flatMap((i) => i.findings ?? []).find((f) => f.backend === state.name);
@@ -93,7 +90,7 @@ export class MissExplainer {
       else if (registration.state === "failed") message.hints.push(`${where} failed to apply; see the audit log (registry.verify()).`);
       else if (registration.state === "refused") message.hints.push(`${where} was refused; see the audit log (registry.verify()).`);
       else if (registration.state === "applied" && !registration.inTable(state.table(message.table))) {
-        const text = `${where} was applied to ${describeTables(state.tables)}, but not to this table, which the registry was never given.`;
+        const text = `${where} was applied to ${tablesText(state.tables)}, but not to this table, which the registry was never given.`;
         message.hints.push(text);
         if (this.#once(message.table, `unseen ${id}`)) context.record({ kind: "unseen-table", backend, op, message: text });
       }

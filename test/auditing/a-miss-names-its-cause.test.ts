@@ -34,8 +34,12 @@ describe("the miss explainer", () => {
     registry.provide("me2", new Dispatcher({ backend: "me2" }), { module: "file:///given.js" });
     const unseen = new Dispatcher({ backend: "me2" });
     expect(thrown(() => unseen.resolve(new Pool())).message).toContain(
-      "was applied to file:///given.js, but not to this table, which the registry was never given",
+      "was applied to /given.js, but not to this table, which the registry was never given",
     );
+    // Many instances of one module are named once, with their count.
+    const kept = Array.from({ length: 30 }, (_, i) => new Dispatcher({ backend: "me2" }));
+    kept.forEach((table, i) => registry.provide("me2", table, { module: `file:///many.js?v=${i}` }));
+    expect(thrown(() => unseen.resolve(new Pool())).message).toContain("was applied to /given.js, /many.js (30 instances), but not");
     expect(registry.verify().problems.map((p) => p.kind)).toEqual(["table"]);
     registry.dispose();
   });
@@ -139,7 +143,7 @@ describe("the miss error, with a registry behind it", () => {
     registry.provide("numba", provided, { module: "file:///a/basic.js" });
     registry.register("numba", PoolLayer, impl("pool"));
     const error = thrown(() => other.resolve(new PoolLayer()));
-    expect(error.message).toContain("was applied to file:///a/basic.js, but not to this table");
+    expect(error.message).toContain("was applied to /a/basic.js, but not to this table");
     registry.dispose();
   });
 
