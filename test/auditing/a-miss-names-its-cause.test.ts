@@ -37,8 +37,8 @@ describe("the miss explainer", () => {
       "was applied to /given.js, but not to this table, which the registry was never given",
     );
     // Many instances of one module are named once, with their count.
-    const kept = Array.from({ length: 30 }, (_, i) => new Dispatcher({ backend: "me2" }));
-    kept.forEach((table, i) => registry.provide("me2", table, { module: `file:///many.js?v=${i}` }));
+    const kept = Array.from({ length: 30 }, () => new Dispatcher({ backend: "me2" }));
+    for (const [i, table] of kept.entries()) registry.provide("me2", table, { module: `file:///many.js?v=${i}` });
     expect(thrown(() => unseen.resolve(new Pool())).message).toContain("was applied to /given.js, /many.js (30 instances), but not");
     expect(registry.verify().problems.map((p) => p.kind)).toEqual(["table"]);
     registry.dispose();
