@@ -190,7 +190,7 @@ export function missingRegistration(info: WindowInfo, module: ModuleInfo, export
   record(timeline(module, exports), info, message);
 }
 
-/** Runs a registration module through `load` (require()), inside its window; a throw is recorded, not rethrown. */
+/** Runs a registration module through `load` (require()), inside its window; a throw is recorded and warned of, not rethrown. */
 export function runRegistration(info: WindowInfo, module: ModuleInfo, exports: unknown, load: () => unknown): void {
   const h = hub();
   if (seen(info, module, exports)) return;
@@ -204,6 +204,12 @@ export function runRegistration(info: WindowInfo, module: ModuleInfo, exports: u
     fact.state = "failed";
     fact.error = summarizeError(error);
     h.settleWindow(fact);
+    // Contained (require() returns the module): said, so that it is not silent without an audit.
+    process.emitWarning(
+      `${info.plugin}'s registration module for ${info.backend} (${info.module}) threw while it evaluated: ${fact.error.message}. ` +
+        `The ${info.backend} backend loaded without what it registers.`,
+      { code: "DISPATCH_HOOK_REGISTRATION_FAILED" },
+    );
   } finally {
     h.enterWindow(line.outer);
   }

@@ -104,6 +104,35 @@ describe("faults around the loader", () => {
     expect(result.code).toBe(0);
   });
 
+  // Where the hooks see require() (module.registerHooks), a CommonJS dispatch module that require()
+  // loads has its registration modules required once it has loaded: a throw there is contained (an
+  // import fails with it, as for ES modules), so it must be said.
+  it.skipIf(hookMode(nodeVersion) === "register")(
+    `require() of a CommonJS dispatch module whose registration module throws: contained, and a coded warning (Node ${nodeVersion})`,
+    async () => {
+      const tree = {
+        ...frameworkCjs,
+        ...plugin("tensorlab-cjs", false),
+        "node_modules/ml-ops/package.json": JSON.stringify({
+          name: "ml-ops",
+          dispatchHook: { registrations: { numba: "./dispatch/numba.cjs" } },
+        }),
+        "node_modules/ml-ops/dispatch/numba.cjs": 'throw new Error("plugin bug");\n',
+        "package.json": JSON.stringify({ name: "app", dependencies: { "tensorlab-cjs": "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+        "main.cjs": [
+          'const { numbaFuncify } = require("tensorlab-cjs/link/numba/dispatch/basic.js");',
+          'const { registry } = require("dispatch-hook");',
+          "console.log(JSON.stringify({ loaded: typeof numbaFuncify.get, plugins: registry.verify().plugins.map((p) => p.state) }));",
+        ].join("\n"),
+      };
+      const result = await run(makeTree(tree), ["--import", loader, "main.cjs"]);
+      expect(lastJson(result.stdout), result.stderr).toEqual({ loaded: "function", plugins: ["failed"] });
+      expect(result.stderr).toContain("[DISPATCH_HOOK_REGISTRATION_FAILED]");
+      expect(result.stderr).toContain("ml-ops's registration module for numba");
+      expect(result.stderr).toContain("threw while it evaluated: plugin bug");
+    },
+  );
+
   // require() of the dispatch module is served on this Node only: it required a directory's index,
   // ran a text file as JavaScript, and took a JSON file as a module that registered nothing.
   it.skipIf(hookMode(nodeVersion) === "register")(
