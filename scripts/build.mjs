@@ -87,9 +87,10 @@ await build({
   footer: { js: "module.exports = Object.assign(module.exports.default, module.exports);" },
 });
 // The runtime and the main entry again as CommonJS. The runtime is for CommonJS facades; it keeps no
-// state, so its two copies never disagree. The main entry is for hosts that cannot require() an ES
-// module (Jest's CommonJS mode): Node itself takes the ES one through "module-sync", and a second copy,
-// where one loads, works with the first through the channels, as two installed copies do.
+// state, so its two copies never disagree. The main entry is what require("dispatch-hook") loads,
+// everywhere (no "module-sync": Vitest's vm pools ran the ES bundle it named as CommonJS); where a
+// program also imports the ES one, the second copy works with the first through the hub, as two
+// installed copies do.
 await build({
   ...bundle,
   entryPoints: { runtime: join(src, "runtime/index.ts"), index: join(src, "index.ts") },

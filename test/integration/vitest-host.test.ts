@@ -174,6 +174,28 @@ describe("dispatch-hook/vite under Vitest", () => {
     });
   }
 
+  it("pool vmThreads, a CommonJS framework that require()s dispatch-hook: its table is made and the plugin lands", async () => {
+    const tree = packages((name) => `node_modules/${name}`);
+    tree["node_modules/tensorkit/package.json"] = JSON.stringify({
+      name: "tensorkit",
+      exports: { "./*": "./*" },
+      dependencies: { "dispatch-hook": "*" },
+      dispatchHook: { backends: { "*": { module: "./backends/{backend}/table.cjs", export: "{backend}Table" } } },
+    });
+    tree["node_modules/tensorkit/backends/cpu/table.cjs"] =
+      'const { Dispatcher } = require("dispatch-hook");\nclass Add {}\nconst cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu" });\ncpuTable.register(Add, () => "add on cpu");\nmodule.exports = { Add, cpuTable };\n';
+    const dir = makeTree({
+      ...common,
+      ...tree,
+      "package.json": JSON.stringify(app),
+      "vitest.config.mjs": config({ pool: "vmThreads" }),
+      "test/landed.test.mjs": landedTest("tensorkit/backends/cpu/table.cjs"),
+    });
+    const result = await vitest(dir);
+    expect(result.stdout + result.stderr).toMatch(/Tests\s+1 passed/);
+    expect(result.code).toBe(0);
+  });
+
   it("with { inline: false }, the framework stays external: Node's loader instruments it, the plugin leaves it alone, and it lands once", async () => {
     const dir = makeTree({
       ...common,
