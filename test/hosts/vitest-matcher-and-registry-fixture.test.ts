@@ -27,6 +27,20 @@ describe("toHaveLanded", () => {
     registry.dispose();
   });
 
+  it("fails for an op applied to a second copy of its class, once a miss has shown it, naming the copy", () => {
+    const registry = createRegistry({ name: "matcher twin" });
+    const table = new Dispatcher({ name: "t", backend: "matcher-twin" });
+    registry.provide("matcher-twin", table);
+    const Twin = (() => class PoolLayer {})();
+    registry.register("matcher-twin", Twin, () => 1);
+    expect(toHaveLanded(registry, ["PoolLayer"], { backend: "matcher-twin" }).pass).toBe(true);
+    expect(() => table.resolve(new PoolLayer())).toThrow(/second copy/);
+    const after = toHaveLanded(registry, ["PoolLayer"], { backend: "matcher-twin" });
+    expect(after.pass).toBe(false);
+    expect(after.message()).toContain("second copy");
+    registry.dispose();
+  });
+
   it("says what it needs when given something that is not a registry", () => {
     const result = toHaveLanded({}, ["X"]);
     expect(result.pass).toBe(false);
