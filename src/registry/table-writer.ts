@@ -26,8 +26,14 @@ export class TableWriter {
   readonly withdrawn = new WeakSet<object>();
   readonly #snapshots = new WeakSet<RegistrySnapshot>();
   #nextTable = 0;
-  /** A table user code dropped is forgotten as if withdrawn, with nothing to put back. */
-  readonly #collected = new FinalizationRegistry<Table>((entry) => this.withdraw(entry));
+  /**
+   * A table user code dropped is forgotten, not withdrawn: what landed in it landed (the audit keeps
+   * saying so, and a registration stays applied), and nothing can dispatch on it any more.
+   */
+  readonly #collected = new FinalizationRegistry<Table>((entry) => {
+    if (!this.backends.get(entry.backend)?.remove(entry)) return;
+    for (const registration of this.backends.get(entry.backend)?.owners.values() ?? []) registration.removeTable(entry);
+  });
 
   constructor(private readonly host: WriterHost) {}
 

@@ -494,10 +494,19 @@ describe(`dropped tables are collected (Node ${nodeVersion}, ${mode})`, () => {
     "  finalization.register(table, i);",
     "}",
     "await settle();",
+    // What landed landed: a collected table is not a withdrawn one, and nothing is wrong, even for a
+    // registry whose only table was collected.
+    "const lone = createRegistry();",
+    'lone.register("dropped-lone", PoolLayer, () => 2);',
+    "let loneCollected = false;",
+    "const loneWatch = new FinalizationRegistry(() => { loneCollected = true; });",
+    '(() => { const t = new Map(); announce("dropped-lone", t); loneWatch.register(t, 0); })();',
+    "await settle();",
+    "const dropped = lone.verify();",
     "const last = new Map();",
     'announce("dropped", last);',
     "const report = registry.verify();",
-    "console.log(JSON.stringify({ count, applied, collected, stillApplied: report.registrations[0]?.state, lands: typeof last.get(PoolLayer) }));",
+    "console.log(JSON.stringify({ count, applied, collected, afterDrop: [loneCollected, dropped.registrations[0]?.state, dropped.ok, dropped.backends.find((b) => b.backend === 'dropped-lone')?.loaded], stillApplied: report.registrations[0]?.state, lands: typeof last.get(PoolLayer) }));",
     "",
   ].join("\n");
 
@@ -508,10 +517,18 @@ describe(`dropped tables are collected (Node ${nodeVersion}, ${mode})`, () => {
       "main.mjs": main,
     });
     const result = await run(dir, ["--expose-gc", "main.mjs"]);
-    const out = lastJson(result.stdout) as { count: number; applied: number; collected: number; stillApplied: string; lands: string };
+    const out = lastJson(result.stdout) as {
+      count: number;
+      applied: number;
+      collected: number;
+      afterDrop: unknown[];
+      stillApplied: string;
+      lands: string;
+    };
     expect(out.applied).toBe(out.count);
     expect(out.collected, JSON.stringify(out)).toBeGreaterThanOrEqual(out.count * 0.99);
     expect([out.stillApplied, out.lands]).toEqual(["applied", "function"]);
+    expect(out.afterDrop).toEqual([true, "applied", true, true]);
     expect(result.code).toBe(0);
   });
 });
