@@ -232,9 +232,11 @@ function notes(
     for (const [host, names] of hosts) out.push(`${host} instrumented the dispatch modules of ${[...names].sort().join(", ")}`);
     if (facts.loaders.length === 0 && hosts.size === 0) out.push("no dispatch-hook loader is installed in this thread");
   }
+  // A dispatch module the loader knows loaded but never signalled (required where its hooks cannot see require()).
+  const unseen = new Set(facts.loaders.flatMap((l) => (l.findings ?? []).filter((f) => f.problem === "unsignalled").map((f) => f.backend)));
   if (backends.length > 0) {
     out.push(
-      `backends: ${backends.map((b) => `${b.backend} ${b.loaded ? `loaded (${b.tables} table${b.tables === 1 ? "" : "s"})` : "not loaded"}`).join(", ")}`,
+      `backends: ${backends.map((b) => `${b.backend} ${b.loaded ? `loaded (${b.tables} table${b.tables === 1 ? "" : "s"})` : unseen.has(b.backend) ? "loaded, never signalled (see below)" : "not loaded"}`).join(", ")}`,
     );
   }
   if (registrations === 0) {

@@ -357,6 +357,8 @@ describe(`a CommonJS framework whose entry re-exports its dispatch module (Node 
         expect(lastJson(result.stdout)).toEqual({ landed: "ERR_DISPATCH_NO_IMPL" });
         expect(result.stderr).toMatch(/dispatch\/numba\.js was loaded with require\(\), which the register hooks of Node \d/);
         expect(result.stderr).not.toContain("never finished evaluating");
+        // The backends line agrees with the problem: loaded, but never signalled.
+        expect(result.stderr).toContain("numba loaded, never signalled (see below)");
         expect(result.code).toBe(1);
       });
     }
