@@ -14,7 +14,6 @@ import { type Implementation, realImpl } from "./impl-table.js";
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
 import { answers, needsCall, type Plan, plan, runCandidates } from "./plan.js";
 import { typeOf } from "./type-match.js";
-
 import { WeakCache } from "./weak-cache.js";
 
 /**
@@ -136,25 +135,27 @@ export function createCaller(spec: CallerSpec) {
 
   const entry1 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null): Entry => {
     const cache = cacheFor(scope);
-    let e = cache.one.get(keyOf(x, px));
+    const kx = keyOf(x, px);
+    let e = cache.one.get(kx);
     if (e === undefined) {
       e = make([x], [px], scope, extras);
-      cache.one.set(keyOf(x, px), e);
+      cache.one.set(kx, e);
     }
     return e.byAnswers === undefined ? e : answered(e, [x], [px], scope, extras);
   };
 
   const entry2 = (scope: Scope | undefined, extras: number, x: unknown, px: object | null, y: unknown, py: object | null): Entry => {
     const cache = cacheFor(scope);
-    let inner = cache.two.get(keyOf(x, px));
+    const [kx, ky] = [keyOf(x, px), keyOf(y, py)];
+    let inner = cache.two.get(kx);
     if (inner === undefined) {
       inner = new WeakCache();
-      cache.two.set(keyOf(x, px), inner);
+      cache.two.set(kx, inner);
     }
-    let e = inner.get(keyOf(y, py));
+    let e = inner.get(ky);
     if (e === undefined) {
       e = make([x, y], [px, py], scope, extras);
-      inner.set(keyOf(y, py), e);
+      inner.set(ky, e);
     }
     return e.byAnswers === undefined ? e : answered(e, [x, y], [px, py], scope, extras);
   };

@@ -118,13 +118,14 @@ export class RequestedEvent {
   #capture: CallSite | undefined;
   #site: string | undefined;
 
-  constructor(registration: Registration, capture: CallSite | undefined) {
+  constructor(registration: Registration, capture: CallSite | string | undefined) {
     this.id = registration.id;
     this.backend = registration.backend;
     this.op = registration.op;
     this.origin = registration.origin;
     this.override = registration.override;
-    this.#capture = capture;
+    if (typeof capture === "string") this.#site = capture;
+    else this.#capture = capture;
   }
 
   get site(): string {

@@ -108,7 +108,8 @@ export interface Request {
   readonly override: boolean;
   /** Set when a plugin's registration module made it while its backend loaded. */
   readonly origin: Origin | undefined;
-  readonly site: CallSite | undefined;
+  /** A captured frame, or a site given as text (the package.json that declared it). */
+  readonly site: CallSite | string | undefined;
 }
 
 type Admission =

@@ -96,7 +96,7 @@ export class Registry {
       impl,
       override,
       origin: window === undefined ? undefined : { plugin: window.plugin, module: window.module },
-      site: !this.#callSites ? undefined : typeof caller === "string" ? { stack: `    at ${caller}` } : captureCallSite(caller),
+      site: !this.#callSites ? undefined : typeof caller === "string" ? caller : captureCallSite(caller),
     };
     const state = this.#writer.backends.get(backend);
     const admission = admit(request, state?.sealed === true, state?.owners.get(opType));

@@ -31,8 +31,8 @@ export class TableWriter {
    * saying so, and a registration stays applied), and nothing can dispatch on it any more.
    */
   readonly #collected = new FinalizationRegistry<Table>((entry) => {
-    if (!this.backends.get(entry.backend)?.remove(entry)) return;
-    for (const registration of this.backends.get(entry.backend)?.owners.values() ?? []) registration.removeTable(entry);
+    const state = this.backends.get(entry.backend);
+    if (state?.remove(entry)) for (const registration of state.owners.values()) registration.removeTable(entry);
   });
 
   constructor(private readonly host: WriterHost) {}

@@ -1,7 +1,7 @@
 /** Faults around the loader, in real processes. Each ends with the audit accounting for everything. */
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
-import { lastJson, loader, makeTree, nodeVersion, run } from "./fixture.js";
+import { lastJson, loader, makeTree, nodeVersion, run, type Tree } from "./fixture.js";
 import { frameworkCjs, frameworkEsm, plugin } from "./trees.js";
 
 const audit = [
@@ -34,6 +34,18 @@ function brokenPlugin(numbaModule: string) {
     audit,
   ].join("\n");
   return tree;
+}
+
+/** A CommonJS framework, ml-ops with `registration` as its numba registration module (and `files`), and `main.cjs`. */
+function requiringApp(registration: string, files: Tree, main: readonly string[]): Tree {
+  return {
+    ...frameworkCjs,
+    ...plugin("tensorlab-cjs", false),
+    "node_modules/ml-ops/package.json": JSON.stringify({ name: "ml-ops", dispatchHook: { registrations: { numba: registration } } }),
+    ...files,
+    "package.json": JSON.stringify({ name: "app", dependencies: { "tensorlab-cjs": "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+    "main.cjs": main.join("\n"),
+  };
 }
 
 describe("faults around the loader", () => {
@@ -110,21 +122,11 @@ describe("faults around the loader", () => {
   it.skipIf(hookMode(nodeVersion) === "register")(
     `require() of a CommonJS dispatch module whose registration module throws: contained, and a coded warning (Node ${nodeVersion})`,
     async () => {
-      const tree = {
-        ...frameworkCjs,
-        ...plugin("tensorlab-cjs", false),
-        "node_modules/ml-ops/package.json": JSON.stringify({
-          name: "ml-ops",
-          dispatchHook: { registrations: { numba: "./dispatch/numba.cjs" } },
-        }),
-        "node_modules/ml-ops/dispatch/numba.cjs": 'throw new Error("plugin bug");\n',
-        "package.json": JSON.stringify({ name: "app", dependencies: { "tensorlab-cjs": "*", "ml-ops": "*", "dispatch-hook": "*" } }),
-        "main.cjs": [
-          'const { numbaFuncify } = require("tensorlab-cjs/link/numba/dispatch/basic.js");',
-          'const { registry } = require("dispatch-hook");',
-          "console.log(JSON.stringify({ loaded: typeof numbaFuncify.get, plugins: registry.verify().plugins.map((p) => p.state) }));",
-        ].join("\n"),
-      };
+      const tree = requiringApp("./dispatch/numba.cjs", { "node_modules/ml-ops/dispatch/numba.cjs": 'throw new Error("plugin bug");\n' }, [
+        'const { numbaFuncify } = require("tensorlab-cjs/link/numba/dispatch/basic.js");',
+        'const { registry } = require("dispatch-hook");',
+        "console.log(JSON.stringify({ loaded: typeof numbaFuncify.get, plugins: registry.verify().plugins.map((p) => p.state) }));",
+      ]);
       const result = await run(makeTree(tree), ["--import", loader, "main.cjs"]);
       expect(lastJson(result.stdout), result.stderr).toEqual({ loaded: "function", plugins: ["failed"] });
       expect(result.stderr).toContain("[DISPATCH_HOOK_REGISTRATION_FAILED]");
@@ -138,21 +140,17 @@ describe("faults around the loader", () => {
   it.skipIf(hookMode(nodeVersion) === "register")(
     `the same rule when require() loads a CommonJS dispatch module (Node ${nodeVersion}, module.registerHooks)`,
     async () => {
-      const dir = makeTree({
-        ...frameworkCjs,
-        ...plugin("tensorlab-cjs", false),
-        "node_modules/ml-ops/package.json": JSON.stringify({
-          name: "ml-ops",
-          dispatchHook: { registrations: { numba: "./dispatch" } },
-        }),
-        "node_modules/ml-ops/dispatch/index.js": 'throw new Error("a directory is not a registration module");\n',
-        "package.json": JSON.stringify({ name: "app", dependencies: { "tensorlab-cjs": "*", "ml-ops": "*", "dispatch-hook": "*" } }),
-        "main.cjs": [
-          'require("tensorlab-cjs/link/numba/dispatch/basic.js");',
-          'const { registry } = require("dispatch-hook");',
-          "console.log(JSON.stringify({ plugins: registry.verify().plugins.map((p) => p.state + ': ' + p.error?.message) }));",
-        ].join("\n"),
-      });
+      const dir = makeTree(
+        requiringApp(
+          "./dispatch",
+          { "node_modules/ml-ops/dispatch/index.js": 'throw new Error("a directory is not a registration module");\n' },
+          [
+            'require("tensorlab-cjs/link/numba/dispatch/basic.js");',
+            'const { registry } = require("dispatch-hook");',
+            "console.log(JSON.stringify({ plugins: registry.verify().plugins.map((p) => p.state + ': ' + p.error?.message) }));",
+          ],
+        ),
+      );
       const result = await run(dir, ["--import", loader, "main.cjs"]);
       expect(lastJson(result.stdout).plugins, result.stderr).toEqual([
         expect.stringMatching(/^missing: .* is a directory, not a module file$/),

@@ -429,15 +429,20 @@ describe(`one namespace per module: import() and require() of a watched ES dispa
   );
 });
 
+/** What a collection scenario counts with: objects collected, and `settle()`, which lets collections and their callbacks run. */
+const collecting = [
+  "let collected = 0;",
+  "const finalization = new FinalizationRegistry(() => { collected++; });",
+  "const settle = async () => { for (let i = 0; i < 10; i++) { globalThis.gc(); await new Promise((resolve) => setTimeout(resolve, 10)); } };",
+];
+
 describe(`dropped registries are collected (Node ${nodeVersion}, ${mode})`, () => {
   // 10,000 registries, each with a table of its own and one registration that lands in it, all
   // dropped. A FinalizationRegistry counts those collected; the heap is measured around it.
   const main = [
     'import { createRegistry, Dispatcher } from "dispatch-hook";',
     "const count = 10_000;",
-    "let collected = 0;",
-    "const finalization = new FinalizationRegistry(() => { collected++; });",
-    "const settle = async () => { for (let i = 0; i < 10; i++) { globalThis.gc(); await new Promise((resolve) => setTimeout(resolve, 10)); } };",
+    ...collecting,
     "class PoolLayer {}",
     "let applied = 0;",
     "function make() {",
@@ -482,9 +487,7 @@ describe(`dropped tables are collected (Node ${nodeVersion}, ${mode})`, () => {
   const main = [
     'import { announce, createRegistry, Dispatcher } from "dispatch-hook";',
     "const count = 2_000;",
-    "let collected = 0;",
-    "const finalization = new FinalizationRegistry(() => { collected++; });",
-    "const settle = async () => { for (let i = 0; i < 10; i++) { globalThis.gc(); await new Promise((resolve) => setTimeout(resolve, 10)); } };",
+    ...collecting,
     "class PoolLayer {}",
     "const registry = createRegistry();",
     'registry.register("dropped", PoolLayer, () => 1);',
