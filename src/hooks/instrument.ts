@@ -48,23 +48,42 @@ export function instrument(source: string, input: EpilogueInput): string {
 }
 
 /**
- * The ES epilogue, for a watched module no plugin has a registration module for: it imports its own
- * namespace (the exact URL, so the same instance) and announces the table. No generated module and no
- * second URL: import.meta, resolution, stack traces, and import() beside require() see the module itself.
- * Short, since every instance's source is compiled and kept with it (not `import.meta.url`: Node
- * builds a module's import.meta object the first time it is read).
+ * The ES epilogue, for a watched module no plugin has a registration module for: it announces the
+ * table at the end of the body. No generated module and no second URL: import.meta, resolution, stack
+ * traces, and import() beside require() see the module itself. Where the export is declared in place
+ * (`export const cpu = …`), the table is read from that binding; otherwise the module imports its own
+ * namespace (the exact URL, so the same instance), a module request that costs an instance about as
+ * much as the rest of the epilogue. Short, since every instance's source is compiled and kept with it.
  */
 export function esmEpilogue(source: string, module: ModuleInfo, runtime: string): string {
   if (typeof source !== "string") {
     throw new DispatchHookError("ERR_DISPATCH_INVALID_SOURCE", `esmEpilogue(): source must be a string, got ${describe(source)}.`);
   }
-  const ns = freeIdentifier(source);
-  const signal = `${ns}s`;
+  const id = freeIdentifier(source);
+  const signal = `${id}s`;
   const { url, backend, exportName } = module;
-  const epilogue =
-    `;import*as ${ns} from${JSON.stringify(module.url)};import{signalEvaluated as ${signal}}from${JSON.stringify(runtime)};` +
-    `${signal}(${JSON.stringify({ url, backend, exportName })},${ns});`;
+  const info = JSON.stringify({ url, backend, exportName });
+  // The declaration is found in the text, so a line in a comment or a template could match: `typeof`
+  // reads a name that is not declared without throwing, and the registries then find no table.
+  const epilogue = declaredInPlace(source, exportName)
+    ? `;import{signalTable as ${signal}}from${JSON.stringify(runtime)};${signal}(${info},typeof ${exportName}>"u"?void 0:${exportName});`
+    : `;import*as ${id} from${JSON.stringify(url)};import{signalEvaluated as ${signal}}from${JSON.stringify(runtime)};${signal}(${info},${id});`;
   return append(source, epilogue);
+}
+
+// Names a declaration cannot have, some of which `typeof` would not take: never read as a binding.
+const reserved = new Set(
+  "arguments await break case catch class const continue debugger default delete do else enum eval export extends false finally for function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try typeof var void while with yield".split(
+    " ",
+  ),
+);
+
+/** Whether a line of `source` declares the export `name` in place, so that its local binding has the same name. */
+function declaredInPlace(source: string, name: string): boolean {
+  if (!/^[A-Za-z_$][\w$]*$/.test(name) || reserved.has(name) || !source.includes(name)) return false;
+  const escaped = name.replaceAll("$", "\\$");
+  const declaration = `^[ \\t]*export[ \\t]+(?:(?:const|let|var|class)[ \\t]+|(?:async[ \\t]+)?function(?:[ \\t]*\\*[ \\t]*|[ \\t]+))${escaped}(?![\\w$])`;
+  return new RegExp(declaration, "m").test(source);
 }
 
 /** What require() takes for a registration module: its path, or the URL itself if it is not a file URL. */

@@ -3,4 +3,13 @@
  * the thread's hub, so loading this module twice (an ES and a CommonJS copy, or two installed
  * copies) changes nothing.
  */
-export { finish, missingRegistration, requireRegistrations, requireWhenLoaded, runRegistration, signalEvaluated, step } from "./window.js";
+export {
+  finish,
+  missingRegistration,
+  requireRegistrations,
+  requireWhenLoaded,
+  runRegistration,
+  signalEvaluated,
+  signalTable,
+  step,
+} from "./window.js";
