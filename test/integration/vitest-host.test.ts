@@ -294,6 +294,40 @@ describe("dispatch-hook/vite under Vitest", () => {
     }
   }
 
+  // Vitest 4.1 runs every file of a vm pool's only worker in one vm context (vitest-dev/vitest#10743):
+  // a file's top-level register() must not reach the next file's tables, as in any other pool.
+  for (const pool of ["vmThreads", "vmForks"]) {
+    it(`pool ${pool}, one worker: a file's top-level registration is gone before the next file runs`, async () => {
+      const file = (name: string) =>
+        [
+          'import { expect, test } from "vitest";',
+          'import { register, threadAudit } from "dispatch-hook";',
+          'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+          'import { Scale } from "../src/ops.js";',
+          "let before = 'none';",
+          "try { before = cpuTable.resolve(new Scale())(); } catch {}",
+          `register("cpu", Scale, () => ${JSON.stringify(name)});`,
+          `test("${name} sees only its own registration", () => {`,
+          '  expect(before).toBe("none");',
+          `  expect(cpuTable.resolve(new Scale())()).toBe(${JSON.stringify(name)});`,
+          '  expect(threadAudit().registrations.filter((r) => r.op === "Scale" && r.state === "applied")).toHaveLength(1);',
+          "});",
+        ].join("\n");
+      const dir = makeTree({
+        ...common,
+        ...packages((name) => `node_modules/${name}`),
+        "package.json": JSON.stringify(app),
+        "vitest.config.mjs": config({ pool, maxWorkers: 1 }),
+        "src/ops.js": "export class Scale {}\n",
+        "test/a.test.mjs": file("a"),
+        "test/b.test.mjs": file("b"),
+      });
+      const result = await vitest(dir);
+      expect(result.stdout + result.stderr).toMatch(/Tests\s+2 passed/);
+      expect(result.code).toBe(0);
+    });
+  }
+
   it("the plugin inlined and the framework left to Node: the miss says the class is a second copy, and the audit marks it", async () => {
     const dir = makeTree({
       ...common,
