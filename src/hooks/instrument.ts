@@ -78,12 +78,20 @@ const reserved = new Set(
   ),
 );
 
+/** The pattern of an in-place declaration of each export name asked about: every instance of a module asks again. */
+const declarations = new Map<string, RegExp | undefined>();
+
 /** Whether a line of `source` declares the export `name` in place, so that its local binding has the same name. */
 function declaredInPlace(source: string, name: string): boolean {
-  if (!/^[A-Za-z_$][\w$]*$/.test(name) || reserved.has(name) || !source.includes(name)) return false;
-  const escaped = name.replaceAll("$", "\\$");
-  const declaration = `^[ \\t]*export[ \\t]+(?:(?:const|let|var|class)[ \\t]+|(?:async[ \\t]+)?function(?:[ \\t]*\\*[ \\t]*|[ \\t]+))${escaped}(?![\\w$])`;
-  return new RegExp(declaration, "m").test(source);
+  let pattern = declarations.get(name);
+  if (pattern === undefined && !declarations.has(name)) {
+    const readable = /^[A-Za-z_$][\w$]*$/.test(name) && !reserved.has(name);
+    const escaped = name.replaceAll("$", "\\$");
+    const declaration = `^[ \\t]*export[ \\t]+(?:(?:const|let|var|class)[ \\t]+|(?:async[ \\t]+)?function(?:[ \\t]*\\*[ \\t]*|[ \\t]+))${escaped}(?![\\w$])`;
+    pattern = readable ? new RegExp(declaration, "m") : undefined;
+    declarations.set(name, pattern);
+  }
+  return pattern !== undefined && source.includes(name) && pattern.test(source);
 }
 
 /** What require() takes for a registration module: its path, or the URL itself if it is not a file URL. */
