@@ -63,8 +63,7 @@ export function esmEpilogue(source: string, module: ModuleInfo, runtime: string)
   const signal = `${id}s`;
   const { url, backend, exportName } = module;
   const info = JSON.stringify({ url, backend, exportName });
-  // The declaration is found in the text, so a line in a comment or a template could match: `typeof`
-  // reads a name that is not declared without throwing, and the registries then find no table.
+  // `typeof`: should a declaration ever be read where there is none, nothing throws (no table is found).
   const epilogue = declaredInPlace(source, exportName)
     ? `;import{signalTable as ${signal}}from${JSON.stringify(runtime)};${signal}(${info},typeof ${exportName}>"u"?void 0:${exportName});`
     : `;import*as ${id} from${JSON.stringify(url)};import{signalEvaluated as ${signal}}from${JSON.stringify(runtime)};${signal}(${info},${id});`;
@@ -81,17 +80,29 @@ const reserved = new Set(
 /** The pattern of an in-place declaration of each export name asked about: every instance of a module asks again. */
 const declarations = new Map<string, RegExp | undefined>();
 
-/** Whether a line of `source` declares the export `name` in place, so that its local binding has the same name. */
+/**
+ * Whether `source` declares the export `name` in place (`export const name = …`), so that its local
+ * binding of that name is the export. Read from the text, so only where a matching line cannot be
+ * inside a comment, a string or a template: the text before the first backtick (no template can hold
+ * a line there), without its block comments (cut from each `/*` to the next `*\/`, or to the end: a
+ * `/*` inside a string only cuts more, never less), with no line continued inside a string, and lines
+ * split at `\n` only (a string may hold U+2028). Anything else keeps the self-import.
+ */
 function declaredInPlace(source: string, name: string): boolean {
   let pattern = declarations.get(name);
   if (pattern === undefined && !declarations.has(name)) {
     const readable = /^[A-Za-z_$][\w$]*$/.test(name) && !reserved.has(name);
     const escaped = name.replaceAll("$", "\\$");
-    const declaration = `^[ \\t]*export[ \\t]+(?:(?:const|let|var|class)[ \\t]+|(?:async[ \\t]+)?function(?:[ \\t]*\\*[ \\t]*|[ \\t]+))${escaped}(?![\\w$])`;
-    pattern = readable ? new RegExp(declaration, "m") : undefined;
+    const declaration = `(?:^|\\n)[ \\t]*export[ \\t]+(?:(?:const|let|var|class)[ \\t]+|(?:async[ \\t]+)?function(?:[ \\t]*\\*[ \\t]*|[ \\t]+))${escaped}(?![\\w$])`;
+    pattern = readable ? new RegExp(declaration) : undefined;
     declarations.set(name, pattern);
   }
-  return pattern !== undefined && source.includes(name) && pattern.test(source);
+  if (pattern === undefined || !source.includes(name)) return false;
+  const tick = source.indexOf("`");
+  let code = tick < 0 ? source : source.slice(0, tick);
+  if (code.includes("/*")) code = code.replace(/\/\*[\s\S]*?(?:\*\/|$)/g, " ");
+  if (/\\\r?\n/.test(code)) return false;
+  return pattern.test(code);
 }
 
 /** What require() takes for a registration module: its path, or the URL itself if it is not a file URL. */
