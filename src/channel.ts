@@ -167,9 +167,14 @@ export interface HubApi {
   miss(miss: DispatchMiss): void;
   wrote(table: object, key: Function | string, impl: unknown, backend: string): boolean; // did any registry write exactly this entry?
   /** Records a window, held while `table` lives; it becomes the current window when `enter` is set. */
-  openWindow(fact: WindowFact, table: object | undefined, enter: boolean): void;
-  /** Makes `fact` (or no window) current for the code that runs next, and its async continuations. */
-  enterWindow(fact: WindowFact | undefined): void;
+  openWindow(fact: WindowFact, table: object | undefined, enter: boolean, hosted?: boolean): void;
+  /**
+   * Makes `fact` (or no window) current for the code that runs next, and its async continuations.
+   * `hosted`: entered by a host's generated code (Vite's module runner), which evaluates modules one
+   * by one with awaits between, where async context does not reach the next module (Node 24): there
+   * the window is also current for code that has no async context of its own, until the next step.
+   */
+  enterWindow(fact: WindowFact | undefined, hosted?: boolean): void;
   settleWindow(fact: WindowFact): void; // it left the open and awaiting states
   window(id: string): WindowFact | undefined;
   /** The window the running code belongs to, if it is open or awaiting. */

@@ -68,6 +68,7 @@ class Hub implements HubApi {
   readonly #windowGone = new FinalizationRegistry<WindowRecord>((record) => this.#dropWindow(record));
   #live = 0; // windows open or awaiting: while there are any, the storage is on
   #storage: Storage | undefined;
+  #hosted: WindowFact | undefined; // the window a host's generated code entered last (see enterWindow)
   #exitClaimed = false;
   readonly #shared = new Map<string, unknown>();
   readonly #refused = new Set<string>();
@@ -89,9 +90,7 @@ class Hub implements HubApi {
       host: incoming.via === "hook" ? incoming.host : undefined,
       ref: new WeakRef(target),
     };
-    const set = this.#tables.get(slot) ?? new Set<TableRecord>();
-    this.#tables.set(slot, set);
-    set.add(record);
+    this.#tables.set(slot, (this.#tables.get(slot) ?? new Set<TableRecord>()).add(record));
     const module = record.module ?? "";
     if (record.via === "hook" && this.#byModule.has(module)) this.#byExport.set(`${module}\0${record.exportName}`, record);
     else if (record.via === "hook") this.#byModule.set(module, record);
@@ -159,8 +158,7 @@ class Hub implements HubApi {
   }
 
   hold(member: HubMember, strong: boolean): void {
-    if (strong) this.#strong.add(member);
-    else this.#strong.delete(member);
+    strong ? this.#strong.add(member) : this.#strong.delete(member);
   }
 
   leave(member: HubMember): void {
@@ -220,7 +218,7 @@ class Hub implements HubApi {
     return this.#concerned(backend).some((member) => member.wrote(table, key, impl));
   }
 
-  openWindow(fact: WindowFact, table: object | undefined, enter: boolean): void {
+  openWindow(fact: WindowFact, table: object | undefined, enter: boolean, hosted = false): void {
     const live = fact.state === "open" || fact.state === "awaiting";
     const older = this.#windows.get(fact.info.id);
     if (older !== undefined) this.#dropWindow(older);
@@ -228,10 +226,11 @@ class Hub implements HubApi {
     this.#windows.set(fact.info.id, record);
     if (table !== undefined) this.#windowGone.register(table, record);
     if (live) this.#live++;
-    if (enter) this.enterWindow(fact);
+    if (enter) this.enterWindow(fact, hosted);
   }
 
-  enterWindow(fact: WindowFact | undefined): void {
+  enterWindow(fact: WindowFact | undefined, hosted = false): void {
+    if (hosted) this.#hosted = fact;
     if (fact === undefined && (this.#storage === undefined || this.#live === 0)) return;
     this.#storage ??= new (asyncHooks().AsyncLocalStorage)();
     this.#storage.enterWith(fact);
@@ -241,6 +240,7 @@ class Hub implements HubApi {
     const record = this.#windows.get(fact.info.id);
     if (record === undefined || record.fact !== fact || !record.live) return;
     record.live = false;
+    if (this.#hosted === fact) this.#hosted = undefined;
     if (fact.state === "done") for (const loader of this.#loaders) loader.ran?.(fact.info.module);
     // With no window left to attribute to, the storage stops (on Node 20 that turns its async hooks off).
     if (--this.#live === 0) this.#storage?.disable();
@@ -262,7 +262,7 @@ class Hub implements HubApi {
 
   currentWindow(): WindowInfo | undefined {
     if (this.#live === 0) return undefined;
-    const fact = this.#storage?.getStore();
+    const fact = this.#storage?.getStore() ?? this.#hosted;
     if (fact === undefined) return undefined;
     // "failed" with no error: presumed failed because it was still running when its job ended, which a
     // host that evaluates modules asynchronously (Vite's module runner) does; it may still be running.

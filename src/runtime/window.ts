@@ -136,11 +136,11 @@ function suspend(line: Timeline): void {
 }
 
 /** Records window `info`: opened, or, for a registration module that could not be loaded, missing. */
-function record(line: Timeline, info: WindowInfo, missing?: string): WindowFact {
+function record(line: Timeline, info: WindowInfo, missing?: string, hosted = false): WindowFact {
   const error = missing === undefined ? undefined : { name: "Error", message: missing, code: "ERR_DISPATCH_REGISTRATION_MODULE" };
   const fact: WindowFact = { info, state: missing === undefined ? "open" : "missing", outside: [], error };
   timelines.set(fact, line);
-  hub().openWindow(fact, line.table?.deref(), missing === undefined);
+  hub().openWindow(fact, line.table?.deref(), missing === undefined, hosted);
   if (missing === undefined) line.current = fact;
   return fact;
 }
@@ -166,12 +166,13 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
   const info = windows[index];
   if (info === undefined) line.syncOver = true;
   // Past the last window, or a second route to the same load (the module ran already).
+  const hosted = module.host !== undefined;
   if (info === undefined || seen(info, module, exports)) {
-    h.enterWindow(line.outer);
+    h.enterWindow(line.outer, hosted);
     return;
   }
-  record(line, info, missing);
-  if (missing !== undefined) h.enterWindow(line.outer);
+  record(line, info, missing, hosted);
+  if (missing !== undefined) h.enterWindow(line.outer, hosted);
 }
 
 /**

@@ -297,18 +297,21 @@ describe("dispatch-hook/vite under Vitest", () => {
   // Vitest 4.1 runs every file of a vm pool's only worker in one vm context (vitest-dev/vitest#10743):
   // a file's top-level register() must not reach the next file's tables, as in any other pool.
   for (const pool of ["vmThreads", "vmForks"]) {
-    it(`pool ${pool}, one worker: a file's top-level registration is gone before the next file runs`, async () => {
+    it(`pool ${pool}, one worker: a file's top-level registration is gone before the next file runs, the plugin's stays`, async () => {
       const file = (name: string) =>
         [
           'import { expect, test } from "vitest";',
           'import { register, threadAudit } from "dispatch-hook";',
           'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
           'import { Scale } from "../src/ops.js";',
+          'import { Conv } from "kit-ops/ops.js";',
           "let before = 'none';",
           "try { before = cpuTable.resolve(new Scale())(); } catch {}",
           `register("cpu", Scale, () => ${JSON.stringify(name)});`,
           `test("${name} sees only its own registration", () => {`,
           '  expect(before).toBe("none");',
+          '  expect(cpuTable.resolve(new Conv())()).toBe("conv on cpu");',
+          '  expect(threadAudit().registrations.find((r) => r.op === "Conv")?.origin?.plugin).toBe("kit-ops");',
           `  expect(cpuTable.resolve(new Scale())()).toBe(${JSON.stringify(name)});`,
           '  expect(threadAudit().registrations.filter((r) => r.op === "Scale" && r.state === "applied")).toHaveLength(1);',
           "});",
