@@ -3,13 +3,14 @@
  * the thread's hub, so loading this module twice (an ES and a CommonJS copy, or two installed
  * copies) changes nothing.
  */
+
+export { signalEvaluated, signalTable } from "./signal.js";
 export {
   finish,
   missingRegistration,
+  openEarly,
   requireRegistrations,
   requireWhenLoaded,
   runRegistration,
-  signalEvaluated,
-  signalTable,
   step,
 } from "./window.js";

@@ -7,49 +7,9 @@
  * not made through a registry are found by comparing its entries at each mark: what changed belongs
  * to the window whose module ran in between, or, after the pass, to every window still awaiting.
  */
-import {
-  frameworkNamespace,
-  keyName,
-  listEntries,
-  type ModuleInfo,
-  type OutsideWrite,
-  summarizeError,
-  type WindowFact,
-  type WindowInfo,
-} from "../channel.js";
+import { keyName, listEntries, type ModuleInfo, type OutsideWrite, summarizeError, type WindowFact, type WindowInfo } from "../channel.js";
 import { hub } from "../hub.js";
-
-/** Announces a dispatch module's table to the hub. `exports`: an ES module's namespace, or a CommonJS `module.exports`. */
-export function signalEvaluated(info: Pick<ModuleInfo, "url" | "backend" | "exportName" | "host">, exports: unknown): void {
-  hub().announce({
-    via: "hook",
-    namespace: frameworkNamespace,
-    backend: info.backend,
-    module: info.url,
-    exports,
-    exportName: info.exportName,
-    host: info.host,
-  });
-}
-
-const holders = new WeakMap<object, Record<string, unknown>>();
-
-/**
- * Announces a table the ES epilogue read from the module's own binding (no import of its own
- * namespace, which costs an instance more than the rest of the epilogue). Registries read tables as
- * `exports[exportName]`, so the table is announced in a holder of that shape, kept while the table
- * lives: the hub holds it weakly, as it holds a namespace.
- */
-export function signalTable(info: Pick<ModuleInfo, "url" | "backend" | "exportName">, table: unknown): void {
-  const kept = (typeof table === "object" && table !== null) || typeof table === "function";
-  let holder = kept ? holders.get(table) : undefined;
-  if (holder === undefined) {
-    holder = Object.create(null) as Record<string, unknown>;
-    if (kept) holders.set(table, holder);
-  }
-  holder[info.exportName] = table;
-  signalEvaluated(info, holder);
-}
+import { signalEvaluated } from "./signal.js";
 
 /** One module instance's timeline. Kept by the copy whose generated code marks it. */
 interface Timeline {
@@ -91,11 +51,14 @@ function timeline(module: ModuleInfo, exports: unknown): Timeline {
   };
 }
 
-/** A window recorded for this very module instance (the same table): a second route to the same load. */
+/**
+ * A window recorded for this very module instance (the same table, or none yet: opened early, see
+ * openEarly): a second route to the same load.
+ */
 function seen(info: WindowInfo, module: ModuleInfo, exports: unknown): boolean {
   const fact = hub().window(info.id);
   const line = fact === undefined ? undefined : timelines.get(fact);
-  return fact !== undefined && (line === undefined || line.table?.deref() === tableIn(module, exports));
+  return fact !== undefined && (line?.table === undefined || line.table.deref() === tableIn(module, exports));
 }
 
 /** Gives what changed in the table since the last mark, and no registry wrote, to the windows that ran. */
@@ -173,6 +136,21 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
   }
   record(line, info, missing, hosted);
   if (missing !== undefined) h.enterWindow(line.outer, hosted);
+}
+
+/**
+ * Opens window `index` where its step has not run: the dispatch module awaits at its top level, which
+ * delays the steps (they import it) but not a registration module that does not import it. The
+ * window has no table yet; the steps that come later find it (seen). Elsewhere, a no-op.
+ */
+export function openEarly(module: ModuleInfo, windows: readonly WindowInfo[], index: number): void {
+  const h = hub();
+  const info = windows[index];
+  if (info === undefined || h.window(info.id) !== undefined) return;
+  const before = index === 0 ? undefined : h.window((windows[index - 1] as WindowInfo).id);
+  const line = (before === undefined ? undefined : timelines.get(before)) ?? timeline(module, undefined);
+  if (line.current !== undefined) suspend(line);
+  record(line, info, undefined, module.host !== undefined);
 }
 
 /**

@@ -169,6 +169,33 @@ describe("defects", () => {
     expect(lastJson(result.stdout)).toEqual({ made: true });
   });
 
+  it("a dispatch module that awaits at its top level: its plugin's registration lands, as the plugin's, and the audit says ok", async () => {
+    // ES modules evaluate a dependency that waits on nothing without waiting for an earlier sibling
+    // that awaits: the registration module runs while the dispatch module is still at its await.
+    const dir = makeTree({
+      ...frameworkEsm,
+      "node_modules/tensorlab/link/numba/dispatch/basic.js": [
+        'import { Dispatcher } from "dispatch-hook";',
+        "await new Promise((resolve) => setTimeout(resolve, 20));",
+        'export const numbaFuncify = new Dispatcher({ name: "numbaFuncify", backend: "numba" });',
+        "",
+      ].join("\n"),
+      ...plugin("tensorlab", true),
+      "main.mjs": [
+        'import { threadAudit } from "dispatch-hook";',
+        'import { numbaFuncify } from "tensorlab/link/numba/dispatch/basic.js";',
+        'import { PoolLayer } from "ml-ops";',
+        "const report = threadAudit();",
+        "const pool = report.registrations.find((r) => r.op === 'PoolLayer');",
+        "console.log(JSON.stringify({ ran: numbaFuncify.resolve(new PoolLayer())(), plugin: pool?.origin?.plugin, ok: report.ok }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(lastJson(result.stdout)).toEqual({ ran: "pooled", plugin: "ml-ops", ok: true });
+    expect(result.stderr).not.toContain("did not finish");
+    expect(result.code).toBe(0);
+  });
+
   it("messages never say 'undefined undefined'", async () => {
     const dir = program([
       'import { createRegistry } from "dispatch-hook";',

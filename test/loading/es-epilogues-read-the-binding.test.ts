@@ -18,7 +18,7 @@ describe("the ES epilogue", () => {
     "export class cpu {}",
     "export const cpu: Map<Function, Function> = new Map();",
     "/** The cpu table. */\nexport const cpu = new Map();",
-    "// export { other as cpu }\nexport const cpu = new Map();\nconst s = `${cpu.size}`;",
+    "// export { other as cpu }\nexport const cpu = new Map();\nconst s = `size: ` + cpu.size;",
   ])("reads the table from the binding of `%s`, with no import of its own namespace", (source) => {
     const tail = epilogue(`${source}\n`);
     expect(tail).toContain('import{signalTable as __dh0s}from"file:///rt.js"');

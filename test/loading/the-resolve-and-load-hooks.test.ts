@@ -88,6 +88,7 @@ describe("the resolve hook", () => {
     const { hooks, url, resolved, nextLoad, loadWanted } = setup();
     const numba = url("node_modules/tensorlab/link/numba.js");
     const step = virtualUrl(numba, "step", 0);
+    const open = virtualUrl(numba, "open", 0);
     const done = virtualUrl(numba, "done", 0);
     const last = virtualUrl(numba, "step", 1);
     const other = () => hooks.resolve("./other.js", { parentURL: url("main.mjs") }, resolved(url("other.js")));
@@ -96,7 +97,7 @@ describe("the resolve hook", () => {
     other();
     // The facade's source names the original and its markers, which have not loaded yet.
     expect(loadWanted.idle).toBe(0);
-    for (const imported of [originalUrl(numba), step, done, last]) {
+    for (const imported of [originalUrl(numba), step, open, done, last]) {
       hooks.resolve(imported, { parentURL: numba }, () => ({ url: "never" }));
       hooks.load(imported, {}, nextLoad);
     }
@@ -252,6 +253,7 @@ describe("the load hook", () => {
       `export * from ${JSON.stringify(originalUrl(numba))};`,
       `export { default } from ${JSON.stringify(originalUrl(numba))};`,
       `import ${JSON.stringify(virtualUrl(numba, "step", 0))};`,
+      `import ${JSON.stringify(virtualUrl(numba, "open", 0))};`,
       `import ${JSON.stringify(url("node_modules/ml-ops/numba.js"))};`,
       `import ${JSON.stringify(virtualUrl(numba, "done", 0))};`,
       `import ${JSON.stringify(virtualUrl(numba, "step", 1))};`,
