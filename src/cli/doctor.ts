@@ -73,8 +73,11 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
   for (const p of config.problems) problem(p.message, p.fix);
   const backends = new Map<string, string[]>();
   const plugins: PluginReport[] = [];
+  // A module a backend declared by name is that backend's, whatever a pattern would call it (matcher.ts).
+  const named = new Set(config.rules.flatMap((rule) => (rule.backend === undefined ? [] : resolveRule(rule).map((f) => f.file))));
   for (const rule of config.rules) {
-    const files = resolveRule(rule);
+    const all = resolveRule(rule);
+    const files = all.filter((f) => rule.backend !== undefined || !named.has(f.file));
     const label = rule.backend ?? `{backend} in ${rule.subpath}`;
     if (rule.roots.length === 0) {
       problem(
@@ -90,7 +93,7 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
           `Correct "module" in ${rule.declaredIn}, or add the file.`,
         );
     }
-    if (rule.backend === undefined && files.length === 0 && rule.roots.length > 0) {
+    if (rule.backend === undefined && all.length === 0 && rule.roots.length > 0) {
       problem(`the pattern ${rule.subpath} in ${rule.declaredIn} matches no file`, "Check the path and the {backend} placeholder.");
     }
   }

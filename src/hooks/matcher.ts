@@ -60,14 +60,18 @@ export class Matcher {
   readonly #registrations: ReadonlyMap<string, readonly PlannedRegistration[]>;
 
   constructor(rules: readonly WatchRule[], plugins: readonly PluginDeclaration[] = []) {
-    this.#rules = rules.map((rule) => {
-      const tail = `${subpathPattern(rule.subpath)}(?:[?#]|$)`;
-      const places = rule.roots.map((root) => `^${escapeRegExp(root)}`);
-      // Every copy of the package, wherever it is installed: nested, hoisted or in a store.
-      if (rule.packageName !== undefined) places.push(`/node_modules/${escapeRegExp(rule.packageName)}/`);
-      const source = places.length === 0 ? "(?!)" : `(?:${places.join("|")})${tail}`;
-      return { rule, pattern: new RegExp(source) };
-    });
+    // A backend declared by name wins over a pattern that also matches its module, in either order.
+    const named = (rule: WatchRule) => (rule.backend === undefined ? 1 : 0);
+    this.#rules = [...rules]
+      .sort((a, b) => named(a) - named(b))
+      .map((rule) => {
+        const tail = `${subpathPattern(rule.subpath)}(?:[?#]|$)`;
+        const places = rule.roots.map((root) => `^${escapeRegExp(root)}`);
+        // Every copy of the package, wherever it is installed: nested, hoisted or in a store.
+        if (rule.packageName !== undefined) places.push(`/node_modules/${escapeRegExp(rule.packageName)}/`);
+        const source = places.length === 0 ? "(?!)" : `(?:${places.join("|")})${tail}`;
+        return { rule, pattern: new RegExp(source) };
+      });
     this.#any = new RegExp(this.#rules.map((r) => `(?:${r.pattern.source})`).join("|") || "(?!)");
     this.#needles = [...new Set(rules.map((rule) => needle(rule.subpath)))];
     const registrations = new Map<string, PlannedRegistration[]>();

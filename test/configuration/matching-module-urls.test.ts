@@ -26,6 +26,19 @@ const plugins = [
 describe("Matcher", () => {
   const matcher = new Matcher([pattern, named], plugins);
 
+  it("a backend declared by name wins over a pattern that also matches its module, in either order", () => {
+    const star: WatchRule = { ...named, subpath: "backends/{backend}.js", backend: undefined, exportName: "table" };
+    const dflt: WatchRule = { ...named, subpath: "backends/dflt.js", backend: "dflt", exportName: "default" };
+    for (const rules of [
+      [star, dflt],
+      [dflt, star],
+    ]) {
+      const m = new Matcher(rules);
+      expect(m.match("file:///app/node_modules/@scope/fw/backends/dflt.js")).toMatchObject({ backend: "dflt", exportName: "default" });
+      expect(m.match("file:///app/node_modules/@scope/fw/backends/gpu.js")).toMatchObject({ backend: "gpu", exportName: "table" });
+    }
+  });
+
   it("maps a backend module URL to its backend, export and registration modules", () => {
     expect(matcher.match("file:///app/node_modules/tensorlab/link/numba/dispatch/basic.js")).toEqual({
       backend: "numba",

@@ -196,6 +196,35 @@ describe("defects", () => {
     expect(result.code).toBe(0);
   });
 
+  it("a backend declared by name after a pattern that also matches its module: the name's export is the table", async () => {
+    const dir = makeTree({
+      "node_modules/fw/package.json": JSON.stringify({
+        name: "fw",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: {
+          backends: { "*": { module: "./backends/{backend}.js", export: "table" }, dflt: { module: "./backends/dflt.js", export: "default" } },
+        },
+      }),
+      "node_modules/fw/backends/dflt.js": "export default new Map();\n",
+      "node_modules/fw/backends/gpu.js": "export const table = new Map();\n",
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "package.json": appJson({ type: "module", dependencies: { fw: "*", "dispatch-hook": "*" } }),
+      "main.mjs": [
+        'import { register } from "dispatch-hook";',
+        "class Op {}",
+        'register("dflt", Op, () => "dflt");',
+        'register("gpu", Op, () => "gpu");',
+        'const { default: dflt } = await import("fw/backends/dflt.js");',
+        'const { table: gpu } = await import("fw/backends/gpu.js");',
+        "console.log(JSON.stringify({ dflt: dflt.get(Op)?.(), gpu: gpu.get(Op)?.() }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(lastJson(result.stdout)).toEqual({ dflt: "dflt", gpu: "gpu" });
+    expect(result.code).toBe(0);
+  });
+
   it("messages never say 'undefined undefined'", async () => {
     const dir = program([
       'import { createRegistry } from "dispatch-hook";',
