@@ -55,7 +55,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
   const seen = new Set<unknown>();
   const tables: TableFact[] = [];
   const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts) => {
-    if (typeof table !== "object" || table === null || seen.has(table)) return;
+    if ((typeof table !== "object" && typeof table !== "function") || table === null || seen.has(table)) return;
     seen.add(table);
     const keys = listEntries(table)?.keys();
     const names = keys && new Set([...keys].flatMap((key) => keyName(key) ?? []));

@@ -203,7 +203,10 @@ describe("defects", () => {
         type: "module",
         exports: { "./*": "./*" },
         dispatchHook: {
-          backends: { "*": { module: "./backends/{backend}.js", export: "table" }, dflt: { module: "./backends/dflt.js", export: "default" } },
+          backends: {
+            "*": { module: "./backends/{backend}.js", export: "table" },
+            dflt: { module: "./backends/dflt.js", export: "default" },
+          },
         },
       }),
       "node_modules/fw/backends/dflt.js": "export default new Map();\n",
@@ -223,6 +226,31 @@ describe("defects", () => {
     const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
     expect(lastJson(result.stdout)).toEqual({ dflt: "dflt", gpu: "gpu" });
     expect(result.code).toBe(0);
+  });
+
+  it("a table that is a class (static register and get) counts as loaded in the audit, as it does for registrations", async () => {
+    const dir = makeTree({
+      "node_modules/fw/package.json": JSON.stringify({
+        name: "fw",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { backends: { cls: { module: "./cls.js", export: "table" } } },
+      }),
+      "node_modules/fw/cls.js":
+        "const m = new Map();\nexport class table {\n  static register(t, f) { m.set(t, f); }\n  static get(t) { return m.get(t); }\n  static unregister(t) { m.delete(t); }\n}\n",
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "package.json": appJson({ type: "module", dependencies: { fw: "*", "dispatch-hook": "*" } }),
+      "main.mjs": [
+        'import { register, threadAudit } from "dispatch-hook";',
+        "class Op {}",
+        'register("cls", Op, () => "cls");',
+        'const { table } = await import("fw/cls.js");',
+        "const backend = threadAudit().backends.find((b) => b.backend === 'cls');",
+        "console.log(JSON.stringify({ ran: table.get(Op)?.(), loaded: backend?.loaded, tables: backend?.tables }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"]);
+    expect(lastJson(result.stdout)).toEqual({ ran: "cls", loaded: true, tables: 1 });
   });
 
   it("messages never say 'undefined undefined'", async () => {
