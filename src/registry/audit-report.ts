@@ -242,6 +242,9 @@ function notes(
   if (registrations === 0) {
     const watched = backends.length;
     const loadedCount = backends.filter((b) => b.loaded).length;
+    // Loaded but never signalled is said on the backends line: not "none loaded" beside it.
+    const silent = backends.filter((b) => !b.loaded && unseen.has(b.backend)).length;
+    const also = silent === 0 ? "" : ` (${silent} more loaded, never signalled)`;
     // Entries a plugin wrote into a table directly are counted above, and the verdict may be "ok":
     // the note says where they came from rather than suggest that nothing happened.
     const direct =
@@ -249,7 +252,7 @@ function notes(
         ? ""
         : ` through a registry (${outside} ${outside === 1 ? "entry was" : "entries were"} written into tables directly, outside it)`;
     out.push(
-      `no registrations were made${direct}${scope.connected && facts.loaders.length > 0 ? `; the loader watched ${watched} named backend${watched === 1 ? "" : "s"}, ${loadedCount === 0 ? "none" : loadedCount} loaded` : ""}`,
+      `no registrations were made${direct}${scope.connected && facts.loaders.length > 0 ? `; the loader watched ${watched} named backend${watched === 1 ? "" : "s"}, ${loadedCount === 0 ? "none" : loadedCount} loaded${also}` : ""}`,
     );
   }
   return out;

@@ -93,6 +93,13 @@ describe("buildReport", () => {
     const quiet = buildReport([], { ...noFacts, loaders: [loader] }, { connected: true });
     expect(quiet).toMatchObject({ ok: true, checked: 0 });
     expect(quiet.notes).toContain("no registrations were made; the loader watched 0 named backends, none loaded");
+    // A backend loaded but never signalled is not "none loaded" beside the line that says it loaded.
+    const finding = { backend: "mts", module: "file:///fw/mts.mts", problem: "unsignalled" as const, message: "mts never signalled" };
+    const silent = buildReport([], { ...noFacts, loaders: [{ ...loader, backends: ["mts"], findings: [finding] }] }, { connected: true });
+    expect(silent.notes).toContain("backends: mts loaded, never signalled (see below)");
+    expect(silent.notes).toContain(
+      "no registrations were made; the loader watched 1 named backend, none loaded (1 more loaded, never signalled)",
+    );
   });
 
   it("a loader that watches nothing: no problem beside a table the framework announced, unless plugins declare what it can never serve", () => {
