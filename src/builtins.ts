@@ -27,7 +27,3 @@ export function os(): typeof import("node:os") {
 export function util(): typeof import("node:util") {
   return process.getBuiltinModule("node:util");
 }
-/** Loaded by the Vitest setup file only, to tell a vm context from the worker's own. */
-export function vm(): typeof import("node:vm") {
-  return process.getBuiltinModule("node:vm");
-}

@@ -170,9 +170,9 @@ export interface HubApi {
   openWindow(fact: WindowFact, table: object | undefined, enter: boolean, hosted?: boolean): void;
   /**
    * Makes `fact` (or no window) current for the code that runs next, and its async continuations.
-   * `hosted`: entered by a host's generated code (Vite's module runner), which evaluates modules one
-   * by one with awaits between, where async context does not reach the next module (Node 24): there
-   * the window is also current for code that has no async context of its own, until the next step.
+   * `hosted`: entered by Vite's generated code where async context does not reach the next module its
+   * runner evaluates (Node 24's context frames): the window is also current for code that has no
+   * async context of its own, until the next step or until it settles.
    */
   enterWindow(fact: WindowFact | undefined, hosted?: boolean): void;
   settleWindow(fact: WindowFact): void; // it left the open and awaiting states

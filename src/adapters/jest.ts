@@ -60,12 +60,10 @@ export function createResolver(options: AdapterOptions = {}): (request: string, 
       runtime: core.runtimePath,
       marker: (kind, index) => path.join(dir, `${kind}${index ?? 0}.mjs`),
     };
-    // A step, an open and a done marker per registration module, and a step after the last.
+    // One step and one done marker per registration module, and a step after the last.
     for (let i = 0; i <= plan.registrations.length; i++) {
       write(path.join(dir, `step${i}.mjs`), core.marker(resolved, format, "step", i, ids));
-      if (i === plan.registrations.length) continue;
-      write(path.join(dir, `open${i}.mjs`), core.marker(resolved, format, "open", i, ids));
-      write(path.join(dir, `done${i}.mjs`), core.marker(resolved, format, "done", i, ids));
+      if (i < plan.registrations.length) write(path.join(dir, `done${i}.mjs`), core.marker(resolved, format, "done", i, ids));
     }
     const file = path.join(dir, "facade.mjs");
     write(file, core.facade(resolved, fs.readFileSync(resolved, "utf8"), format, ids));

@@ -5,7 +5,7 @@
  * per plugin, a step marker, the registration module and a done marker:
  *
  *   export * from "<original>"; export { default } from "<original>";
- *   import "<step 0>";  import "<open 0>";  import "<registration module 0>";  import "<done 0>";
+ *   import "<step 0>";  import "<registration module 0>";  import "<done 0>";
  *   …
  *   import "<step n>";
  *
@@ -13,9 +13,6 @@
  * before any importer continues, and may import the table back (the facade's bindings are the
  * original's). Step 0 announces the table; step i opens window i; done i marks that registration
  * module i has finished, top-level awaits included; step n ends the synchronous pass (runtime/window.ts).
- * An original that awaits at its top level delays the steps (they import it), but not a registration
- * module that does not import it: open i, which imports nothing of the original, opens window i
- * there, before the registration module runs; elsewhere step i has opened it already.
  */
 import type { ModuleInfo, WindowInfo } from "../channel.js";
 import { DispatchHookError } from "../registry/errors.js";
@@ -35,8 +32,8 @@ export interface FacadeRegistration {
   readonly requirePath?: string;
 }
 
-/** The markers a facade imports: a "require" marker for a CommonJS original, and step, open and done markers per plugin. */
-export type MarkerKind = "require" | "step" | "open" | "done";
+/** The markers a facade imports: a "require" marker for a CommonJS original, and step and done markers per plugin. */
+export type MarkerKind = "require" | "step" | "done";
 
 export interface FacadeInput {
   readonly module: ModuleInfo;
@@ -96,7 +93,6 @@ export function facadeSource(input: FacadeInput): string {
   input.registrations.forEach((registration, i) => {
     lines.push(`import ${s(input.marker("step", i))};`);
     if (registration.missing !== undefined) return;
-    lines.push(`import ${s(input.marker("open", i))};`);
     if (registration.requirePath === undefined) lines.push(`import ${s(registration.specifier)};`);
     lines.push(`import ${s(input.marker("done", i))};`);
   });
@@ -164,12 +160,8 @@ export function markerSource(kind: MarkerKind, index: number, input: FacadeInput
     }
     return `import ${s(registration.specifier)};\n${finish}finish(${s([info])});\n`;
   }
-  const windows = input.registrations.map((r) => windowInfo(input.module, r));
-  if (kind === "open") {
-    if (registration === undefined || registration.missing !== undefined) return "";
-    return `import { openEarly } from ${s(input.runtime)};\nopenEarly(${s(input.module)}, ${s(windows)}, ${index});\n`;
-  }
   const missing = registration?.missing;
+  const windows = input.registrations.map((r) => windowInfo(input.module, r));
   const args = [s(input.module), namespace(input, "ns"), s(windows), String(index), ...(missing === undefined ? [] : [s(missing)])];
   return `import * as ns from ${s(input.original)};\nimport { step } from ${s(input.runtime)};\nstep(${args.join(", ")});\n`;
 }

@@ -48,61 +48,23 @@ export function instrument(source: string, input: EpilogueInput): string {
 }
 
 /**
- * The ES epilogue, for a watched module no plugin has a registration module for: it announces the
- * table at the end of the body. No generated module and no second URL: import.meta, resolution, stack
- * traces, and import() beside require() see the module itself. Where the export is declared in place
- * (`export const cpu = …`), the table is read from that binding; otherwise the module imports its own
- * namespace (the exact URL, so the same instance), a module request that costs an instance about as
- * much as the rest of the epilogue. Short, since every instance's source is compiled and kept with it.
+ * The ES epilogue, for a watched module no plugin has a registration module for: it imports its own
+ * namespace (the exact URL, so the same instance) and announces the table. No generated module and no
+ * second URL: import.meta, resolution, stack traces, and import() beside require() see the module itself.
+ * Short, since every instance's source is compiled and kept with it (not `import.meta.url`: Node
+ * builds a module's import.meta object the first time it is read).
  */
 export function esmEpilogue(source: string, module: ModuleInfo, runtime: string): string {
   if (typeof source !== "string") {
     throw new DispatchHookError("ERR_DISPATCH_INVALID_SOURCE", `esmEpilogue(): source must be a string, got ${describe(source)}.`);
   }
-  const id = freeIdentifier(source);
-  const signal = `${id}s`;
+  const ns = freeIdentifier(source);
+  const signal = `${ns}s`;
   const { url, backend, exportName } = module;
-  const info = JSON.stringify({ url, backend, exportName });
-  // `typeof`: should a declaration ever be read where there is none, nothing throws (no table is found).
-  const epilogue = declaredInPlace(source, exportName)
-    ? `;import{signalTable as ${signal}}from${JSON.stringify(runtime)};${signal}(${info},typeof ${exportName}>"u"?void 0:${exportName});`
-    : `;import*as ${id} from${JSON.stringify(url)};import{signalEvaluated as ${signal}}from${JSON.stringify(runtime)};${signal}(${info},${id});`;
+  const epilogue =
+    `;import*as ${ns} from${JSON.stringify(module.url)};import{signalEvaluated as ${signal}}from${JSON.stringify(runtime)};` +
+    `${signal}(${JSON.stringify({ url, backend, exportName })},${ns});`;
   return append(source, epilogue);
-}
-
-// Names a declaration cannot have, some of which `typeof` would not take: never read as a binding.
-const reserved = new Set(
-  "arguments await break case catch class const continue debugger default delete do else enum eval export extends false finally for function if implements import in instanceof interface let new null package private protected public return static super switch this throw true try typeof var void while with yield".split(
-    " ",
-  ),
-);
-
-/** The pattern of an in-place declaration of each export name asked about: every instance of a module asks again. */
-const declarations = new Map<string, RegExp | undefined>();
-
-/**
- * Whether `source` declares the export `name` in place (`export const name = …`), so that its local
- * binding of that name is the export. Read from the text, so only where a matching line cannot be
- * inside a comment, a string or a template: the text before the first backtick (no template can hold
- * a line there), without its block comments (cut from each `/*` to the next `*\/`, or to the end: a
- * `/*` inside a string only cuts more, never less), with no line continued inside a string, and lines
- * split at `\n` only (a string may hold U+2028). Anything else keeps the self-import.
- */
-function declaredInPlace(source: string, name: string): boolean {
-  let pattern = declarations.get(name);
-  if (pattern === undefined && !declarations.has(name)) {
-    const readable = /^[A-Za-z_$][\w$]*$/.test(name) && !reserved.has(name);
-    const escaped = name.replaceAll("$", "\\$");
-    const declaration = `(?:^|\\n)[ \\t]*export[ \\t]+(?:(?:const|let|var|class)[ \\t]+|(?:async[ \\t]+)?function(?:[ \\t]*\\*[ \\t]*|[ \\t]+))${escaped}(?![\\w$])`;
-    pattern = readable ? new RegExp(declaration) : undefined;
-    declarations.set(name, pattern);
-  }
-  if (pattern === undefined || !source.includes(name)) return false;
-  const tick = source.indexOf("`");
-  let code = tick < 0 ? source : source.slice(0, tick);
-  if (code.includes("/*")) code = code.replace(/\/\*[\s\S]*?(?:\*\/|$)/g, " ");
-  if (/\\\r?\n/.test(code)) return false;
-  return pattern.test(code);
 }
 
 /** What require() takes for a registration module: its path, or the URL itself if it is not a file URL. */

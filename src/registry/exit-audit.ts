@@ -137,14 +137,13 @@ interface TestRunner {
 
 /**
  * Records after each test file too, under a runner whose `afterAll` is global (Jest: its per-file
- * `process` runs no exit handler) or given (Vitest's, from its setup file); then runs `then`.
+ * `process` runs no exit handler) or given (Vitest's, from its setup file).
  */
-export function recordAfterTestFile(runner: TestRunner = globalThis as TestRunner, then?: () => void): void {
+export function recordAfterTestFile(runner: TestRunner = globalThis as TestRunner): void {
   if (typeof runner.afterAll !== "function") return;
   try {
     runner.afterAll(() => {
       recordTestFile(runner.expect?.getState?.().testPath);
-      then?.();
     });
   } catch {
     // Inside a test: the exit record stands.

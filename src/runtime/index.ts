@@ -4,11 +4,10 @@
  * copies) changes nothing.
  */
 
-export { signalEvaluated, signalTable } from "./signal.js";
+export { signalEvaluated } from "./signal.js";
 export {
   finish,
   missingRegistration,
-  openEarly,
   requireRegistrations,
   requireWhenLoaded,
   runRegistration,

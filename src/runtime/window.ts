@@ -7,6 +7,8 @@
  * not made through a registry are found by comparing its entries at each mark: what changed belongs
  * to the window whose module ran in between, or, after the pass, to every window still awaiting.
  */
+
+import { asyncHooks } from "../builtins.js";
 import { keyName, listEntries, type ModuleInfo, type OutsideWrite, summarizeError, type WindowFact, type WindowInfo } from "../channel.js";
 import { hub } from "../hub.js";
 import { signalEvaluated } from "./signal.js";
@@ -51,14 +53,23 @@ function timeline(module: ModuleInfo, exports: unknown): Timeline {
   };
 }
 
+let frames: boolean | undefined;
 /**
- * A window recorded for this very module instance (the same table, or none yet: opened early, see
- * openEarly): a second route to the same load.
+ * Whether async-local storage keeps its store in context frames (Node 24 and later), which do not
+ * carry a store set while Vite's module runner evaluates one module to the next module it evaluates
+ * (an await apart); Node 20's async hooks do. There the hub also keeps the window Vite's generated
+ * code entered (see enterWindow).
  */
+function framed(): boolean {
+  frames ??= typeof (new (asyncHooks().AsyncLocalStorage)() as { kResourceStore?: unknown }).kResourceStore !== "symbol";
+  return frames;
+}
+
+/** A window recorded for this very module instance (the same table): a second route to the same load. */
 function seen(info: WindowInfo, module: ModuleInfo, exports: unknown): boolean {
   const fact = hub().window(info.id);
   const line = fact === undefined ? undefined : timelines.get(fact);
-  return fact !== undefined && (line?.table === undefined || line.table.deref() === tableIn(module, exports));
+  return fact !== undefined && (line === undefined || line.table?.deref() === tableIn(module, exports));
 }
 
 /** Gives what changed in the table since the last mark, and no registry wrote, to the windows that ran. */
@@ -129,28 +140,13 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
   const info = windows[index];
   if (info === undefined) line.syncOver = true;
   // Past the last window, or a second route to the same load (the module ran already).
-  const hosted = module.host !== undefined;
+  const hosted = module.host?.name === "dispatch-hook/vite" && framed();
   if (info === undefined || seen(info, module, exports)) {
     h.enterWindow(line.outer, hosted);
     return;
   }
   record(line, info, missing, hosted);
   if (missing !== undefined) h.enterWindow(line.outer, hosted);
-}
-
-/**
- * Opens window `index` where its step has not run: the dispatch module awaits at its top level, which
- * delays the steps (they import it) but not a registration module that does not import it. The
- * window has no table yet; the steps that come later find it (seen). Elsewhere, a no-op.
- */
-export function openEarly(module: ModuleInfo, windows: readonly WindowInfo[], index: number): void {
-  const h = hub();
-  const info = windows[index];
-  if (info === undefined || h.window(info.id) !== undefined) return;
-  const before = index === 0 ? undefined : h.window((windows[index - 1] as WindowInfo).id);
-  const line = (before === undefined ? undefined : timelines.get(before)) ?? timeline(module, undefined);
-  if (line.current !== undefined) suspend(line);
-  record(line, info, undefined, module.host !== undefined);
 }
 
 /**
@@ -170,7 +166,14 @@ export function finish(windows: readonly WindowInfo[]): void {
   const h = hub();
   for (const info of windows) {
     const fact = h.window(info.id);
-    const line = fact === undefined ? undefined : timelines.get(fact);
+    if (fact === undefined) {
+      // The dispatch module awaits at its top level: a registration module that does not import it
+      // waits on nothing, so ES modules ran it, outside any window, before step i could open one.
+      // Recorded as run, so that step i finds it: what it registered lands, recorded as the app's.
+      h.openWindow({ info, state: "done", outside: [], error: undefined }, undefined, false);
+      continue;
+    }
+    const line = timelines.get(fact);
     if (!running(fact) || line === undefined) continue;
     if (line.current === fact) suspend(line);
     else mark(line);
