@@ -58,16 +58,21 @@ export interface AuditAtExitOptions {
 }
 
 /**
- * A process that joined its run without the audit's environment, and has no loader: its parent gave
- * it an environment of its own, so NODE_OPTIONS (the loader) never reached it either.
+ * No loader in the thread, beside tables of backends that never reached dispatch-hook: plugins'
+ * registration modules could not run for them. Said in a run (the command line put the loader in
+ * NODE_OPTIONS, so a process without it lost it on the way, perhaps with the whole environment:
+ * `joined`), and elsewhere when the program used such a table and nothing else was checked: "ok"
+ * only ever means that something was.
  */
-function unauditedStart(report: AuditReport): AuditReport {
-  const who = workerThreads().isMainThread
-    ? "this process started without the audit's environment: its parent replaced it (a spawn or fork with env: { … })"
-    : "this worker thread started without the audit's environment: it was created with env: { … }";
-  const message =
-    `${who}, so neither the run directory nor the loader in NODE_OPTIONS reached it, and its plugins' registration modules could not run. ` +
-    "Pass the environment on (env: { ...process.env, … }).";
+function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): AuditReport {
+  // Outside a run, only a table the program used: not one a framework made up front and left.
+  const tables = unannounced(undefined, !inRun);
+  if (hub().hasLoader() || tables.length === 0 || (!inRun && report.checked > 0)) return report;
+  const where = workerThreads().isMainThread ? "process" : "worker thread";
+  const names = [...new Set(tables.map((t) => t.backend))].sort().join(", ");
+  const message = joined
+    ? `this ${where} started without the audit's environment: its parent replaced it (${where === "process" ? "a spawn or fork" : "a worker"} with env: { … }), so neither the run directory nor the loader in NODE_OPTIONS reached it, and its plugins' registration modules could not run. Pass the environment on (env: { ...process.env, … }).`
+    : `no dispatch-hook loader is installed in this ${where}, and tables of ${names} were made: no plugin's registration module could run for them. Start node with --import dispatch-hook/loader.mjs (keep it in NODE_OPTIONS when you set that for a child), or load the code through a host adapter (dispatch-hook/vite, /esbuild, /jest).`;
   return { ...report, ok: false, problems: [...report.problems, { kind: "no-loader", backend: "-", op: "-", id: undefined, message }] };
 }
 
@@ -80,9 +85,7 @@ export function auditAtExit(options: AuditAtExitOptions): void {
   if (dir !== undefined && !startRecord(dir)) dir = undefined;
   if (dir !== undefined) recordAfterTestFile();
   process.on("exit", (code) => {
-    let report = threadAudit();
-    // Only where the loader would have served something: a backend's table that never reached dispatch-hook.
-    if (options.joined === true && !hub().hasLoader() && unannounced().length > 0) report = unauditedStart(report);
+    const report = withoutLoader(threadAudit(), dir !== undefined, options.joined === true);
     if (dir !== undefined) {
       try {
         writeRecord(dir, report, code, entry());

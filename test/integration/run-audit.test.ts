@@ -96,6 +96,8 @@ describe("one audit over every process of a run", () => {
         'await import("tensorlab/link/numba/dispatch/basic.js");',
         // Neither NODE_OPTIONS (the loader) nor the run directory reaches this child.
         'if (process.env.CHILD) spawnSync(process.execPath, ["backend.mjs", "numba"], { stdio: "inherit", env: { PATH: process.env.PATH } });',
+        // The run directory reaches this child, but NODE_OPTIONS (the loader) is replaced.
+        'if (process.env.OPTIONS_CHILD) spawnSync(process.execPath, ["backend.mjs", "numba"], { stdio: "inherit", env: { ...process.env, NODE_OPTIONS: "--max-old-space-size=200" } });',
         // Through a shell: the child's parent is the shell, not this process.
         'if (process.env.SHELL_CHILD) execSync("node backend.mjs numba", { stdio: "inherit", env: { PATH: process.env.PATH } });',
         // A child that uses dispatch-hook only as singledispatch: nothing the loader would serve.
@@ -123,6 +125,11 @@ describe("one audit over every process of a run", () => {
     expect(plain.stdout).toContain("show 3");
     expect(plain.stdout).not.toContain("without the audit's environment");
     expect(plain.code).toBe(0);
+
+    const options = await audit(dir, ["--", "node", "stripped.mjs"], { OPTIONS_CHILD: "1" });
+    expect(options.stdout).toMatch(/1 problem\(s\)\s+backend\.mjs numba/);
+    expect(options.stdout).toContain("no dispatch-hook loader is installed in this process, and tables of numba were made");
+    expect(options.code).toBe(1);
 
     const child = await audit(dir, ["--", "node", "stripped.mjs"], { CHILD: "1" });
     expect(child.stdout).toMatch(/1 problem\(s\)\s+backend\.mjs numba/);

@@ -529,6 +529,28 @@ describe("8. a backend's Dispatcher that never reached dispatch-hook", () => {
     expect(result.code).toBe(1);
   });
 
+  it("with no loader and a plugin that declares its registration module: strict fails when the program used the table, though nothing was registered", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "main.mjs": [
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        'const { PoolLayer } = await import("ml-ops");',
+        "let answer = 'missed';",
+        "try { answer = numbaFuncify.resolve(new PoolLayer())(); } catch {}",
+        "console.log(JSON.stringify({ answer }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ answer: "missed" });
+    expect(result.stderr).toContain("no dispatch-hook loader is installed in this process, and tables of numba were made");
+    expect(result.code).toBe(1);
+    // With the loader, the plugin's registration module runs, and strict passes.
+    const served = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(served.stdout)).toEqual({ answer: "pooled" });
+    expect(served.code).toBe(0);
+  });
+
   it("with a loader that watches another module (a wrong path in the framework's declaration): strict fails, pointing at doctor", async () => {
     const tree: Tree = { ...frameworkEsm, ...plugin("tensorlab", true), "main.mjs": registering };
     const json = JSON.parse(tree["node_modules/tensorlab/package.json"] as string);
