@@ -284,7 +284,7 @@ function withoutLoader(folds: readonly Fold[], facts: ThreadFacts, loaded: Reado
       : general(
           "no-loader",
           backend,
-          `${backend} was ${how}, but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no ${backend} table exists: nothing could make its registrations land or check them. ` +
+          `${backend} was ${how}, but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no ${backend} table reached dispatch-hook, so nothing could make its registrations land or check them. ` +
             `Start the program with node --import dispatch-hook/loader.mjs, run it through a host adapter (dispatch-hook/vitest, dispatch-hook/vite, dispatch-hook/esbuild or dispatch-hook/jest), or have the framework call announce(${JSON.stringify(backend)}, table) in its ${backend} dispatch module.`,
         ),
   );

@@ -135,7 +135,7 @@ function recordTestFile(testFile: string | undefined): void {
 
 interface TestRunner {
   readonly afterAll?: (fn: () => void) => void;
-  readonly expect?: { readonly getState?: () => { readonly testPath?: string } };
+  readonly expect?: { readonly getState?: () => { readonly testPath?: string; readonly currentTestName?: string } };
 }
 
 /**
@@ -144,6 +144,19 @@ interface TestRunner {
  */
 export function recordAfterTestFile(runner: TestRunner = globalThis as TestRunner): void {
   if (typeof runner.afterAll !== "function") return;
+  // Jest's global runner only: Vitest's setup file never runs inside a test (and in one vm context
+  // shared by a worker's files, Vitest's state still names the last file's last test).
+  const state = runner === globalThis ? runner.expect?.getState?.() : undefined;
+  if (state?.currentTestName !== undefined) {
+    // First loaded inside a test, where a hook cannot be added (Jest fails the test): the record is
+    // written once the code that loaded it has run (a backend's registration modules included).
+    queueMicrotask(() => recordTestFile(state.testPath));
+    process.emitWarning(
+      "dispatch-hook was first loaded inside a test, so its audit record for this file is written right after, and misses what later tests register. Load it before the tests run: add it to setupFiles, or require it at the top of the file.",
+      { code: "DISPATCH_HOOK_AUDIT_RECORD_EARLY" },
+    );
+    return;
+  }
   try {
     runner.afterAll(() => {
       recordTestFile(runner.expect?.getState?.().testPath);

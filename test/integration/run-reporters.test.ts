@@ -147,6 +147,29 @@ describe("the Jest reporter folds every worker's record, and fails the run on a 
   );
 });
 
+describe("the Jest reporter, with dispatch-hook first loaded inside a test", () => {
+  it("the test passes, and the file's record says what landed", async () => {
+    const dir = makeTree({
+      ...jestProject(),
+      "inside.test.js": [
+        'test("loads cpu inside the test", () => {',
+        '  const { cpuTable } = require("tensorkit/backends/cpu/table.js");',
+        '  const { Conv } = require("kit-ops/ops.js");',
+        '  expect(cpuTable.resolve(new Conv())()).toBe("conv");',
+        "});",
+      ].join("\n"),
+    });
+    const result = await run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), "--runInBand", "inside.test.js"], {
+      CI: "1",
+      NO_COLOR: "1",
+    });
+    expect(result.stderr).toMatch(/Tests:\s+1 passed/);
+    expect(result.stderr).toContain("DISPATCH_HOOK_AUDIT_RECORD_EARLY");
+    expect(result.stderr).toMatch(/^ok: every registration landed, in 1 (of \d+ )?process\(es\)$/m);
+    expect(result.code).toBe(0);
+  }, 120_000);
+});
+
 describe("a run the reporters cannot vouch for fails, saying why", () => {
   it("Jest without the resolver: nothing was checked, so the run fails (it passed, while dispatch-hook audit failed it)", async () => {
     const dir = makeTree({
