@@ -39,7 +39,7 @@ describe("buildReport", () => {
     // Expected, named, or (for a connected report) named to assertComplete() anywhere in the thread.
     expect(kinds(noFacts, { connected: false })).toEqual([["no-loader", "cpu"]]);
     expect(buildReport([expected], noFacts, { connected: false }).problems[0]?.message).toContain(
-      "cpu was expected to hold Conv (by app.js:3), but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no cpu table exists",
+      "cpu was expected to hold Conv (by app.js:3), but no dispatch-hook loader is installed in this thread, no host adapter's module announced a table, and no cpu table reached dispatch-hook",
     );
     expect(kinds(noFacts, { connected: false, focus: ["gpu"] }, [])).toEqual([["no-loader", "gpu"]]);
     const asserted = { ...noFacts, asserted: new Set(["tpu"]) };
