@@ -161,7 +161,12 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       if ("error" in ran) {
         // A file that is no script, and not executable either: say how to run it with node.
         const hint = existsSync(resolve(io.cwd, words[0] as string)) ? ` (to run it with node: -- node ${words[0]})` : "";
-        io.err(`${style.red("dispatch-hook audit:")} cannot run ${JSON.stringify(words[0])}: ${ran.error}${hint}\n`);
+        const error = `cannot run ${JSON.stringify(words[0])}: ${ran.error}${hint}`;
+        io.err(`${style.red("dispatch-hook audit:")} ${error}\n`);
+        // The JSON document is promised either way: nothing ran, so nothing is ok.
+        const document = { ...foldRun(dir, undefined), ok: false, exitCode: 127, error };
+        if (jsonFile !== undefined) writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);
+        if (toStdout) io.out(`${JSON.stringify(document)}\n`);
         return 127;
       }
       exit = ran;

@@ -2,6 +2,7 @@ import { type DispatchMiss, dispatcherBrand, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
 import { DispatchHookError, describe } from "./errors.js";
+import { hostHint } from "./miss-explainer.js";
 import { checkBackend, readOptions } from "./options.js";
 
 /** What a miss says when no loader is installed: what a host adapter knew of the table, if one instrumented it. */
@@ -14,6 +15,8 @@ function withoutLoader(table: object): string {
     );
     return `${notice.host.name} instrumented this table's module; ${declaring.length === 0 ? `no plugin it found declares a registration module for ${backend}` : `it loaded the registration modules of ${declaring.join(", ")}`}.`;
   }
+  const host = hostHint();
+  if (host !== undefined) return `${host.charAt(0).toUpperCase()}${host.slice(1)}`;
   return "No dispatch-hook loader is installed in this thread (node --import dispatch-hook/loader.mjs), so no declared registration module was loaded for this backend.";
 }
 

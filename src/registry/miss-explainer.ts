@@ -23,15 +23,25 @@ function siteOf(registration: Registration): string {
 
 /** What to add where no loader and no adapter is installed: the host's own line, where the host can be told. */
 function noLoader(): string {
+  return (
+    hostHint() ??
+    "the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call announce()."
+  );
+}
+
+/** The line to add to the test runner this runs under (Vitest, Jest), if it is one. */
+export function hostHint(): string | undefined {
   // What Vitest and Jest put in their test files' globals: not variables, which child processes inherit.
-  const globals = globalThis as { __vitest_worker__?: unknown; jest?: unknown };
+  const globals = globalThis as { __vitest_worker__?: unknown; jest?: unknown; expect?: unknown };
   if (globals.__vitest_worker__ !== undefined) {
     return 'no dispatch-hook adapter is installed in this Vitest run: Vitest loads these modules itself, where Node\'s loader never sees them. Add plugins: [dispatchHook()] (import { dispatchHook } from "dispatch-hook/vite") to vitest.config.';
   }
-  if (globals.jest !== undefined) {
+  // Jest 29 gives each module a `jest` of its own, not a global, but its test files' global `expect`
+  // and JEST_WORKER_ID together name it (a child process a test starts has the variable, not the global).
+  if (globals.jest !== undefined || (process.env.JEST_WORKER_ID !== undefined && typeof globals.expect === "function")) {
     return 'no dispatch-hook adapter is installed in this Jest run: Jest loads these modules itself. Add "resolver": "dispatch-hook/jest" to the Jest config.';
   }
-  return "the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call announce().";
+  return undefined;
 }
 
 function whyPending(state: BackendState, table: object): string {

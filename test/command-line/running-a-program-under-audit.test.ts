@@ -29,6 +29,14 @@ describe("dispatch-hook audit", () => {
     expect(run.checked).toBe(32);
   });
 
+  it("a command that cannot be started: exit 127, and with --json still one JSON document, not ok", async () => {
+    const io = memoryIo(example);
+    expect(await auditCommand(["--json", "--", "dispatch-hook-no-such-command"], io)).toBe(127);
+    const run = JSON.parse(io.stdout()) as RunAudit & { exitCode: number; error: string };
+    expect(run).toMatchObject({ format: "dispatch-hook/audit", version: 1, ok: false, exitCode: 127, processes: [] });
+    expect(run.error).toContain('cannot run "dispatch-hook-no-such-command"');
+  });
+
   it("exits 1 when a registration failed or is pending on a loaded backend", async () => {
     const dir = makeTree({
       ...frameworkEsm,

@@ -87,6 +87,8 @@ describe("dispatch-hook/jest", () => {
       expect(withResolver.code).toBe(0);
       const without = await jest(dir, mode, "jest.config.json");
       expect(without.output).toContain("ERR_DISPATCH_NO_IMPL");
+      // The miss says what to add to this host, not to node.
+      expect(without.output).toContain('Add "resolver": "dispatch-hook/jest" to the Jest config');
       expect(without.output).toMatch(/Tests:\s+2 failed, 1 passed, 3 total/);
     });
   }
