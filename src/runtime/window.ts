@@ -58,7 +58,8 @@ let frames: boolean | undefined;
  * Whether async-local storage keeps its store in context frames (Node 24 and later), which do not
  * carry a store set while Vite's module runner evaluates one module to the next module it evaluates
  * (an await apart); Node 20's async hooks do. There the hub also keeps the window Vite's generated
- * code entered (see enterWindow).
+ * code entered ("hosted"), current for code with no async context of its own until the next step or
+ * until it settles.
  */
 function framed(): boolean {
   frames ??= typeof (new (asyncHooks().AsyncLocalStorage)() as { kResourceStore?: unknown }).kResourceStore !== "symbol";
