@@ -2,7 +2,7 @@ import { type DispatchMiss, dispatcherBrand, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
 import { DispatchHookError, describe } from "./errors.js";
-import { hostHint } from "./miss-explainer.js";
+import { hostHint } from "./host-hint.js";
 import { checkBackend, readOptions } from "./options.js";
 
 /** What a miss says when no loader is installed: what a host adapter knew of the table, if one instrumented it. */

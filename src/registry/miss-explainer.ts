@@ -8,6 +8,7 @@ import { hub } from "../hub.js";
 import type { AuditEvent, Unsequenced } from "./audit-events.js";
 import { getOrCreate } from "./audit-fold.js";
 import { tablesText } from "./audit-format.js";
+import { hostHint } from "./host-hint.js";
 import type { BackendState, Registration } from "./registration.js";
 
 interface MissContext {
@@ -27,21 +28,6 @@ function noLoader(): string {
     hostHint() ??
     "the dispatch-hook loader is not installed in this thread. Start node with --import dispatch-hook/loader.mjs, or have the framework call announce()."
   );
-}
-
-/** The line to add to the test runner this runs under (Vitest, Jest), if it is one. */
-export function hostHint(): string | undefined {
-  // What Vitest and Jest put in their test files' globals: not variables, which child processes inherit.
-  const globals = globalThis as { __vitest_worker__?: unknown; jest?: unknown; expect?: unknown };
-  if (globals.__vitest_worker__ !== undefined) {
-    return 'no dispatch-hook adapter is installed in this Vitest run: Vitest loads these modules itself, where Node\'s loader never sees them. Add plugins: [dispatchHook()] (import { dispatchHook } from "dispatch-hook/vite") to vitest.config.';
-  }
-  // Jest 29 gives each module a `jest` of its own, not a global, but its test files' global `expect`
-  // and JEST_WORKER_ID together name it (a child process a test starts has the variable, not the global).
-  if (globals.jest !== undefined || (process.env.JEST_WORKER_ID !== undefined && typeof globals.expect === "function")) {
-    return 'no dispatch-hook adapter is installed in this Jest run: Jest loads these modules itself. Add "resolver": "dispatch-hook/jest" to the Jest config.';
-  }
-  return undefined;
 }
 
 function whyPending(state: BackendState, table: object): string {
