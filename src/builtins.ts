@@ -27,3 +27,7 @@ export function os(): typeof import("node:os") {
 export function util(): typeof import("node:util") {
   return process.getBuiltinModule("node:util");
 }
+/** Node's own timers, for a callback a test runner's fake timers must not hold back. */
+export function timers(): typeof import("node:timers") {
+  return process.getBuiltinModule("node:timers");
+}

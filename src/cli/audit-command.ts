@@ -165,7 +165,13 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
         io.err(`${style.red("dispatch-hook audit:")} ${error}\n`);
         // The JSON document is promised either way: nothing ran, so nothing is ok.
         const document = { ...foldRun(dir, undefined), ok: false, exitCode: 127, error };
-        if (jsonFile !== undefined) writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);
+        if (jsonFile !== undefined) {
+          try {
+            writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);
+          } catch (writing) {
+            fileError(writing instanceof Error ? writing.message : String(writing));
+          }
+        }
         if (toStdout) io.out(`${JSON.stringify(document)}\n`);
         return 127;
       }

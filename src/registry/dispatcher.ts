@@ -232,7 +232,8 @@ export class Dispatcher<F extends Impl = Impl> {
     const context: string[] = [];
     const h = hub();
     h.miss({ table: this, name: this.name, backend: this.backend, chain, hints, context } satisfies DispatchMiss);
-    if (!h.hasLoader()) context.push(withoutLoader(this));
+    // A Dispatcher of no backend is no table a loader would serve: nothing to say of loaders.
+    if (!h.hasLoader() && this.backend !== undefined) context.push(withoutLoader(this));
     const lines = [
       `No implementation in dispatch table ${JSON.stringify(this.name)} for ${received}.`,
       `  prototype chain: ${names.length > 0 ? names.join(" → ") : "(none)"}`,

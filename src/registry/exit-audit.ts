@@ -2,7 +2,7 @@
  * The exit audit (DISPATCH_HOOK_AUDIT): one per thread, speaking for every registry of every copy
  * of dispatch-hook in it, and for the loaders (see thread-audit.ts).
  */
-import { fs, workerThreads } from "../builtins.js";
+import { fs, timers, workerThreads } from "../builtins.js";
 import { hub } from "../hub.js";
 import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
@@ -61,18 +61,18 @@ export interface AuditAtExitOptions {
  * No loader in the thread, beside tables of backends that never reached dispatch-hook: plugins'
  * registration modules could not run for them. Said in a run (the command line put the loader in
  * NODE_OPTIONS, so a process without it lost it on the way, perhaps with the whole environment:
- * `joined`), and elsewhere when the program used such a table and nothing else was checked: "ok"
- * only ever means that something was.
+ * `joined`), and elsewhere when the program used such a table: whether a plugin should have
+ * registered into it cannot be known without the loader's reading of the declarations.
  */
 function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): AuditReport {
   // Outside a run, only a table the program used: not one a framework made up front and left.
   const tables = unannounced(undefined, !inRun);
-  if (hub().hasLoader() || tables.length === 0 || (!inRun && report.checked > 0)) return report;
+  if (hub().hasLoader() || tables.length === 0) return report;
   const where = workerThreads().isMainThread ? "process" : "worker thread";
   const names = [...new Set(tables.map((t) => t.backend))].sort().join(", ");
   const message = joined
     ? `this ${where} started without the audit's environment: its parent replaced it (${where === "process" ? "a spawn or fork" : "a worker"} with env: { … }), so neither the run directory nor the loader in NODE_OPTIONS reached it, and its plugins' registration modules could not run. Pass the environment on (env: { ...process.env, … }).`
-    : `no dispatch-hook loader is installed in this ${where}, and tables of ${names} were made: no plugin's registration module could run for them. Start node with --import dispatch-hook/loader.mjs (keep it in NODE_OPTIONS when you set that for a child), or load the code through a host adapter (dispatch-hook/vite, /esbuild, /jest).`;
+    : `no dispatch-hook loader is installed in this ${where}, and tables of ${names} were ${inRun ? "made" : "used"}: without it no plugin's registration module can run for them, and nothing can tell whether one should have. Start node with --import dispatch-hook/loader.mjs (keep it in NODE_OPTIONS when you set that for a child), or load the code through a host adapter (dispatch-hook/vite, /esbuild, /jest).`;
   return { ...report, ok: false, problems: [...report.problems, { kind: "no-loader", backend: "-", op: "-", id: undefined, message }] };
 }
 
@@ -146,11 +146,12 @@ export function recordAfterTestFile(runner: TestRunner = globalThis as TestRunne
   if (typeof runner.afterAll !== "function") return;
   // Jest's global runner only: Vitest's setup file never runs inside a test (and in one vm context
   // shared by a worker's files, Vitest's state still names the last file's last test).
-  const state = runner === globalThis ? runner.expect?.getState?.() : undefined;
+  const state = runner === globalThis && process.env.JEST_WORKER_ID !== undefined ? runner.expect?.getState?.() : undefined;
   if (state?.currentTestName !== undefined) {
     // First loaded inside a test, where a hook cannot be added (Jest fails the test): the record is
-    // written once the code that loaded it has run (a backend's registration modules included).
-    queueMicrotask(() => recordTestFile(state.testPath));
+    // written once the code that loaded it has run, registration modules and their awaits on
+    // promises included: on the next turn of Node's own timers, which Jest's fake timers do not replace.
+    timers().setImmediate(() => recordTestFile(state.testPath));
     process.emitWarning(
       "dispatch-hook was first loaded inside a test, so its audit record for this file is written right after, and misses what later tests register. Load it before the tests run: add it to setupFiles, or require it at the top of the file.",
       { code: "DISPATCH_HOOK_AUDIT_RECORD_EARLY" },

@@ -1,5 +1,14 @@
+import { hub } from "../hub.js";
+
 /** The line a miss adds under a test runner that loads modules itself (Vitest, Jest) with no adapter, if it runs under one. */
 export function hostHint(): string | undefined {
+  // An adapter's generated modules announced a table here: one is installed, whatever else is missing.
+  if (
+    hub()
+      .allTables()
+      .some((notice) => notice.via === "hook" && notice.host !== undefined)
+  )
+    return undefined;
   // What Vitest and Jest put in their test files' globals: not variables, which child processes inherit.
   const globals = globalThis as { __vitest_worker__?: unknown; jest?: unknown; expect?: unknown };
   if (globals.__vitest_worker__ !== undefined) {

@@ -152,6 +152,8 @@ describe("the Jest reporter, with dispatch-hook first loaded inside a test", () 
     const dir = makeTree({
       ...jestProject(),
       "inside.test.js": [
+        // Jest's fake timers replace setImmediate and queueMicrotask in the test's globals.
+        "jest.useFakeTimers();",
         'test("loads cpu inside the test", () => {',
         '  const { cpuTable } = require("tensorkit/backends/cpu/table.js");',
         '  const { Conv } = require("kit-ops/ops.js");',

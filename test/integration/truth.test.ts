@@ -545,8 +545,28 @@ describe("8. a backend's Dispatcher that never reached dispatch-hook", () => {
     });
     const result = await run(dir, ["main.mjs"], strict);
     expect(lastJson(result.stdout)).toEqual({ answer: "missed" });
-    expect(result.stderr).toContain("no dispatch-hook loader is installed in this process, and tables of numba were made");
+    expect(result.stderr).toContain("no dispatch-hook loader is installed in this process, and tables of numba were used");
     expect(result.code).toBe(1);
+    // A registration checked elsewhere (a table the program announces itself) does not hide it.
+    const mixed = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "main.mjs": [
+        'import { announce, register } from "dispatch-hook";',
+        "class Own {}",
+        "const own = new Map();",
+        'announce("own", own);',
+        'register("own", Own, () => "own");',
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        'const { PoolLayer } = await import("ml-ops");',
+        "try { numbaFuncify.resolve(new PoolLayer()); } catch {}",
+        "console.log(JSON.stringify({ own: own.get(Own)?.() }));",
+      ].join("\n"),
+    });
+    const hidden = await run(mixed, ["main.mjs"], strict);
+    expect(lastJson(hidden.stdout)).toEqual({ own: "own" });
+    expect(hidden.stderr).toContain("tables of numba were used");
+    expect(hidden.code).toBe(1);
     // With the loader, the plugin's registration module runs, and strict passes.
     const served = await run(dir, ["--import", loader, "main.mjs"], strict);
     expect(lastJson(served.stdout)).toEqual({ answer: "pooled" });
