@@ -136,6 +136,10 @@ export function foldRun(
       processes.push({ ...writer, running: true });
       continue;
     }
+    // Another realm of the same thread wrote its record: the test files a vm pool runs in vm contexts
+    // of their own (Vitest's vmThreads and vmForks), while the worker's own realm only ran the test
+    // runner and is stopped without its exit handlers.
+    if (processes.some((p) => p.pid === pid && p.thread === thread && p.missing === undefined && p.running !== true)) continue;
     const exit =
       known !== undefined && known.pid === pid && thread === 0
         ? `it ${known.text}`

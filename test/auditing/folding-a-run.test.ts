@@ -47,4 +47,27 @@ describe("the reporters' fold of a run", () => {
     );
     expect(foldRun(dir).ok).toBe(false);
   });
+
+  it("a thread's realm that wrote no record is covered by another realm of the same thread that did (a vm pool's test files); another thread's is not", () => {
+    const record = {
+      format: "dispatch-hook/audit-record",
+      version: 1,
+      ...writer,
+      thread: 2,
+      exitCode: null,
+      report: { ...emptyReport, checked: 1 },
+    };
+    const covered = foldRun(
+      runDir({
+        [`${gone}-2-aa.started`]: { ...writer, thread: 2 },
+        [`${gone}-2-bb.json`]: record,
+        [`${gone}-2-bb.started`]: { ...writer, thread: 2 },
+      }),
+    );
+    expect(covered.processes.map((p) => p.missing)).toEqual([undefined]);
+    expect(covered.ok).toBe(true);
+    const other = foldRun(runDir({ [`${gone}-3-aa.started`]: { ...writer, thread: 3 }, [`${gone}-2-bb.json`]: record }));
+    expect(other.processes.filter((p) => p.missing !== undefined).map((p) => p.thread)).toEqual([3]);
+    expect(other.ok).toBe(false);
+  });
 });

@@ -222,6 +222,19 @@ describe("dispatch-hook audit -- <a run with the reporter>: the two compose", ()
     expect(missed.code).toBe(1);
   }, 120_000);
 
+  it.each(["vmThreads", "vmForks"])(
+    "Vitest, pool %s: a worker whose test files ran in vm contexts is not a process without a record",
+    async (pool) => {
+      const dir = makeTree(vitestProject());
+      const env = { POOL: pool, B: "b-fine.test.js", CI: "1", NO_COLOR: "1" };
+      const result = await run(dir, [cli, "audit", "--", join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], env);
+      expect(result.stdout).toMatch(/Tests\s+2 passed/);
+      expect(result.stdout).not.toContain("[no record]");
+      expect(result.code).toBe(0);
+    },
+    120_000,
+  );
+
   it("Jest: the same", async () => {
     const dir = makeTree(jestProject());
     const jest = join(repoRoot, "node_modules/jest/bin/jest.js");
