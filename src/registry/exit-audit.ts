@@ -153,7 +153,7 @@ export function recordAfterTestFile(runner: TestRunner = globalThis as TestRunne
     // promises included: on the next turn of Node's own timers, which Jest's fake timers do not replace.
     timers().setImmediate(() => recordTestFile(state.testPath));
     process.emitWarning(
-      "dispatch-hook was first loaded inside a test, so its audit record for this file is written right after, and misses what later tests register. Load it before the tests run: add it to setupFiles, or require it at the top of the file.",
+      "dispatch-hook was first loaded inside a test, so its audit record for this file is written right after, and misses what later tests register. Load it before the tests run: add it to Jest's setupFilesAfterEnv, or require it at the top of the file.",
       { code: "DISPATCH_HOOK_AUDIT_RECORD_EARLY" },
     );
     return;

@@ -172,6 +172,35 @@ describe("the Jest reporter, with dispatch-hook first loaded inside a test", () 
   }, 120_000);
 });
 
+describe("the Jest reporter, with dispatch-hook in setupFilesAfterEnv (the documented way to load it before the tests)", () => {
+  it("a backend first loaded in a beforeAll: the file passes, and its record says what landed", async () => {
+    const dir = makeTree({
+      ...jestProject(),
+      "jest.config.json": JSON.stringify({
+        testEnvironment: "node",
+        resolver: "dispatch-hook/jest",
+        setupFilesAfterEnv: ["dispatch-hook"],
+        reporters: ["default", "dispatch-hook/jest/reporter"],
+      }),
+      "before.test.js": [
+        "let cpuTable;",
+        'beforeAll(() => { ({ cpuTable } = require("tensorkit/backends/cpu/table.js")); });',
+        'test("loads cpu in a beforeAll", () => {',
+        '  const { Conv } = require("kit-ops/ops.js");',
+        '  expect(cpuTable.resolve(new Conv())()).toBe("conv");',
+        "});",
+      ].join("\n"),
+    });
+    const result = await run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), "--runInBand", "before.test.js"], {
+      CI: "1",
+      NO_COLOR: "1",
+    });
+    expect(result.stderr).toMatch(/Tests:\s+1 passed/);
+    expect(result.stderr).toMatch(/^ok: every registration landed, in 1 (of \d+ )?process\(es\)$/m);
+    expect(result.code).toBe(0);
+  }, 120_000);
+});
+
 describe("a run the reporters cannot vouch for fails, saying why", () => {
   it("Jest without the resolver: nothing was checked, so the run fails (it passed, while dispatch-hook audit failed it)", async () => {
     const dir = makeTree({
