@@ -17,6 +17,13 @@ export function workerThreads(): typeof import("node:worker_threads") {
 export function asyncHooks(): typeof import("node:async_hooks") {
   return process.getBuiltinModule("node:async_hooks");
 }
+
+let frames: boolean | undefined;
+/** Whether AsyncLocalStorage keeps its store in context frames (Node 24 and later), not on each async resource (Node 20, 22). */
+export function contextFrames(): boolean {
+  frames ??= typeof (new (asyncHooks().AsyncLocalStorage)() as { kResourceStore?: unknown }).kResourceStore !== "symbol";
+  return frames;
+}
 /** Loaded where needed: node:crypto alone costs about 2 ms of start-up on Node 24. */
 export function crypto(): typeof import("node:crypto") {
   return process.getBuiltinModule("node:crypto");

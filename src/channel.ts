@@ -168,7 +168,7 @@ export interface HubApi {
   wrote(table: object, key: Function | string, impl: unknown, backend: string): boolean; // did any registry write exactly this entry?
   /** Records a window, held while `table` lives; it becomes the current window when `enter` is set. */
   openWindow(fact: WindowFact, table: object | undefined, enter: boolean, hosted?: boolean): void;
-  /** Makes `fact` (or no window) current for the code that runs next, and its async continuations; `hosted`: see window.ts framed(). */
+  /** Makes `fact` (or no window) current for the code that runs next, and its async continuations; `hosted`: see step() in window.ts. */
   enterWindow(fact: WindowFact | undefined, hosted?: boolean): void;
   settleWindow(fact: WindowFact): void; // it left the open and awaiting states
   window(id: string): WindowFact | undefined;

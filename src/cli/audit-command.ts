@@ -145,6 +145,21 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
   }
   const { dir } = prepared;
   const keep = given !== undefined || flags["--keep"] === true;
+  /** The JSON document, to the file and to stdout as asked; false when the file could not be written. */
+  const emit = (document: RunAudit & { exitCode: number | null; error?: string }): boolean => {
+    let written = true;
+    if (jsonFile !== undefined) {
+      try {
+        writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);
+      } catch (error) {
+        // Checked before the command started; something changed since. The report still prints.
+        fileError(error instanceof Error ? error.message : String(error));
+        written = false;
+      }
+    }
+    if (toStdout) io.out(`${JSON.stringify(document)}\n`);
+    return written;
+  };
   try {
     let exit: { code: number; text: string; pid: number } | undefined;
     let testRunner = false;
@@ -164,15 +179,7 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
         const error = `cannot run ${JSON.stringify(words[0])}: ${ran.error}${hint}`;
         io.err(`${style.red("dispatch-hook audit:")} ${error}\n`);
         // The JSON document is promised either way: nothing ran, so nothing is ok.
-        const document = { ...foldRun(dir, undefined), ok: false, exitCode: 127, error };
-        if (jsonFile !== undefined) {
-          try {
-            writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);
-          } catch (writing) {
-            fileError(writing instanceof Error ? writing.message : String(writing));
-          }
-        }
-        if (toStdout) io.out(`${JSON.stringify(document)}\n`);
+        emit({ ...foldRun(dir, undefined), ok: false, exitCode: 127, error });
         return 127;
       }
       exit = ran;
@@ -180,18 +187,8 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
     const audit = foldRun(dir, exit);
     const crashed = exit !== undefined && exit.code !== 0;
     const document: RunAudit & { exitCode: number | null } = { ...audit, ok: audit.ok && !crashed, exitCode: exit?.code ?? null };
-    let written = true;
-    if (jsonFile !== undefined) {
-      try {
-        writeFileSync(jsonFile, `${JSON.stringify(document, null, 2)}\n`);
-      } catch (error) {
-        // Checked before the command started; something changed since. The report still prints.
-        fileError(error instanceof Error ? error.message : String(error));
-        written = false;
-      }
-    }
-    if (toStdout) io.out(`${JSON.stringify(document)}\n`);
-    else {
+    const written = emit(document);
+    if (!toStdout) {
       const text = formatRun(audit, io.cwd);
       const painted = audit.ok ? text : text.replace(/^(not ok:.*|\d+ problem\(s\):)$/gm, (line) => style.red(line));
       io.out(`\n${style.bold("dispatch-hook audit")}\n${painted}\n`);

@@ -73,10 +73,10 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
   for (const p of config.problems) problem(p.message, p.fix);
   const backends = new Map<string, string[]>();
   const plugins: PluginReport[] = [];
+  const resolved = config.rules.map((rule) => ({ rule, all: resolveRule(rule) }));
   // A module a backend declared by name is that backend's, whatever a pattern would call it (matcher.ts).
-  const named = new Set(config.rules.flatMap((rule) => (rule.backend === undefined ? [] : resolveRule(rule).map((f) => f.file))));
-  for (const rule of config.rules) {
-    const all = resolveRule(rule);
+  const named = new Set(resolved.flatMap(({ rule, all }) => (rule.backend === undefined ? [] : all.map((f) => f.file))));
+  for (const { rule, all } of resolved) {
     const files = all.filter((f) => rule.backend !== undefined || !named.has(f.file));
     const label = rule.backend ?? `{backend} in ${rule.subpath}`;
     if (rule.roots.length === 0) {

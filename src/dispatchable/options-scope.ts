@@ -4,7 +4,7 @@
  * prioritized backends go first, disabled backends and explicit types add up, the innermost trace
  * wins. Every copy of dispatch-hook in a realm shares one storage (through the hub).
  */
-import { asyncHooks } from "../builtins.js";
+import { asyncHooks, contextFrames } from "../builtins.js";
 import { hub } from "../hub.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { readOptions } from "../registry/options.js";
@@ -190,7 +190,7 @@ export function backendOptions<T>(given: BackendOptions, fn: () => T): T {
   const holder = scopeHolder();
   if (holder.storage === undefined) {
     holder.storage = new (asyncHooks().AsyncLocalStorage)() as Storage;
-    holder.byId = typeof (holder.storage as unknown as { kResourceStore?: unknown }).kResourceStore === "symbol";
+    holder.byId = !contextFrames();
   }
   const outer = currentScope(holder);
   const prioritize = [...(options.prioritize ?? []), ...(outer?.prioritize ?? [])];

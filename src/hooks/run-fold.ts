@@ -102,6 +102,7 @@ export function foldRun(
     const { format: _format, version: _version, report, ...writer } = record.value;
     processes.push({ ...writer, ok: report.ok, checked: report.checked, report });
   }
+  const written = new Set(processes.map((p) => `${p.pid}-${p.thread}`));
   for (const name of names) {
     if (name.endsWith(".json")) continue;
     // A record being rewritten (a test runner's worker, at its exit) while this reads.
@@ -139,7 +140,7 @@ export function foldRun(
     // Another realm of the same thread wrote its record: the test files a vm pool runs in vm contexts
     // of their own (Vitest's vmThreads and vmForks), while the worker's own realm only ran the test
     // runner and is stopped without its exit handlers.
-    if (processes.some((p) => p.pid === pid && p.thread === thread && p.missing === undefined && p.running !== true)) continue;
+    if (written.has(`${pid}-${thread}`)) continue;
     const exit =
       known !== undefined && known.pid === pid && thread === 0
         ? `it ${known.text}`

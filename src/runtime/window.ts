@@ -8,10 +8,31 @@
  * to the window whose module ran in between, or, after the pass, to every window still awaiting.
  */
 
-import { asyncHooks } from "../builtins.js";
-import { keyName, listEntries, type ModuleInfo, type OutsideWrite, summarizeError, type WindowFact, type WindowInfo } from "../channel.js";
+import { contextFrames } from "../builtins.js";
+import {
+  frameworkNamespace,
+  keyName,
+  listEntries,
+  type ModuleInfo,
+  type OutsideWrite,
+  summarizeError,
+  type WindowFact,
+  type WindowInfo,
+} from "../channel.js";
 import { hub } from "../hub.js";
-import { signalEvaluated } from "./signal.js";
+
+/** Announces a dispatch module's table to the hub. `exports`: an ES module's namespace, or a CommonJS `module.exports`. */
+export function signalEvaluated(info: Pick<ModuleInfo, "url" | "backend" | "exportName" | "host">, exports: unknown): void {
+  hub().announce({
+    via: "hook",
+    namespace: frameworkNamespace,
+    backend: info.backend,
+    module: info.url,
+    exports,
+    exportName: info.exportName,
+    host: info.host,
+  });
+}
 
 /** One module instance's timeline. Kept by the copy whose generated code marks it. */
 interface Timeline {
@@ -51,19 +72,6 @@ function timeline(module: ModuleInfo, exports: unknown): Timeline {
     awaiting: new Set(),
     syncOver: false,
   };
-}
-
-let frames: boolean | undefined;
-/**
- * Whether async-local storage keeps its store in context frames (Node 24 and later), which do not
- * carry a store set while Vite's module runner evaluates one module to the next module it evaluates
- * (an await apart); Node 20's async hooks do. There the hub also keeps the window Vite's generated
- * code entered ("hosted"), current for code with no async context of its own until the next step or
- * until it settles.
- */
-function framed(): boolean {
-  frames ??= typeof (new (asyncHooks().AsyncLocalStorage)() as { kResourceStore?: unknown }).kResourceStore !== "symbol";
-  return frames;
 }
 
 /** A window recorded for this very module instance (the same table): a second route to the same load. */
@@ -141,7 +149,11 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
   const info = windows[index];
   if (info === undefined) line.syncOver = true;
   // Past the last window, or a second route to the same load (the module ran already).
-  const hosted = module.host?.name === "dispatch-hook/vite" && framed();
+  // Context frames do not carry a store set while Vite's module runner evaluates one module to the
+  // next module it evaluates (an await apart; Node 20's async hooks do): there the hub also keeps the
+  // window Vite's generated code entered, for code with no async context of its own, until the next
+  // step or until it settles.
+  const hosted = module.host?.name === "dispatch-hook/vite" && contextFrames();
   if (info === undefined || seen(info, module, exports)) {
     h.enterWindow(line.outer, hosted);
     return;

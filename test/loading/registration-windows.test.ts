@@ -2,8 +2,7 @@ import { describe, expect, it } from "vitest";
 import { hub } from "../../src/hub.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry } from "../../src/registry/registry.js";
-import { signalEvaluated } from "../../src/runtime/signal.js";
-import { finish, missingRegistration, requireRegistrations, runRegistration, step } from "../../src/runtime/window.js";
+import { finish, missingRegistration, requireRegistrations, runRegistration, signalEvaluated, step } from "../../src/runtime/window.js";
 import { byNameAdapter, collect, tablesOf } from "../helpers.js";
 
 class Conv {}
