@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { accessSync, existsSync, constants as fileAccess, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, existsSync, constants as fileAccess, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { foldRun, formatRun, type RunAudit } from "../hooks/run-fold.js";
-import { runDirVariable } from "../registry/run-records.js";
+import { makeDirectory, runDirVariable } from "../registry/run-records.js";
 import { createStyle, type Io, parseCommand } from "./io.js";
 
 export const auditHelp = `Usage: dispatch-hook audit [options] -- <command> [arguments…]
@@ -95,7 +95,7 @@ function unwritable(file: string, given: string): string | undefined {
 function prepareDir(dir: string | undefined): { dir: string; error?: string } {
   const path = dir ?? mkdtempSync(join(tmpdir(), "dispatch-hook-run-"));
   try {
-    mkdirSync(path, { recursive: true });
+    makeDirectory(path);
     const probe = join(path, `.probe-${process.pid}`);
     writeFileSync(probe, "");
     rmSync(probe);

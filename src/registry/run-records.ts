@@ -108,10 +108,29 @@ export function runLocation(): RunLocation | undefined {
   return undefined;
 }
 
+/**
+ * `mkdir -p`, one level at a time. Node's recursive mkdirSync never returns where making a child of
+ * an existing directory fails with ENOENT (under /proc): it retries the parent, which exists, forever.
+ */
+export function makeDirectory(dir: string, mode?: number): void {
+  const missing: string[] = [];
+  for (let at = path.resolve(dir); !fs.existsSync(at); at = path.dirname(at)) {
+    missing.unshift(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const each of missing) {
+    try {
+      fs.mkdirSync(each, { mode });
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EEXIST") throw error;
+    }
+  }
+}
+
 /** Marks this thread as started in `dir`; false, after a warning, when it cannot write there (it then writes no record). */
 export function startRecord(dir: string): boolean {
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     writeFileAtomically(path.join(dir, `${stem()}.started`), JSON.stringify(writer()));
     if (workerThreads().isMainThread) announceRun(dir);
     return true;
@@ -129,7 +148,7 @@ function announceRun(dir: string): void {
   const notes = notesDirectory();
   const file = path.join(notes, String(process.pid));
   try {
-    fs.mkdirSync(notes, { recursive: true, mode: 0o700 });
+    makeDirectory(notes, 0o700);
     // Notes of processes that ended without their exit handlers (a test runner's workers) go first.
     for (const name of fs.readdirSync(notes)) {
       if (!/^\d+$/.test(name) || alive(Number(name))) continue;

@@ -201,6 +201,15 @@ describe("one audit over every process of a run", () => {
     expect(result.stderr).toContain(`[ERR_DISPATCH_HOOK_AUDIT_DIR] cannot write the run directory ${join(dir, "a-file/run")}`);
     expect(existsSync(join(dir, "ran"))).toBe(false);
   });
+
+  // Node's recursive mkdirSync retries forever where mkdir fails with ENOENT under an existing parent.
+  it.runIf(existsSync("/proc/self"))("a run directory under /proc is refused, not waited on forever", async () => {
+    const dir = makeTree({ ...app, "touch.mjs": 'import { writeFileSync } from "node:fs";\nwriteFileSync("ran", "");\n' });
+    const result = await audit(dir, ["--dir", "/proc/dispatch-hook-run/x", "--", "touch.mjs"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("[ERR_DISPATCH_HOOK_AUDIT_DIR] cannot write the run directory /proc/dispatch-hook-run/x");
+    expect(existsSync(join(dir, "ran"))).toBe(false);
+  });
 });
 
 describe("registrations that wait are never 'every registration landed'", () => {
