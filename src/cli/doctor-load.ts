@@ -13,7 +13,8 @@ import { hasModuleSyntax } from "../hooks/export-names.js";
 import { hookMode } from "../hooks/hook-mode.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { foldRun, type RunAudit } from "../hooks/run-fold.js";
-import type { AuditReport } from "../registry/audit-events.js";
+import type { AuditReport, ProblemKind } from "../registry/audit-events.js";
+import { type ErrorCode, errorCodes } from "../registry/errors.js";
 import { runDirVariable } from "../registry/run-records.js";
 import type { ProbeFailure, ProbeInput } from "./doctor-probe.js";
 import type { NamedTypeEntry } from "./doctor-types.js";
@@ -36,9 +37,31 @@ export type FindingKind =
 export interface Finding {
   readonly kind: FindingKind;
   readonly backend?: string;
-  readonly code?: string;
+  /** dispatch-hook's stable code for what was found (docs/errors.md). */
+  readonly code: ErrorCode;
+  /** The code of the error behind it, when that is not one of dispatch-hook's (ERR_MODULE_NOT_FOUND, ERR_REQUIRE_ASYNC_MODULE). */
+  readonly cause?: string;
   readonly message: string;
   readonly fix?: string;
+}
+
+/** The code of each kind of problem the probe's audit reports. */
+const problemCodes: Record<ProblemKind, ErrorCode> = {
+  pending: "ERR_DISPATCH_INCOMPLETE",
+  missing: "ERR_DISPATCH_INCOMPLETE",
+  failed: "ERR_DISPATCH_REGISTRATION_MODULE",
+  conflict: "ERR_DISPATCH_CONFLICT",
+  table: "ERR_DISPATCH_TABLE_SHAPE",
+  stuck: "ERR_DISPATCH_TABLE_SHAPE",
+  loader: "ERR_DISPATCH_LOADER",
+  "no-loader": "ERR_DISPATCH_NO_LOADER",
+  identity: "ERR_DISPATCH_NO_IMPL",
+};
+
+/** A failure's own code when it is dispatch-hook's, else `fallback`, with the failure's code as the cause. */
+function coded(fallback: ErrorCode, own: string | undefined): { code: ErrorCode; cause?: string } {
+  if (own !== undefined && Object.hasOwn(errorCodes, own)) return { code: own as ErrorCode };
+  return own === undefined ? { code: fallback } : { code: fallback, cause: own };
 }
 
 export interface BackendOutcome {
@@ -94,7 +117,7 @@ function unrequirable(plugin: AuditReport["plugins"][number], code: string, conf
   return {
     kind: "registration-module",
     backend: plugin.backend,
-    code,
+    ...coded("ERR_DISPATCH_REGISTRATION_MODULE", code),
     message:
       `${plugin.plugin}: the registration module for ${plugin.backend} (${file}) cannot be require()d${awaits ? ": it is an ES module with a top-level await" : ""}. ` +
       `Its backend's dispatch module is CommonJS, and when it is require()d (as a CommonJS framework loads it) it requires its registration modules: this one fails, and its registrations never land. ${plugin.error?.message.split("\n")[0] ?? ""}`.trimEnd(),
@@ -176,12 +199,11 @@ export async function loadBackends(
       findings.push(f.finding);
       continue;
     }
-    const code = f.code === undefined ? {} : { code: f.code };
     if (f.kind === "implementation") {
       findings.push({
         kind: f.kind,
         backend: f.backend,
-        ...code,
+        ...coded("ERR_DISPATCH_IMPL_LOAD", f.code),
         message: f.message,
         ...(f.declaredIn === undefined ? {} : { fix: `Correct the implementation's name in ${f.declaredIn}.` }),
       });
@@ -201,13 +223,13 @@ export async function loadBackends(
         ? {
             kind: "dispatch-module",
             backend: f.backend,
-            ...code,
+            ...coded("ERR_DISPATCH_MODULE_LOAD", f.code),
             message: `backend ${f.backend}: its dispatch module failed to load: ${f.message}`,
           }
         : {
             kind: "registration-module",
             backend: f.backend,
-            ...code,
+            ...coded("ERR_DISPATCH_REGISTRATION_MODULE", f.code),
             message: `${culprit.plugin}: its registration module for ${f.backend} (${fileURLToPath(culprit.href)}) ${f.code === "ERR_MODULE_NOT_FOUND" ? "imports a module that does not resolve" : "threw"}: ${f.message}`,
             fix: `Fix the module, or the "registrations.${f.backend}" entry in ${culprit.declaredIn}.`,
           },
@@ -226,6 +248,7 @@ export async function loadBackends(
       findings.push({
         kind: "registration-module",
         backend: plugin.backend,
+        ...coded("ERR_DISPATCH_REGISTRATION_MODULE", plugin.error?.code),
         message: `${plugin.plugin}: the registration module for ${plugin.backend} (${plugin.module}) ${plugin.state === "failed" ? "threw" : "never finished"}${plugin.error === undefined ? "" : `: ${plugin.error.message}`}`,
       });
     }
@@ -241,11 +264,12 @@ export async function loadBackends(
       // With no backend declared, the loader's "watches nothing" follows from the config: reading
       // it said so already, or backend sets that are chosen per call need nothing watched.
       if (input.backends.length === 0 && problem.message.includes("found no backend declaration")) continue;
-      findings.push({ kind, backend: problem.backend, message: problem.message });
+      findings.push({ kind, backend: problem.backend, code: problemCodes[problem.kind], message: problem.message });
     }
   }
-  for (const u of audit.unreadable) findings.push({ kind: "other", message: `the probe's audit record ${u.file}: ${u.why}` });
-  if (reports.length === 0 && input.backends.length > 0) findings.push({ kind: "other", message: "the probe wrote no audit record" });
+  const unreadable = (message: string) => findings.push({ kind: "other", code: "ERR_DISPATCH_AUDIT_UNREADABLE", message });
+  for (const u of audit.unreadable) unreadable(`the probe's audit record ${u.file}: ${u.why}`);
+  if (reports.length === 0 && input.backends.length > 0) unreadable("the probe wrote no audit record");
   const outcomes: BackendOutcome[] = [...backends].map(([backend, modules]) => {
     const regs = reports.flatMap((r) => r.registrations.filter((g) => g.backend === backend));
     const outside = reports.flatMap((r) => r.outside.filter((w) => w.backend === backend));

@@ -6,6 +6,7 @@ import { hookMode } from "../hooks/hook-mode.js";
 import { registrationFault } from "../hooks/module-facts.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { shortPath } from "../registry/audit-format.js";
+import type { ErrorCode } from "../registry/errors.js";
 import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
 import { checkNamedTypes } from "./doctor-types.js";
 import { createStyle, type Io, parseCommand } from "./io.js";
@@ -69,8 +70,8 @@ type PluginReport = HookConfig["plugins"][number] & {
 /** What reading the configuration finds: the backends and their files, the plugins, and the problems, each with its fix. */
 function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugins: PluginReport[]; findings: Finding[] } {
   const findings: Finding[] = [];
-  const problem = (message: string, fix: string) => findings.push({ kind: "config", message, fix });
-  for (const p of config.problems) problem(p.message, p.fix);
+  const problem = (code: ErrorCode, message: string, fix: string) => findings.push({ kind: "config", code, message, fix });
+  for (const p of config.problems) problem(p.code, p.message, p.fix);
   const backends = new Map<string, string[]>();
   const plugins: PluginReport[] = [];
   const resolved = config.rules.map((rule) => ({ rule, all: resolveRule(rule) }));
@@ -81,6 +82,7 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
     const label = rule.backend ?? `{backend} in ${rule.subpath}`;
     if (rule.roots.length === 0) {
       problem(
+        "ERR_DISPATCH_MODULE_NOT_FOUND",
         `backend ${label} is declared in ${rule.declaredIn} for package ${rule.packageName ?? "?"}, which is not installed where the app can see it`,
         `Install ${rule.packageName ?? "the package"} as a direct dependency, or correct "package".`,
       );
@@ -89,12 +91,17 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
       backends.set(backend, [...(backends.get(backend) ?? []), file]);
       if (!exists)
         problem(
+          "ERR_DISPATCH_MODULE_NOT_FOUND",
           `backend ${backend}: the declared module ${file} does not exist`,
           `Correct "module" in ${rule.declaredIn}, or add the file.`,
         );
     }
     if (rule.backend === undefined && all.length === 0 && rule.roots.length > 0) {
-      problem(`the pattern ${rule.subpath} in ${rule.declaredIn} matches no file`, "Check the path and the {backend} placeholder.");
+      problem(
+        "ERR_DISPATCH_MODULE_NOT_FOUND",
+        `the pattern ${rule.subpath} in ${rule.declaredIn} matches no file`,
+        "Check the path and the {backend} placeholder.",
+      );
     }
   }
   for (const plugin of config.plugins) {
@@ -107,12 +114,14 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
     for (const { backend, file, fault } of files) {
       if (fault !== undefined) {
         problem(
+          "ERR_DISPATCH_REGISTRATION_MODULE",
           `${plugin.name}: the registration module for ${backend}, ${file}, ${fault}`,
           `Correct "registrations.${backend}" in ${plugin.declaredIn} to name a JavaScript or TypeScript module file.`,
         );
       }
       if (!backends.has(backend) && !config.rules.some((r) => r.backend === backend)) {
         problem(
+          "ERR_DISPATCH_UNKNOWN_BACKEND",
           `${plugin.name} registers for backend ${backend}, but no framework or app declares a ${backend} backend, so its registration module never loads`,
           "Declare the backend (dispatchHook.backends) in the framework's or the app's package.json, or check the backend's name.",
         );
@@ -121,6 +130,7 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
     for (const [backend, ops] of Object.entries(plugin.expects)) {
       if (plugin.registrations[backend] === undefined) {
         problem(
+          "ERR_DISPATCH_REGISTRATION_MODULE",
           `${plugin.name} expects ${ops.join(", ")} on ${backend} but declares no registration module for it`,
           `Add "registrations": { "${backend}": "./…" } or register explicitly before ${backend} compiles.`,
         );
@@ -130,6 +140,7 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
   // A project that only chooses backends per call (createBackends, "dispatchables") needs no loader.
   if (config.rules.length === 0 && config.dispatchables.length === 0) {
     problem(
+      "ERR_DISPATCH_NO_BACKENDS",
       `no backend declaration was found: ${config.root} and its dependency tree declare nothing, so the loader would watch nothing`,
       'Declare the backends in the framework\'s package.json ("dispatchHook": { "backends": … }), or run doctor from the app\'s directory.',
     );
@@ -150,6 +161,7 @@ function requireNotes(backends: ReadonlyMap<string, readonly string[]>): Finding
       .map((file) => ({
         kind: "loader" as const,
         backend,
+        code: "ERR_DISPATCH_LOADER" as const,
         message:
           `${file} is CommonJS: on Node ${process.versions.node} the loader's module.register hooks never see require(), so this dispatch module is served only when it is imported, not when it is require()d ` +
           "(require(), createRequire(import.meta.url)(…)). doctor imported it; if the framework require()s it, its registrations never land and its calls miss (ERR_DISPATCH_NO_IMPL).",
@@ -246,7 +258,7 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
   } else {
     out.push(style.red(`${report.findings.length} problem(s):`));
     for (const f of report.findings) {
-      out.push(`  ${style.red("✗")} ${report.loaded ? `[${f.kind}] ` : ""}${f.message}`);
+      out.push(`  ${style.red("✗")} ${report.loaded ? `[${f.kind}] ` : ""}${f.message}`, `    ${style.dim("code:")} ${f.code}`);
       if (f.fix !== undefined) out.push(`    ${style.dim("fix:")} ${f.fix}`);
     }
   }

@@ -20,7 +20,8 @@ export const errorCodes = {
   ERR_DISPATCH_INVALID_SNAPSHOT: "a snapshot from another registry was passed to restore()",
   ERR_DISPATCH_HOOK_UNAVAILABLE: "the requested Node hook API does not exist on this Node version",
   ERR_DISPATCH_INVALID_SOURCE: "a transform was given something other than source text",
-  ERR_DISPATCH_REGISTRATION_MODULE: "a plugin's registration module could not be loaded or did not finish",
+  ERR_DISPATCH_REGISTRATION_MODULE:
+    "a plugin's registration module could not be loaded or did not finish, or a plugin expects op types on a backend it declares no registration module for",
   ERR_DISPATCH_CONFIG_INVALID: "a dispatchHook field has an unknown key or a value of the wrong type",
   ERR_DISPATCH_CONFIG_PATH: "a path in a dispatchHook field leaves its package",
   ERR_DISPATCH_CONFIG_JSON: "a package.json or config file is not valid JSON",
@@ -30,12 +31,18 @@ export const errorCodes = {
   ERR_DISPATCH_IMPL_LOAD: "a lazily named implementation could not be loaded",
   ERR_DISPATCH_UNKNOWN_FUNCTION: "an implementation is keyed by a name near one of the set's dispatchable functions, but not one of them",
   ERR_DISPATCH_UNKNOWN_BACKEND:
-    "backendOptions() names a backend that no backend set in the realm declares, or a control variable (<PREFIX>_PRIORITIZE, _BLOCK, _SET_ORDER) one that its set does not",
+    "backendOptions() names a backend that no backend set in the realm declares, a control variable (<PREFIX>_PRIORITIZE, _BLOCK, _SET_ORDER) one that its set does not, or a plugin registers for a backend nothing declares",
   ERR_DISPATCH_CONVERT: "a wrapping backend's convert failed on an argument, or its restore on what the wrapped implementation returned",
   ERR_DISPATCH_TYPE_LOAD: 'an abstract type named "@specifier#Export" could not be loaded, or instanceof cannot ask its export',
   ERR_DISPATCH_TYPE_NOT_FOUND:
     'a named type ("specifier#Export") of a backend set names a module that does not resolve, or an export it does not define (found by doctor: at run time no value is ever of that type)',
   ERR_DISPATCH_BACKEND_DECLARATION: "a backend declaration is malformed or names a backend twice",
+  ERR_DISPATCH_MODULE_NOT_FOUND: "a declared dispatch module, or the package it is declared for, is not where its declaration says",
+  ERR_DISPATCH_MODULE_LOAD: "a declared dispatch module threw or failed to load (doctor --load)",
+  ERR_DISPATCH_NO_BACKENDS: "no package.json or config file of the project declares a backend, so the loader would watch nothing",
+  ERR_DISPATCH_LOADER:
+    "the loader or a host adapter could not serve a dispatch module, or a copy of dispatch-hook of another hub version runs apart from this one",
+  ERR_DISPATCH_AUDIT_UNREADABLE: "doctor --load's child wrote no audit record, or one that cannot be read",
   ERR_DISPATCH_HOOK_AUDIT_DIR: "the command line cannot create or write the run directory it was given",
   ERR_DISPATCH_HOOK_AUDIT_FILE: "the command line cannot write the JSON file --json-file names",
 } as const;

@@ -67,6 +67,22 @@ describe("dispatch-hook doctor", () => {
       expect(out).toContain(fix);
     }
     expect(out).toContain(`${expectations.length} problem(s):`);
+    // The same findings as JSON, each with its stable code.
+    const json = memoryIo(dir);
+    expect(await doctorCommand(["--json"], json)).toBe(1);
+    const report = JSON.parse(json.stdout()) as DoctorReport;
+    expect(report.findings.map((f) => f.code)).toEqual([
+      "ERR_DISPATCH_CONFIG_INVALID",
+      "ERR_DISPATCH_CONFIG_JSON",
+      "ERR_DISPATCH_CONFIG_PATH",
+      "ERR_DISPATCH_MODULE_NOT_FOUND",
+      "ERR_DISPATCH_MODULE_NOT_FOUND",
+      "ERR_DISPATCH_MODULE_NOT_FOUND",
+      "ERR_DISPATCH_UNKNOWN_BACKEND",
+      "ERR_DISPATCH_REGISTRATION_MODULE",
+      "ERR_DISPATCH_REGISTRATION_MODULE",
+    ]);
+    expect(out).toContain("code: ERR_DISPATCH_UNKNOWN_BACKEND");
   });
 
   it("a registration path that is a directory or not a code module is a config problem, as a missing one is", async () => {
@@ -116,6 +132,7 @@ describe("dispatch-hook doctor", () => {
     const io = memoryIo(dir);
     expect(await doctorCommand([], io)).toBe(1);
     expect(io.stdout()).toContain("no backend declaration was found");
+    expect(io.stdout()).toContain("code: ERR_DISPATCH_NO_BACKENDS");
     expect(io.stdout()).toContain("read 2 file(s):");
     expect(io.stdout()).toContain("node_modules/lib/package.json");
     expect(io.stdout()).not.toContain("no problems found");

@@ -100,13 +100,20 @@ describe("doctor --load", () => {
     expect(text).toMatch(/shaky-ops: its registration module for mlx \(.*mlx\.js\) imports a module that does not resolve: .*helpres\.js/);
     expect(text).toMatch(/Pool already has an implementation on numba .*ml-ops.*rival-ops/);
     expect(text).toMatch(/"\.\/impl\.js#ad"/);
-    expect(report.findings.find((f) => f.kind === "implementation")?.code).toBe("ERR_DISPATCH_IMPL_LOAD");
+    // Every finding carries dispatch-hook's own code; the code of the error behind it is its cause.
+    expect(report.findings.map((f) => [f.kind, f.backend, f.code, f.cause]).sort()).toEqual([
+      ["conflict", "numba", "ERR_DISPATCH_CONFLICT", undefined],
+      ["implementation", "fast [arrays]", "ERR_DISPATCH_IMPL_LOAD", undefined],
+      ["registration-module", "jax", "ERR_DISPATCH_REGISTRATION_MODULE", undefined],
+      ["registration-module", "mlx", "ERR_DISPATCH_REGISTRATION_MODULE", "ERR_MODULE_NOT_FOUND"],
+    ]);
     const numba = report.backends.find((b) => b.backend === "numba");
     expect(numba?.landed).toContainEqual({ op: "Pool", plugin: "ml-ops" });
     expect(result.code).toBe(1);
 
     const human = await doctor(dir, "--load");
     expect(human.stdout).toContain("[conflict]");
+    expect(human.stdout).toContain("code: ERR_DISPATCH_CONFLICT");
     expect(human.stdout).toMatch(/problem\(s\):/);
     expect(human.code).toBe(1);
   });
@@ -126,7 +133,7 @@ describe("doctor --load", () => {
     expect(report.findings.map((f) => f.message)).toEqual([
       expect.stringMatching(/^lost-ops: the registration module for numba, .*numba\.js, does not exist$/),
     ]);
-    expect(report.findings[0]?.kind).toBe("config");
+    expect(report.findings[0]).toMatchObject({ kind: "config", code: "ERR_DISPATCH_REGISTRATION_MODULE" });
     expect(result.code).toBe(1);
   });
 
@@ -305,7 +312,7 @@ describe("a CommonJS dispatch module that the framework require()s", () => {
       const result = await doctor(dir, "--load", "--json");
       const report = JSON.parse(result.stdout) as DoctorReport;
       const finding = report.findings.find((f) => f.kind === "registration-module");
-      expect(finding).toMatchObject({ backend: "cpu", code: "ERR_REQUIRE_ASYNC_MODULE" });
+      expect(finding).toMatchObject({ backend: "cpu", code: "ERR_DISPATCH_REGISTRATION_MODULE", cause: "ERR_REQUIRE_ASYNC_MODULE" });
       expect(finding?.message).toMatch(/^cjs-ops: the registration module for cpu \(\S+\/cjs-ops\/cpu\.js\) cannot be require\(\)d/);
       expect(finding?.fix).toContain("top-level await");
       expect(report.backends.find((b) => b.backend === "cpu")?.modules).toEqual([expect.stringMatching(/cjsfw\/dispatch\/cpu\.js$/)]);
