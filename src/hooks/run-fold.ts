@@ -174,9 +174,23 @@ function summary(p: RunProcess): string {
   return `ok, ${landed} landed`;
 }
 
+/**
+ * How many processes (threads) the records come from: a test runner that runs each test file in a
+ * realm of its own (Jest's module registries, Vitest's vm pools) writes one record per file.
+ */
+function threads(records: readonly RunProcess[]): number {
+  return new Set(records.map((p) => `${p.pid}-${p.thread}`)).size;
+}
+
+/** "2 process(es)", or "1 process(es), 2 audit records" when some wrote a record per realm. */
+function counted(records: readonly RunProcess[]): string {
+  const n = threads(records);
+  return n === records.length ? `${n} process(es)` : `${n} process(es), ${records.length} audit records (one per test file or realm)`;
+}
+
 /** Why the run is not ok, or what it checked: the last line. */
 function runVerdict(run: RunAudit): string {
-  const failing = run.processes.filter((p) => p.report !== undefined && !p.ok).length;
+  const failing = threads(run.processes.filter((p) => p.report !== undefined && !p.ok));
   const problems = run.processes.reduce((n, p) => n + (p.report?.problems.length ?? 0), 0);
   const missing = run.processes.filter((p) => p.missing !== undefined).length;
   const parts = [
@@ -192,9 +206,11 @@ function runVerdict(run: RunAudit): string {
     const wait = waitingText(registrations);
     return `nothing was checked: ${wait === undefined ? "no process made a registration or declared a backend that loaded" : `no registration landed; ${wait}`}`;
   }
-  const checking = run.processes.filter((p) => p.checked > 0).length;
-  const of = checking < run.processes.length ? ` of ${run.processes.length}` : "";
-  return okVerdict(registrations, `, in ${checking}${of} process(es)`);
+  const checking = run.processes.filter((p) => p.checked > 0);
+  const all = threads(run.processes);
+  const of = threads(checking) < all ? ` of ${all}` : "";
+  const realms = checking.length > threads(checking) ? `, ${checking.length} audit records (one per test file or realm)` : "";
+  return okVerdict(registrations, `, in ${threads(checking)}${of} process(es)${realms}`);
 }
 
 /**
@@ -212,10 +228,7 @@ export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
       const exit = p.exitCode === null ? "-" : String(p.exitCode);
       return [String(p.pid), p.thread === 0 ? "main" : String(p.thread), p.node, exit, summary(p), programOf(p, cwd)];
     });
-    out.push(
-      `${run.processes.length} process(es) wrote to the run:`,
-      ...formatTable(["pid", "thread", "node", "exit", "audit", "program"], rows),
-    );
+    out.push(`${counted(run.processes)} wrote to the run:`, ...formatTable(["pid", "thread", "node", "exit", "audit", "program"], rows));
   }
   for (const p of shown) {
     if (out.length > 0) out.push("");
