@@ -56,6 +56,7 @@ const problemCodes: Record<ProblemKind, ErrorCode> = {
   loader: "ERR_DISPATCH_LOADER",
   "no-loader": "ERR_DISPATCH_NO_LOADER",
   identity: "ERR_DISPATCH_NO_IMPL",
+  declaration: "ERR_DISPATCH_BACKEND_DECLARATION",
 };
 
 /** A failure's own code when it is dispatch-hook's, else `fallback`, with the failure's code as the cause. */

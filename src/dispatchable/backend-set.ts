@@ -260,9 +260,9 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
         this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration<Fns>, d.declaredIn);
       } catch (error) {
         const e = error as DispatchHookError;
-        process.emitWarning(`${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`, {
-          code: e.code,
-        });
+        const message = `${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`;
+        process.emitWarning(message, { code: e.code });
+        this.registry.leftOut(d.backend, e.code, message);
       }
     }
   }

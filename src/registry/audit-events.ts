@@ -73,7 +73,9 @@ export type AuditEvent =
    * The registry is a backend set's, which now knows its backends (declared in code or read from
    * package.json): a registration pending on a backend it has not declared is a problem from here on.
    */
-  | Event<"backend-set", { readonly set: string }>;
+  | Event<"backend-set", { readonly set: string }>
+  /** A backend set left out a backend declared in a package.json (a typo in it): its calls go elsewhere. */
+  | Event<"left-out", { readonly backend: string; readonly code: string; readonly message: string }>;
 
 export type AuditEventKind = AuditEvent["kind"];
 export type Unsequenced<E> = E extends AuditEvent ? Omit<E, "seq"> & { seq?: number } : never;
@@ -119,7 +121,17 @@ export interface PluginModuleRecord {
   readonly error: ErrorSummary | undefined;
 }
 
-export type ProblemKind = "pending" | "failed" | "conflict" | "missing" | "table" | "loader" | "no-loader" | "identity" | "stuck";
+export type ProblemKind =
+  | "pending"
+  | "failed"
+  | "conflict"
+  | "missing"
+  | "table"
+  | "loader"
+  | "no-loader"
+  | "identity"
+  | "stuck"
+  | "declaration";
 
 export interface Problem {
   readonly kind: ProblemKind;

@@ -133,6 +133,9 @@ export function fold(events: readonly unknown[], registry?: string): Fold {
       case "backend-set":
         out.set = event.set;
         break;
+      case "left-out":
+        out.problems.push({ kind: "declaration", backend: event.backend, op: "-", id: undefined, message: event.message });
+        break;
     }
   }
   out.problems.push(...stuck);

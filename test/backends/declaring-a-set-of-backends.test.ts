@@ -255,6 +255,12 @@ describe("typos found early", () => {
       code: "ERR_DISPATCH_UNKNOWN_FUNCTION",
     });
     warn.mockRestore();
+    // Its calls go elsewhere: a problem of the set's audit, not only a warning.
+    const report = set.registry.verify();
+    expect(report.ok).toBe(false);
+    expect(report.problems).toEqual([
+      expect.objectContaining({ kind: "declaration", backend: "fast", message: expect.stringContaining("The backend is left out.") }),
+    ]);
   });
 });
 

@@ -45,6 +45,38 @@ describe("the exit audit of a backend set (real process)", () => {
   }
 });
 
+describe("a package.json backend the set leaves out (real process)", () => {
+  it("an implementation keyed by a misspelt function name fails a strict audit and audit --, not only a warning", async () => {
+    const dir = makeTree({
+      "package.json": appJson({ dependencies: { "fast-backend": "*" } }),
+      "node_modules/fast-backend/package.json": JSON.stringify({
+        name: "fast-backend",
+        dispatchHook: {
+          dispatchables: { "ml-ops": { fast: { primaryTypes: ["./arr.mjs#Arr"], implementations: { totl: "./total.mjs#total" } } } },
+        },
+      }),
+      "node_modules/fast-backend/arr.mjs": "export class Arr {}\n",
+      "node_modules/fast-backend/total.mjs": 'export const total = () => "fast total";\n',
+      "main.mjs": [
+        `import { createBackends, dispatchable } from ${api};`,
+        'import { Arr } from "fast-backend/arr.mjs";',
+        'const set = createBackends({ name: "ml-ops" });',
+        'const total = dispatchable((x) => "reference total", { name: "total", args: ["x"], backends: set });',
+        "console.log(JSON.stringify({ ran: total(new Arr()) }));",
+      ].join("\n"),
+    });
+    const strict = await run(dir, ["main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(lastJson(strict.stdout)).toEqual({ ran: "reference total" });
+    expect(strict.stderr).toMatch(
+      /\[declaration\] node_modules\/fast-backend\/package\.json: ml-ops has no dispatchable function named so: backend "fast" implements "totl" \(did you mean "total"\?\).* The backend is left out\./,
+    );
+    expect(strict.code).toBe(1);
+    const audited = await run(dir, [join(repoRoot, "dist/bundle/cli.js"), "audit", "--", "main.mjs"]);
+    expect(audited.stdout).toContain("[declaration]");
+    expect(audited.code).toBe(1);
+  });
+});
+
 describe("a dispatchable defined again (real process)", () => {
   it("the same module evaluated again shares the function's implementations; another function of the same name is refused", async () => {
     const dir = makeTree({
