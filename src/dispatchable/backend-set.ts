@@ -6,12 +6,13 @@
 import { path } from "../builtins.js";
 import { discover } from "../hooks/discovery.js";
 import type { Class } from "../registry/dispatcher.js";
-import { DispatchHookError, describe } from "../registry/errors.js";
+import { DispatchHookError } from "../registry/errors.js";
+import { auditRunning } from "../registry/exit-audit.js";
 import { checkBackend } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
 import { type Ordered, realmBackends, setControl, sortBackends } from "./backend-order.js";
 import { type BackendInfo, describeBackend, type FunctionInfo, formatDocs } from "./docs.js";
-import { asImplementation, type Implementation, type ImplementationOf, ImplTable, unknownFunctions } from "./impl-table.js";
+import { type Implementation, type ImplementationOf, ImplTable, implementationOf, unknownFunctions, unresolvedImpl } from "./impl-table.js";
 import { NamedTypeResolver } from "./named-type.js";
 import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
@@ -205,12 +206,11 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   }
 
   #implementation(impl: unknown, base: string, backend: string, fn: string): Implementation {
-    const real = asImplementation(impl, base, backend, fn, this.#eager);
-    if (real !== undefined) return real;
-    throw new DispatchHookError(
-      "ERR_DISPATCH_INVALID_IMPL",
-      `Backend ${JSON.stringify(backend)}: the implementation of ${fn} must be a function or "specifier#export", got ${describe(impl)}.`,
-    );
+    const real = implementationOf(impl, base, backend, fn, this.#eager);
+    // Under an audit, a lazy implementation whose module does not resolve is a problem now, not at its first call.
+    const unresolved = auditRunning() ? unresolvedImpl(real) : undefined;
+    if (unresolved !== undefined) this.registry.declarationProblem(backend, "ERR_DISPATCH_IMPL_LOAD", unresolved);
+    return real;
   }
 
   /** Once the set has decided a call, its functions are known: a name near one of them is a typo. */
@@ -237,10 +237,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     if (this.#checked.error !== undefined) throw this.#checked.error;
   }
 
-  /**
-   * Reads package.json declarations once, the first time the set decides anything. One the set
-   * refuses is a warning with the refusal's code, and that backend is left out.
-   */
+  /** Reads package.json declarations once, at the set's first decision; one it refuses is left out (a warning, and a problem of its audit). */
   #readPackages(): void {
     if (this.#discovered) return;
     this.#discovered = true;
@@ -262,7 +259,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
         const e = error as DispatchHookError;
         const message = `${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`;
         process.emitWarning(message, { code: e.code });
-        this.registry.leftOut(d.backend, e.code, message);
+        this.registry.declarationProblem(d.backend, e.code, message);
       }
     }
   }

@@ -67,15 +67,19 @@ export function parseLazyImpl(text: string): LazyImpl | undefined {
   return { specifier: text.slice(0, hash), exportName: text.slice(hash + 1), label: text };
 }
 
+/** A require() for directory `base` (a relative one is the working directory's). */
+const requireAt = (base: string) => nodeModule.createRequire(path.join(path.resolve(base), "noop.js"));
+const resolveWith = (require: NodeJS.Require, base: string, specifier: string) =>
+  require.resolve(specifier.startsWith(".") ? path.resolve(base, specifier) : specifier);
+
 /** Requires `specifier` from directory `base`; `fail(why)` makes the error: it does not resolve, or loading it threw. */
 export function requireFrom(base: string, specifier: string, fail: (why: string, cause?: unknown) => Error): Record<string, unknown> {
-  const dir = path.resolve(base); // a relative base is the working directory's
-  const require = nodeModule.createRequire(path.join(dir, "noop.js"));
+  const require = requireAt(base);
   let file: string;
   try {
-    file = require.resolve(specifier.startsWith(".") ? path.resolve(dir, specifier) : specifier);
+    file = resolveWith(require, base, specifier);
   } catch (error) {
-    throw fail(`${JSON.stringify(specifier)} does not resolve from ${base}`, error);
+    throw fail(unresolvedText(specifier, base), error);
   }
   try {
     return require(file) as Record<string, unknown>;
@@ -84,21 +88,25 @@ export function requireFrom(base: string, specifier: string, fail: (why: string,
   }
 }
 
+const unresolvedText = (specifier: string, base: string) => `${JSON.stringify(specifier)} does not resolve from ${base}`;
+
+const lazyText = (lazy: LazyImpl, backend: string, fn: string, why: string) =>
+  `Backend ${JSON.stringify(backend)} names ${JSON.stringify(lazy.label)} as its implementation of ${fn}, but ${why}.`;
+
 function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: string): (...args: never[]) => unknown {
   const fail = (why: string, cause?: unknown) =>
-    new DispatchHookError(
-      "ERR_DISPATCH_IMPL_LOAD",
-      `Backend ${JSON.stringify(backend)} names ${JSON.stringify(lazy.label)} as its implementation of ${fn}, but ${why}.`,
-      { cause, details: { backend, function: fn, implementation: lazy.label } },
-    );
+    new DispatchHookError("ERR_DISPATCH_IMPL_LOAD", lazyText(lazy, backend, fn, why), {
+      cause,
+      details: { backend, function: fn, implementation: lazy.label },
+    });
   const namespace = requireFrom(base, lazy.specifier, fail);
   const impl = namespace?.[lazy.exportName] ?? (lazy.exportName === "default" ? namespace : undefined);
   if (typeof impl !== "function") throw fail(`its export ${JSON.stringify(lazy.exportName)} is ${describe(impl)}, not a function`);
   return impl as (...args: never[]) => unknown;
 }
 
-/** Lazily named implementations' stubs: their names, and their loaders. */
-const lazies = new WeakMap<Function, { readonly label: string; load(): Implementation }>();
+/** Lazily named implementations' stubs: their names, their loaders, and why their module does not resolve. */
+const lazies = new WeakMap<Function, { readonly label: string; load(): Implementation; unresolved(): string | undefined }>();
 
 /**
  * An implementation as a function: a function as it is; a `"specifier#export"` as a stub (a function,
@@ -116,9 +124,34 @@ export function asImplementation(impl: unknown, base: string, backend: string, f
   const stub = function (this: unknown, ...args: never[]) {
     return load().apply(this, args);
   };
-  lazies.set(stub, { label: lazy.label, load });
+  // Resolving runs none of the module's code: what an audit checks of an implementation not called yet.
+  const unresolved = () => {
+    if (loaded !== undefined) return undefined;
+    try {
+      resolveWith(requireAt(base), base, lazy.specifier);
+      return undefined;
+    } catch {
+      return lazyText(lazy, backend, fn, unresolvedText(lazy.specifier, base));
+    }
+  };
+  lazies.set(stub, { label: lazy.label, load, unresolved });
   if (eager) load();
   return stub as Implementation;
+}
+
+/** As asImplementation, for a registration: anything else is ERR_DISPATCH_INVALID_IMPL. */
+export function implementationOf(impl: unknown, base: string, backend: string, fn: string, eager: boolean): Implementation {
+  const real = asImplementation(impl, base, backend, fn, eager);
+  if (real !== undefined) return real;
+  throw new DispatchHookError(
+    "ERR_DISPATCH_INVALID_IMPL",
+    `Backend ${JSON.stringify(backend)}: the implementation of ${fn} must be a function or "specifier#export", got ${describe(impl)}.`,
+  );
+}
+
+/** Why a lazily named implementation's module does not resolve, or undefined (a function, or one that resolves). */
+export function unresolvedImpl(impl: Implementation): string | undefined {
+  return lazies.get(impl)?.unresolved();
 }
 
 /** The implementation to call: a stub's module is loaded now. */

@@ -74,8 +74,8 @@ export type AuditEvent =
    * package.json): a registration pending on a backend it has not declared is a problem from here on.
    */
   | Event<"backend-set", { readonly set: string }>
-  /** A backend set left out a backend declared in a package.json (a typo in it): its calls go elsewhere. */
-  | Event<"left-out", { readonly backend: string; readonly code: string; readonly message: string }>;
+  /** A backend set left out a backend a package.json declared, or a lazy implementation's module does not resolve. */
+  | Event<"declaration", { readonly backend: string; readonly code: string; readonly message: string }>;
 
 export type AuditEventKind = AuditEvent["kind"];
 export type Unsequenced<E> = E extends AuditEvent ? Omit<E, "seq"> & { seq?: number } : never;

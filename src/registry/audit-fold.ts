@@ -133,7 +133,7 @@ export function fold(events: readonly unknown[], registry?: string): Fold {
       case "backend-set":
         out.set = event.set;
         break;
-      case "left-out":
+      case "declaration":
         out.problems.push({ kind: "declaration", backend: event.backend, op: "-", id: undefined, message: event.message });
         break;
     }

@@ -20,7 +20,7 @@ export type { HandleState, RegistrationHandle, TableHandle } from "./registratio
 export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
 
 /** Problems the audit must still report after everything else settled: they keep a registry held. */
-const stickyKinds: ReadonlySet<string> = new Set(["refused", "identity", "unseen-table", "stuck", "rejected", "left-out"]);
+const stickyKinds: ReadonlySet<string> = new Set(["refused", "identity", "unseen-table", "stuck", "rejected", "declaration"]);
 /** Registration states that have not landed: a registry holding any is kept alive. */
 const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
 /** Tables whose rejection was said: every registry that listens rejects it, and it is said once. */
@@ -143,11 +143,14 @@ export class Registry {
     if (!this.#disposed) this.#record({ kind: "backend-set", set });
   }
 
-  /** @internal A backend set left out a backend its package.json declared: a problem of the audit from now on. */
-  leftOut(backend: string, code: string, message: string): void {
+  /**
+   * @internal A backend set's problem with a declaration: a backend its package.json declared, left
+   * out; a lazy implementation whose module does not resolve. A problem of the audit from now on.
+   */
+  declarationProblem(backend: string, code: string, message: string): void {
     if (this.#disposed) return;
     this.#join();
-    this.#record({ kind: "left-out", backend, code, message });
+    this.#record({ kind: "declaration", backend, code, message });
   }
 
   /** After this, registrations for `backend` are refused with ERR_DISPATCH_SEALED. */

@@ -24,7 +24,7 @@ const kinds = {
   expected: 1,
   sealed: 1,
   "backend-set": 1,
-  "left-out": 1,
+  declaration: 1,
 } satisfies Record<AuditEventKind, 1>;
 
 describe("audit events", () => {
@@ -48,7 +48,7 @@ describe("audit events", () => {
       expected: { backend: "cpu", ops: ["X"], source: "s" },
       sealed: { backend: "cpu", sealed: true },
       "backend-set": { set: "ml-ops" },
-      "left-out": { backend: "fast", code: "ERR_DISPATCH_UNKNOWN_FUNCTION", message: "m" },
+      declaration: { backend: "fast", code: "ERR_DISPATCH_UNKNOWN_FUNCTION", message: "m" },
     };
     for (const kind of Object.keys(kinds)) {
       // "restored" and "withdrawn" undo something: give them something to undo first.

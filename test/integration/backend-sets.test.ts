@@ -77,6 +77,42 @@ describe("a package.json backend the set leaves out (real process)", () => {
   });
 });
 
+describe("a lazy implementation whose module does not resolve (real process)", () => {
+  it("is a problem of a strict audit before any call, in package.json and in code; with no audit running, nothing is checked", async () => {
+    const dir = makeTree({
+      "package.json": appJson({ dependencies: { "fast-backend": "*" } }),
+      "node_modules/fast-backend/package.json": JSON.stringify({
+        name: "fast-backend",
+        dispatchHook: {
+          dispatchables: { "ml-ops": { fast: { primaryTypes: ["./arr.mjs#Arr"], implementations: { total: "./totl.cjs#total" } } } },
+        },
+      }),
+      "node_modules/fast-backend/arr.mjs": "export class Arr {}\n",
+      "main.mjs": [
+        `import { createBackends, dispatchable } from ${api};`,
+        'const set = createBackends({ name: "ml-ops" });',
+        'const total = dispatchable((x) => "reference total", { name: "total", args: ["x"], backends: set });',
+        'const mean = dispatchable((x) => "reference mean", { name: "mean", args: ["x"], backends: set });',
+        'set.register("fast", mean, "./means.cjs#mean");',
+        // A number: no backend takes it, so neither implementation is ever called.
+        "console.log(JSON.stringify({ ran: total(1) }));",
+      ].join("\n"),
+    });
+    const strict = await run(dir, ["main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(lastJson(strict.stdout)).toEqual({ ran: "reference total" });
+    expect(strict.stderr).toMatch(
+      /\[declaration\] Backend "fast" names "\.\/totl\.cjs#total" as its implementation of total, but "\.\/totl\.cjs" does not resolve from \S+fast-backend\./,
+    );
+    expect(strict.stderr).toMatch(
+      /\[declaration\] Backend "fast" names "\.\/means\.cjs#mean" as its implementation of mean, but "\.\/means\.cjs" does not resolve/,
+    );
+    expect(strict.code).toBe(1);
+    const plain = await run(dir, ["main.mjs"]);
+    expect(plain.stderr).toBe("");
+    expect(plain.code).toBe(0);
+  });
+});
+
 describe("a dispatchable defined again (real process)", () => {
   it("the same module evaluated again shares the function's implementations; another function of the same name is refused", async () => {
     const dir = makeTree({
