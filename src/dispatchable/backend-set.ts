@@ -71,7 +71,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     // A namespace of its own (its tables never meet a framework's); call sites recorded while an audit runs.
     this.registry = createRegistry({ name: `backends of ${read.name}`, namespace: `backends:${read.name}#${++sets}` });
     // Without package.json declarations to read, the set knows its backends now (see #readPackages).
-    if (discover === false) this.registry.judgeAsSet(read.name);
+    if (discover === false) this.registry.setEvent({ kind: "backend-set", set: read.name });
   }
 
   /** @internal The op class that stands for a dispatchable function in the tables. */
@@ -209,7 +209,8 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     const real = implementationOf(impl, base, backend, fn, this.#eager);
     // Under an audit, a lazy implementation whose module does not resolve is a problem now, not at its first call.
     const unresolved = auditRunning() ? unresolvedImpl(real) : undefined;
-    if (unresolved !== undefined) this.registry.declarationProblem(backend, "ERR_DISPATCH_IMPL_LOAD", unresolved);
+    if (unresolved !== undefined)
+      this.registry.setEvent({ kind: "declaration", backend, code: "ERR_DISPATCH_IMPL_LOAD", message: unresolved });
     return real;
   }
 
@@ -246,7 +247,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
       this.#declarePackages();
     } finally {
       // From now on the set knows its backends: one it does not declare is a problem of its audit.
-      this.registry.judgeAsSet(this.name);
+      this.registry.setEvent({ kind: "backend-set", set: this.name });
     }
   }
 
@@ -259,7 +260,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
         const e = error as DispatchHookError;
         const message = `${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`;
         process.emitWarning(message, { code: e.code });
-        this.registry.declarationProblem(d.backend, e.code, message);
+        this.registry.setEvent({ kind: "declaration", backend: d.backend, code: e.code, message });
       }
     }
   }

@@ -138,19 +138,11 @@ export class Registry {
     this.#hold();
   }
 
-  /** @internal Marks a backend set's registry once the set knows its backends: a registration pending on another is a problem. */
-  judgeAsSet(set: string): void {
-    if (!this.#disposed) this.#record({ kind: "backend-set", set });
-  }
-
-  /**
-   * @internal A backend set's problem with a declaration: a backend its package.json declared, left
-   * out; a lazy implementation whose module does not resolve. A problem of the audit from now on.
-   */
-  declarationProblem(backend: string, code: string, message: string): void {
+  /** @internal A backend set's fact: it knows its backends now ("backend-set"), or it refused a declaration of one ("declaration"). */
+  setEvent(event: Unsequenced<Extract<AuditEvent, { kind: "backend-set" | "declaration" }>>): void {
     if (this.#disposed) return;
     this.#join();
-    this.#record({ kind: "declaration", backend, code, message });
+    this.#record(event);
   }
 
   /** After this, registrations for `backend` are refused with ERR_DISPATCH_SEALED. */
@@ -210,12 +202,9 @@ export class Registry {
   }
 
   #checkOpen(where: string): void {
-    if (this.#disposed) {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_REGISTRY_DISPOSED",
-        `${where}: this registry was disposed. Create a new one with createRegistry().`,
-      );
-    }
+    if (!this.#disposed) return;
+    const message = `${where}: this registry was disposed. Create a new one with createRegistry().`;
+    throw new DispatchHookError("ERR_DISPATCH_REGISTRY_DISPOSED", message);
   }
 
   #report(options: VerifyOptions): AuditReport {
