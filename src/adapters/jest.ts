@@ -6,7 +6,7 @@
  * imports the original by its path, so its code, line numbers and coverage are untouched.
  */
 import { crypto, fs, os, path } from "../builtins.js";
-import { writeFileAtomically } from "../registry/run-records.js";
+import { makeDirectory, writeFileAtomically } from "../registry/run-records.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
 export type { AdapterOptions } from "./adapter-core.js";
@@ -49,7 +49,7 @@ export function createResolver(options: AdapterOptions = {}): (request: string, 
       .digest("hex")
       .slice(0, 16);
     const dir = path.join(cache, key);
-    fs.mkdirSync(dir, { recursive: true });
+    makeDirectory(dir);
     if (!esm) {
       const file = path.join(dir, "facade.cjs");
       write(file, core.cjsFacade(resolved, core.runtimePath.replace(/\.js$/, ".cjs")));

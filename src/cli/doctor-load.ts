@@ -32,6 +32,7 @@ export type FindingKind =
   | "pending"
   | "loader"
   | "type"
+  | "declaration"
   | "other";
 
 export interface Finding {
@@ -49,7 +50,7 @@ export interface Finding {
 const problemCodes: Record<ProblemKind, ErrorCode> = {
   pending: "ERR_DISPATCH_INCOMPLETE",
   missing: "ERR_DISPATCH_INCOMPLETE",
-  failed: "ERR_DISPATCH_REGISTRATION_MODULE",
+  failed: "ERR_DISPATCH_INCOMPLETE",
   conflict: "ERR_DISPATCH_CONFLICT",
   table: "ERR_DISPATCH_TABLE_SHAPE",
   stuck: "ERR_DISPATCH_TABLE_SHAPE",
@@ -57,6 +58,7 @@ const problemCodes: Record<ProblemKind, ErrorCode> = {
   "no-loader": "ERR_DISPATCH_NO_LOADER",
   identity: "ERR_DISPATCH_NO_IMPL",
   declaration: "ERR_DISPATCH_BACKEND_DECLARATION",
+  implementation: "ERR_DISPATCH_IMPL_LOAD",
 };
 
 /** A failure's own code when it is dispatch-hook's, else `fallback`, with the failure's code as the cause. */
@@ -77,10 +79,10 @@ export interface BackendOutcome {
   readonly waiting: ReadonlyArray<{ readonly op: string; readonly plugin: string | null }>;
 }
 
-/** The JSON document of `dispatch-hook doctor --json` (format "dispatch-hook/doctor", version 1). */
+/** The JSON document of `dispatch-hook doctor --json` (format "dispatch-hook/doctor", version 2). */
 export interface DoctorReport {
   readonly format: typeof doctorFormat;
-  readonly version: 1;
+  readonly version: 2;
   readonly ok: boolean;
   /** Whether the backends were loaded (--load), or only the configuration was read. */
   readonly loaded: boolean;
@@ -254,7 +256,9 @@ export async function loadBackends(
       });
     }
     for (const problem of report.problems) {
-      const kind: FindingKind = ["conflict", "failed", "missing", "pending", "loader"].includes(problem.kind)
+      const kind: FindingKind = ["conflict", "failed", "missing", "pending", "loader", "implementation", "declaration"].includes(
+        problem.kind,
+      )
         ? (problem.kind as FindingKind)
         : "other";
       if (failedBackends.has(problem.backend) && kind !== "conflict") continue;
@@ -265,7 +269,11 @@ export async function loadBackends(
       // With no backend declared, the loader's "watches nothing" follows from the config: reading
       // it said so already, or backend sets that are chosen per call need nothing watched.
       if (input.backends.length === 0 && problem.message.includes("found no backend declaration")) continue;
-      findings.push({ kind, backend: problem.backend, code: problemCodes[problem.kind], message: problem.message });
+      // A lazy implementation the probe loaded and the audit resolved: one finding.
+      if (findings.some((f) => f.message === problem.message)) continue;
+      const code =
+        problem.code !== undefined && Object.hasOwn(errorCodes, problem.code) ? (problem.code as ErrorCode) : problemCodes[problem.kind];
+      findings.push({ kind, backend: problem.backend, code, message: problem.message });
     }
   }
   const unreadable = (message: string) => findings.push({ kind: "other", code: "ERR_DISPATCH_AUDIT_UNREADABLE", message });

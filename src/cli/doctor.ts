@@ -28,7 +28,7 @@ an entry file means its package): its package.json, every package.json in its de
             module or export does not exist, and named types ("specifier#Export") whose export
             does not exist or is only re-exported (without --load, doctor checks that each named
             type's module exists)
-  --json    print the report as one JSON document (format "dispatch-hook/doctor", version 1)
+  --json    print the report as one JSON document (format "dispatch-hook/doctor", version 2)
   --help    show this help
 
 Exit code: 0 when nothing was found, 1 with findings (or no configuration at all), 2 for a usage
@@ -195,7 +195,7 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
   findings.push(...(loaded?.findings ?? []));
   const report: DoctorReport = {
     format: doctorFormat,
-    version: 1,
+    version: 2,
     ok: findings.length === 0,
     loaded: loaded !== undefined,
     root: config.root,
@@ -244,7 +244,7 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
   if (sets.length > 0) out.push("", style.bold("backends of backend sets (chosen per call)"));
   for (const d of sets) out.push(`  ${d.set}: ${d.backend} (${rel(d.declaredIn)})`);
   if (report.notes.length > 0) out.push("", style.bold("notes"));
-  for (const n of report.notes) out.push(`  ! ${n.backend}: ${n.message}`, `    ${style.dim("fix:")} ${n.fix}`);
+  for (const n of report.notes) out.push(`  ! ${n.backend}: ${n.message}`, `    ${style.dim("code:")} ${n.code}`, `    ${style.dim("fix:")} ${n.fix}`);
   out.push("");
   if (report.findings.length === 0) {
     const asImported = report.notes.length === 0 ? "" : `, when imported (${report.notes.length} note(s) above)`;

@@ -7,12 +7,18 @@ import { path } from "../builtins.js";
 import { discover } from "../hooks/discovery.js";
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError } from "../registry/errors.js";
-import { auditRunning } from "../registry/exit-audit.js";
 import { checkBackend } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
 import { type Ordered, realmBackends, setControl, sortBackends } from "./backend-order.js";
 import { type BackendInfo, describeBackend, type FunctionInfo, formatDocs } from "./docs.js";
-import { type Implementation, type ImplementationOf, ImplTable, implementationOf, unknownFunctions, unresolvedImpl } from "./impl-table.js";
+import {
+  type Implementation,
+  type ImplementationOf,
+  ImplTable,
+  implementationOf,
+  unknownFunctions,
+  unresolvedImpls,
+} from "./impl-table.js";
 import { NamedTypeResolver } from "./named-type.js";
 import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
@@ -34,8 +40,9 @@ type AnyFunction = (...args: never[]) => unknown;
 interface Backend extends PlanBackend, Ordered {
   readonly table: ImplTable;
   readonly declaredIn: string;
-  /** The backend it wraps. */
+  /** The backend it wraps, and how. */
   readonly wraps: string | undefined;
+  readonly wrapping: { readonly convert: Implementation; readonly restore: Implementation } | undefined;
 }
 
 let sets = 0;
@@ -72,6 +79,8 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.registry = createRegistry({ name: `backends of ${read.name}`, namespace: `backends:${read.name}#${++sets}` });
     // Without package.json declarations to read, the set knows its backends now (see #readPackages).
     if (discover === false) this.registry.setEvent({ kind: "backend-set", set: read.name });
+    // Whenever its audit is read: each lazy implementation in a table whose module does not resolve, before any call needs it.
+    this.registry.extraEvents = () => unresolvedImpls(this.#backends.values(), this.#ops);
   }
 
   /** @internal The op class that stands for a dispatchable function in the tables. */
@@ -160,10 +169,11 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
       table,
       declaredIn,
       wraps: wraps?.backend,
+      wrapping: wraps,
       implementation: viaWraps === undefined ? own : (op) => own(op) ?? viaWraps(op),
     };
     const impls = Object.entries(declaration.implementations ?? {}).map(
-      ([fn, impl]) => [fn, this.#implementation(impl, base, declaration.name, fn)] as const,
+      ([fn, impl]) => [fn, implementationOf(impl, base, declaration.name, fn, this.#eager)] as const,
     );
     this.#checkNames(impls.map(([fn]) => ({ backend: declaration.name, fn })));
     // A declaration whose priorities close a cycle is refused here, not at the first call.
@@ -200,18 +210,9 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   ): RegistrationHandle {
     checkBackend(backend, "register()");
     const name = functionName(fn, `register(${JSON.stringify(backend)}, …)`);
-    const real = this.#implementation(impl, process.cwd(), backend, name);
+    const real = implementationOf(impl, process.cwd(), backend, name, this.#eager);
     this.#checkNames([{ backend, fn: name }]);
     return this.registry.registerFrom(this.register, backend, this.opFor(name), real, options);
-  }
-
-  #implementation(impl: unknown, base: string, backend: string, fn: string): Implementation {
-    const real = implementationOf(impl, base, backend, fn, this.#eager);
-    // Under an audit, a lazy implementation whose module does not resolve is a problem now, not at its first call.
-    const unresolved = auditRunning() ? unresolvedImpl(real) : undefined;
-    if (unresolved !== undefined)
-      this.registry.setEvent({ kind: "declaration", backend, code: "ERR_DISPATCH_IMPL_LOAD", message: unresolved });
-    return real;
   }
 
   /** Once the set has decided a call, its functions are known: a name near one of them is a typo. */

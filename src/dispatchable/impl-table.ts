@@ -6,6 +6,7 @@
  * ERR_DISPATCH_IMPL_LOAD, naming the backend and the function.
  */
 import { nodeModule, path } from "../builtins.js";
+import type { AuditEvent } from "../registry/audit-events.js";
 import type { Class, Impl } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { distance } from "../registry/options.js";
@@ -152,6 +153,31 @@ export function implementationOf(impl: unknown, base: string, backend: string, f
 /** Why a lazily named implementation's module does not resolve, or undefined (a function, or one that resolves). */
 export function unresolvedImpl(impl: Implementation): string | undefined {
   return lazies.get(impl)?.unresolved();
+}
+
+/**
+ * What a backend set's audit says of its lazily named implementations (those in its tables, and its
+ * wrappers' convert and restore) whenever it is read: each whose module does not resolve. Resolving
+ * runs none of a module's code; a missing export is found when it loads (or by doctor --load).
+ */
+export function unresolvedImpls(
+  backends: Iterable<{
+    readonly name: string;
+    readonly table: ImplTable;
+    readonly wrapping: Record<"convert" | "restore", Implementation> | undefined;
+  }>,
+  ops: ReadonlyMap<string, Class>,
+): AuditEvent[] {
+  const events: AuditEvent[] = [];
+  for (const b of backends) {
+    const given: Array<readonly [string, Impl | undefined]> = [...ops].map(([fn, op]) => [fn, b.table.get(op)] as const);
+    if (b.wrapping !== undefined) given.push(["wraps.convert", b.wrapping.convert], ["wraps.restore", b.wrapping.restore]);
+    for (const [op, impl] of given) {
+      const message = impl === undefined ? undefined : unresolvedImpl(impl as Implementation);
+      if (message !== undefined) events.push({ kind: "unresolved", seq: -1, backend: b.name, op, message });
+    }
+  }
+  return events;
 }
 
 /** The implementation to call: a stub's module is loaded now. */

@@ -182,17 +182,17 @@ function threads(records: readonly RunProcess[]): number {
   return new Set(records.map((p) => `${p.pid}-${p.thread}`)).size;
 }
 
-/** "2 process(es)", or "1 process(es), 2 audit records" when some wrote a record per realm. */
-function counted(records: readonly RunProcess[]): string {
-  const n = threads(records);
-  return n === records.length ? `${n} process(es)` : `${n} process(es), ${records.length} audit records (one per test file or realm)`;
+/** ", 2 audit records (…)" when the records of these entries are more than their processes, else "". */
+function realms(entries: readonly RunProcess[]): string {
+  const records = entries.filter((p) => p.report !== undefined).length;
+  return records > threads(entries) ? `, ${records} audit records (one per test file or realm)` : "";
 }
 
 /** Why the run is not ok, or what it checked: the last line. */
 function runVerdict(run: RunAudit): string {
   const failing = threads(run.processes.filter((p) => p.report !== undefined && !p.ok));
+  const missing = threads(run.processes.filter((p) => p.missing !== undefined));
   const problems = run.processes.reduce((n, p) => n + (p.report?.problems.length ?? 0), 0);
-  const missing = run.processes.filter((p) => p.missing !== undefined).length;
   const parts = [
     ...(problems > 0 ? [`${problems} problem(s) in ${failing} process(es)`] : []),
     ...(missing > 0 ? [`${missing} process(es) without a record`] : []),
@@ -209,8 +209,7 @@ function runVerdict(run: RunAudit): string {
   const checking = run.processes.filter((p) => p.checked > 0);
   const all = threads(run.processes);
   const of = threads(checking) < all ? ` of ${all}` : "";
-  const realms = checking.length > threads(checking) ? `, ${checking.length} audit records (one per test file or realm)` : "";
-  return okVerdict(registrations, `, in ${threads(checking)}${of} process(es)${realms}`);
+  return okVerdict(registrations, `, in ${threads(checking)}${of} process(es)${realms(checking)}`);
 }
 
 /**
@@ -228,7 +227,10 @@ export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
       const exit = p.exitCode === null ? "-" : String(p.exitCode);
       return [String(p.pid), p.thread === 0 ? "main" : String(p.thread), p.node, exit, summary(p), programOf(p, cwd)];
     });
-    out.push(`${counted(run.processes)} wrote to the run:`, ...formatTable(["pid", "thread", "node", "exit", "audit", "program"], rows));
+    out.push(
+      `${threads(run.processes)} process(es)${realms(run.processes)} wrote to the run:`,
+      ...formatTable(["pid", "thread", "node", "exit", "audit", "program"], rows),
+    );
   }
   for (const p of shown) {
     if (out.length > 0) out.push("");

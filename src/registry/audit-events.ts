@@ -74,8 +74,10 @@ export type AuditEvent =
    * package.json): a registration pending on a backend it has not declared is a problem from here on.
    */
   | Event<"backend-set", { readonly set: string }>
-  /** A backend set left out a backend a package.json declared, or a lazy implementation's module does not resolve. */
-  | Event<"declaration", { readonly backend: string; readonly code: string; readonly message: string }>;
+  /** A backend set left out a backend a package.json declared (an implementation keyed by a misspelt function name). */
+  | Event<"declaration", { readonly backend: string; readonly code: string; readonly message: string }>
+  /** Made when the audit is read, not logged: a backend set's lazily named implementation whose module does not resolve. */
+  | Event<"unresolved", { readonly backend: string; readonly op: string; readonly message: string }>;
 
 export type AuditEventKind = AuditEvent["kind"];
 export type Unsequenced<E> = E extends AuditEvent ? Omit<E, "seq"> & { seq?: number } : never;
@@ -131,13 +133,16 @@ export type ProblemKind =
   | "no-loader"
   | "identity"
   | "stuck"
-  | "declaration";
+  | "declaration"
+  | "implementation";
 
 export interface Problem {
   readonly kind: ProblemKind;
   readonly backend: string;
   readonly op: string;
   readonly id: number | undefined;
+  /** The error code behind it, where the kind alone does not say (a backend set's `declaration` and `implementation` problems). */
+  readonly code?: string;
   readonly message: string;
 }
 

@@ -134,7 +134,24 @@ export function fold(events: readonly unknown[], registry?: string): Fold {
         out.set = event.set;
         break;
       case "declaration":
-        out.problems.push({ kind: "declaration", backend: event.backend, op: "-", id: undefined, message: event.message });
+        out.problems.push({
+          kind: "declaration",
+          backend: event.backend,
+          op: "-",
+          id: undefined,
+          code: event.code,
+          message: event.message,
+        });
+        break;
+      case "unresolved":
+        out.problems.push({
+          kind: "implementation",
+          backend: event.backend,
+          op: event.op,
+          id: undefined,
+          code: "ERR_DISPATCH_IMPL_LOAD",
+          message: event.message,
+        });
         break;
     }
   }

@@ -3,7 +3,7 @@
 export const errorCodes = {
   ERR_DISPATCH_NO_IMPL: "no implementation found for a dispatched type",
   ERR_DISPATCH_AMBIGUOUS: "two abstract types match and neither is more specific",
-  ERR_DISPATCH_INCOMPLETE: "the audit found registrations that did not land",
+  ERR_DISPATCH_INCOMPLETE: "the audit found registrations that did not land, or another problem",
   ERR_DISPATCH_NO_LOADER:
     "a backend the program needs has no table, and no loader or host adapter is installed in the thread that could make one signal",
   ERR_DISPATCH_INVALID_BACKEND: "a backend name is not a non-empty plain string",

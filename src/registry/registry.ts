@@ -27,9 +27,8 @@ const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "fai
 const warned = new WeakSet<object>();
 
 export class Registry {
-  /** The registry's audit log: read-only, and not replaceable. verify() and the thread's audit read #events. */
+  /** The registry's audit log: read-only, and not replaceable. verify() and the thread's audit read its events, through #member. */
   declare readonly audit: AuditLog;
-  readonly #events: AuditEvent[];
   readonly #record: (event: Unsequenced<AuditEvent>) => void;
   readonly #registrations: Registration[] = []; // every registration accepted, indexed by id
   readonly #callSites: boolean;
@@ -47,6 +46,8 @@ export class Registry {
   readonly #disposeHandle = (registration: Registration) => {
     if (registration.state !== "disposed" && !this.#disposed) this.#writer.dispose(registration, "handle");
   };
+  /** @internal Events made when the audit is read, never logged (a backend set's lazy implementations that do not resolve). */
+  extraEvents: () => readonly AuditEvent[] = () => [];
   #nextId = 0;
   #disposed = false;
   #unsettled = 0; // registrations not landed
@@ -57,7 +58,6 @@ export class Registry {
     this.#callSites = options.callSites ?? auditRunning();
     const { log, events, record } = createAuditLog();
     Object.defineProperty(this, "audit", { value: log, enumerable: true, writable: false, configurable: false });
-    this.#events = events;
     this.#record = (event) => {
       record(event);
       if (!stickyKinds.has(event.kind)) return;
@@ -76,7 +76,7 @@ export class Registry {
       miss: (miss) =>
         this.#misses.explain(miss, { registrations: this.#registrations, backend: (b) => this.#writer.backend(b), record: this.#record }),
       wrote: (table, key, impl) => this.#writer.wrote(table, key, impl),
-      events: () => events.map(toData),
+      events: () => [...events, ...this.extraEvents()].map(toData),
     };
   }
 
@@ -209,7 +209,7 @@ export class Registry {
 
   #report(options: VerifyOptions): AuditReport {
     const tables = [...this.#writer.backends.values()].flatMap((b) => b.tables);
-    return frozen(registryReport(this, this.#events, options, tables, this.#member));
+    return frozen(registryReport(this, this.#member.events() as AuditEvent[], options, tables, this.#member));
   }
 
   #join(): void {
@@ -285,10 +285,9 @@ export class Registry {
       const message = `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`;
       this.#record({ kind: "rejected", backend: String(notice.backend), module: notice.module, message });
       const target = notice.via === "hook" ? notice.exports : notice.table;
-      if (typeof target === "object" && target !== null && !warned.has(target)) {
-        warned.add(target);
-        process.emitWarning(`${message} Registrations for it wait; none is lost.`, { code: "DISPATCH_HOOK_TABLE_REJECTED" });
-      }
+      if (typeof target !== "object" || target === null || warned.has(target)) return;
+      warned.add(target);
+      process.emitWarning(`${message} Registrations for it wait; none is lost.`, { code: "DISPATCH_HOOK_TABLE_REJECTED" });
     }
   }
 }

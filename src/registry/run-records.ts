@@ -114,7 +114,8 @@ export function runLocation(): RunLocation | undefined {
  */
 export function makeDirectory(dir: string, mode?: number): void {
   const missing: string[] = [];
-  for (let at = path.resolve(dir); !fs.existsSync(at); at = path.dirname(at)) {
+  // lstat, not exists: a dangling link is there (mkdir fails on it, as it should), a parent that cannot be read is not climbed past.
+  for (let at = path.resolve(dir); fs.lstatSync(at, { throwIfNoEntry: false }) === undefined; at = path.dirname(at)) {
     missing.unshift(at);
     if (path.dirname(at) === at) break;
   }
@@ -124,6 +125,9 @@ export function makeDirectory(dir: string, mode?: number): void {
     } catch (error) {
       if ((error as { code?: string }).code !== "EEXIST") throw error;
     }
+  }
+  if (!fs.statSync(dir).isDirectory()) {
+    throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: "ENOTDIR", path: dir });
   }
 }
 

@@ -70,4 +70,33 @@ describe("the reporters' fold of a run", () => {
     expect(other.processes.filter((p) => p.missing !== undefined).map((p) => p.thread)).toEqual([3]);
     expect(other.ok).toBe(false);
   });
+
+  it("counts processes, not realms: a process whose test files each wrote a record is one process, in the header and the verdict", () => {
+    const record = (checked: number) => ({
+      format: "dispatch-hook/audit-record",
+      version: 1,
+      ...writer,
+      exitCode: null,
+      report: { ...emptyReport, checked },
+    });
+    process.env.DISPATCH_HOOK_AUDIT_DIR = runDir({
+      [`${gone}-0-aa.json`]: record(1),
+      [`${gone}-0-bb.json`]: record(1),
+      [`${gone}-0-cc.json`]: record(0),
+      [`${gone + 1}-0-dd.json`]: { ...record(1), pid: gone + 1 },
+    });
+    const fine = new RunDirectory().fold();
+    expect(fine.text).toContain("\n2 process(es), 4 audit records (one per test file or realm) wrote to the run:\n");
+    expect(fine.verdict).toBe("ok: every registration landed, in 2 process(es), 3 audit records (one per test file or realm)");
+    // Three realms of one process that ended without a record: one process without a record.
+    process.env.DISPATCH_HOOK_AUDIT_DIR = runDir({
+      [`${gone}-0-aa.json`]: record(1),
+      [`${gone + 2}-0-aa.started`]: { ...writer, pid: gone + 2 },
+      [`${gone + 2}-0-bb.started`]: { ...writer, pid: gone + 2 },
+      [`${gone + 2}-0-cc.started`]: { ...writer, pid: gone + 2 },
+    });
+    const missing = new RunDirectory().fold();
+    expect(missing.text).toContain("\n2 process(es) wrote to the run:\n");
+    expect(missing.verdict).toBe("not ok: 1 process(es) without a record");
+  });
 });

@@ -1,7 +1,7 @@
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { writeFileAtomically } from "../../src/registry/run-records.js";
+import { makeDirectory, writeFileAtomically } from "../../src/registry/run-records.js";
 import { makeTree } from "../integration/fixture.js";
 
 describe("writeFileAtomically", () => {
@@ -26,5 +26,30 @@ describe("writeFileAtomically", () => {
     const root = makeTree({});
     expect(() => writeFileAtomically(join(root, "missing", "file.txt"), "x")).toThrow(/ENOENT/);
     expect(readdirSync(root)).toEqual([]);
+  });
+});
+
+describe("makeDirectory (a run directory, one level at a time)", () => {
+  it("makes every missing level, and accepts one that exists", () => {
+    const root = makeTree({});
+    makeDirectory(join(root, "a", "b", "c"));
+    expect(statSync(join(root, "a", "b", "c")).isDirectory()).toBe(true);
+    makeDirectory(join(root, "a", "b", "c"));
+    makeDirectory(join(root, "a", "b", "c", "..", "d"));
+    expect(readdirSync(join(root, "a", "b")).sort()).toEqual(["c", "d"]);
+  });
+
+  it("refuses a file, a dangling link, and a path under a file, making nothing", () => {
+    const root = makeTree({ file: "x" });
+    symlinkSync(join(root, "nowhere"), join(root, "dangling"));
+    expect(() => makeDirectory(join(root, "file"))).toThrow(/ENOTDIR/);
+    expect(() => makeDirectory(join(root, "dangling"))).toThrow(/ENOENT/);
+    expect(() => makeDirectory(join(root, "file", "run"))).toThrow(/ENOTDIR/);
+    expect(existsSync(join(root, "nowhere"))).toBe(false);
+  });
+
+  // Node's recursive mkdirSync retries forever there.
+  it.runIf(existsSync("/proc/self"))("throws under /proc, where mkdir of a missing child fails with ENOENT", () => {
+    expect(() => makeDirectory("/proc/dispatch-hook-x/y")).toThrow(/ENOENT/);
   });
 });

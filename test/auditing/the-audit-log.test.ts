@@ -25,6 +25,7 @@ const kinds = {
   sealed: 1,
   "backend-set": 1,
   declaration: 1,
+  unresolved: 1,
 } satisfies Record<AuditEventKind, 1>;
 
 describe("audit events", () => {
@@ -49,6 +50,7 @@ describe("audit events", () => {
       sealed: { backend: "cpu", sealed: true },
       "backend-set": { set: "ml-ops" },
       declaration: { backend: "fast", code: "ERR_DISPATCH_UNKNOWN_FUNCTION", message: "m" },
+      unresolved: { backend: "fast", op: "total", message: "m" },
     };
     for (const kind of Object.keys(kinds)) {
       // "restored" and "withdrawn" undo something: give them something to undo first.

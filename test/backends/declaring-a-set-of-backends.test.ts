@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 import { describe, expect, it, vi } from "vitest";
@@ -112,6 +113,28 @@ describe("typos found early", () => {
     expect(() => createBackends({ name: "x", checkImplementations: "soon" as never })).toThrow(
       expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION" }),
     );
+  });
+
+  it("a lazy implementation whose module does not resolve is a problem of the set's audit before any call, for as long as it stands", () => {
+    const dir = makeTree({ "impl.cjs": "exports.add = (a, b) => a + b;\n" });
+    const set = createBackends({ name: "unresolved", discover: false });
+    const wraps = { backend: "ok", convert: "./nowhere.cjs#convert", restore: "./impl.cjs#add" };
+    set.declare({ name: "ok", primaryTypes: [Arr], implementations: { add: "./impl.cjs#add", sub: "./later.cjs#sub" }, base: dir });
+    set.declare({ name: "wrapper", primaryTypes: [], wraps, base: dir });
+    const handle = set.register("ok", "mul", "./nowhere.cjs#mul");
+    const problems = () => set.registry.verify().problems.map((p) => [p.kind, p.backend, p.op, p.code]);
+    expect(problems()).toEqual([
+      ["implementation", "ok", "sub", "ERR_DISPATCH_IMPL_LOAD"],
+      ["implementation", "ok", "mul", "ERR_DISPATCH_IMPL_LOAD"],
+      ["implementation", "wrapper", "wraps.convert", "ERR_DISPATCH_IMPL_LOAD"],
+    ]);
+    expect(set.registry.verify().problems[0]?.message).toMatch(
+      /Backend "ok" names "\.\/later\.cjs#sub" as its implementation of sub, but "\.\/later\.cjs" does not resolve/,
+    );
+    // Undone, it is no problem; a module that appears is none either.
+    handle.dispose();
+    writeFileSync(join(dir, "later.cjs"), "exports.sub = (a, b) => a - b;\n");
+    expect(problems()).toEqual([["implementation", "wrapper", "wraps.convert", "ERR_DISPATCH_IMPL_LOAD"]]);
   });
 
   it("a relative base resolves from the working directory, for lazy implementations and abstract named types alike", () => {

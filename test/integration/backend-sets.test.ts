@@ -52,11 +52,10 @@ describe("a package.json backend the set leaves out (real process)", () => {
       "node_modules/fast-backend/package.json": JSON.stringify({
         name: "fast-backend",
         dispatchHook: {
-          dispatchables: { "ml-ops": { fast: { primaryTypes: ["./arr.mjs#Arr"], implementations: { totl: "./total.mjs#total" } } } },
+          dispatchables: { "ml-ops": { fast: { primaryTypes: ["./arr.mjs#Arr"], implementations: { totl: "./missing.mjs#total" } } } },
         },
       }),
       "node_modules/fast-backend/arr.mjs": "export class Arr {}\n",
-      "node_modules/fast-backend/total.mjs": 'export const total = () => "fast total";\n',
       "main.mjs": [
         `import { createBackends, dispatchable } from ${api};`,
         'import { Arr } from "fast-backend/arr.mjs";',
@@ -70,6 +69,8 @@ describe("a package.json backend the set leaves out (real process)", () => {
     expect(strict.stderr).toMatch(
       /\[declaration\] node_modules\/fast-backend\/package\.json: ml-ops has no dispatchable function named so: backend "fast" implements "totl" \(did you mean "total"\?\).* The backend is left out\./,
     );
+    // One problem for the left-out backend, none for the implementations it was declared with.
+    expect(strict.stderr.match(/\[(declaration|implementation)\]/g)).toEqual(["[declaration]"]);
     expect(strict.code).toBe(1);
     const audited = await run(dir, [join(repoRoot, "dist/bundle/cli.js"), "audit", "--", "main.mjs"]);
     expect(audited.stdout).toContain("[declaration]");
@@ -101,10 +102,10 @@ describe("a lazy implementation whose module does not resolve (real process)", (
     const strict = await run(dir, ["main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
     expect(lastJson(strict.stdout)).toEqual({ ran: "reference total" });
     expect(strict.stderr).toMatch(
-      /\[declaration\] Backend "fast" names "\.\/totl\.cjs#total" as its implementation of total, but "\.\/totl\.cjs" does not resolve from \S+fast-backend\./,
+      /\[implementation\] Backend "fast" names "\.\/totl\.cjs#total" as its implementation of total, but "\.\/totl\.cjs" does not resolve from \S+fast-backend\./,
     );
     expect(strict.stderr).toMatch(
-      /\[declaration\] Backend "fast" names "\.\/means\.cjs#mean" as its implementation of mean, but "\.\/means\.cjs" does not resolve/,
+      /\[implementation\] Backend "fast" names "\.\/means\.cjs#mean" as its implementation of mean, but "\.\/means\.cjs" does not resolve/,
     );
     expect(strict.code).toBe(1);
     const plain = await run(dir, ["main.mjs"]);

@@ -90,7 +90,7 @@ describe("doctor --load", () => {
     const dir = makeTree(troubled);
     const result = await doctor(dir, "--load", "--json");
     const report = JSON.parse(result.stdout) as DoctorReport;
-    expect(report).toMatchObject({ format: "dispatch-hook/doctor", version: 1, ok: false, loaded: true });
+    expect(report).toMatchObject({ format: "dispatch-hook/doctor", version: 2, ok: false, loaded: true });
     const kinds = report.findings.map((f) => `${f.kind} ${f.backend ?? ""}`);
     // One finding per cause, each named with its plugin; nothing that merely follows from one.
     expect(kinds.sort()).toEqual(["conflict numba", "implementation fast [arrays]", "registration-module jax", "registration-module mlx"]);
