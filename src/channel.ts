@@ -3,8 +3,7 @@
  * handshake on a diagnostics channel, then plain method calls, hub.ts), and the shapes that cross.
  * Versions: a hub answers a handshake that accepts a version it implements; a version only ever adds
  * fields and methods. Anything else is refused with a warning, and its copy runs on a hub of its own.
- * Realms: a host that runs each test file in a vm context of its own (Jest, Vitest's vm pools) evaluates
- * every module again in each; a hub answers only its own realm, so test files never meet. */
+ * Realms: a hub answers only its own, so test files a host runs each in a vm context never meet. */
 import { diagnosticsChannel } from "./builtins.js";
 
 /** Marks Dispatchers across copies of the package, where `instanceof` would fail. */
@@ -99,6 +98,7 @@ export interface InstallationStatus {
   readonly root?: string; // where discovery started: the entry point's package, or the working directory
   readonly declarations?: readonly string[]; // one line each: "numba (tensorlab: ./link/numba/dispatch/basic.js)"
   readonly plugins?: readonly PluginStatus[];
+  readonly inherited?: boolean; // the loader came from an ancestor process that ran it (NODE_OPTIONS, fork's execArgv)
 }
 
 export interface HubLoader {

@@ -244,7 +244,8 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
   if (sets.length > 0) out.push("", style.bold("backends of backend sets (chosen per call)"));
   for (const d of sets) out.push(`  ${d.set}: ${d.backend} (${rel(d.declaredIn)})`);
   if (report.notes.length > 0) out.push("", style.bold("notes"));
-  for (const n of report.notes) out.push(`  ! ${n.backend}: ${n.message}`, `    ${style.dim("code:")} ${n.code}`, `    ${style.dim("fix:")} ${n.fix}`);
+  for (const n of report.notes)
+    out.push(`  ! ${n.backend}: ${n.message}`, `    ${style.dim("code:")} ${n.code}`, `    ${style.dim("fix:")} ${n.fix}`);
   out.push("");
   if (report.findings.length === 0) {
     const asImported = report.notes.length === 0 ? "" : `, when imported (${report.notes.length} note(s) above)`;

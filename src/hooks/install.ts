@@ -100,6 +100,13 @@ export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
   return out;
 }
 
+/**
+ * Where loader.mjs leaves its process's pid, for the processes it starts: one that runs the loader and
+ * finds another pid there came from a process that ran it (the loader in NODE_OPTIONS, or in fork()'s
+ * execArgv), such as a helper a test starts in a temporary directory, where nothing is declared.
+ */
+export const loaderVariable = "DISPATCH_HOOK_LOADER_PID";
+
 export function install(options: InstallOptions = {}): Installation {
   checkOptions(
     options,
@@ -169,6 +176,9 @@ export function install(options: InstallOptions = {}): Installation {
     return loaderFindings({ mode, loaded, failures, matcher });
   };
 
+  // loader.mjs leaves its pid in the environment: a process that finds another's came from one (see loaderVariable).
+  const ancestor = process.env[loaderVariable];
+  const inherited = ancestor !== undefined && ancestor !== "" && ancestor !== String(process.pid);
   const status = (): InstallationStatus => {
     hooks.drain();
     return {
@@ -187,6 +197,7 @@ export function install(options: InstallOptions = {}): Installation {
       root: config.root,
       declarations: declarations(config),
       plugins: config.plugins,
+      inherited,
     };
   };
   const miss = (m: DispatchMiss) => {

@@ -99,11 +99,16 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
     problems.push(general("loader", finding.backend, finding.message));
   }
   // A loader that watches nothing is a problem while a registration waits, while plugins declare what it
-  // can never serve, or when no table exists at all; a framework that announces its own tables needs nothing watched.
-  const waiting = loaded.size === 0 || registrations.some((r) => r.state === "pending");
+  // can never serve, or when no table exists at all; a framework that announces its own tables needs nothing
+  // watched. A process started by one that ran the loader (a helper in a temporary directory) that made no
+  // table of a backend needs nothing watched either.
+  const waiting = registrations.some((r) => r.state === "pending");
+  const tableless = loaded.size === 0;
+  const used = (facts.unannounced ?? []).length > 0;
   if (scope.connected) {
     for (const loader of facts.loaders) {
-      if ((loader.declarations ?? []).length > 0 || !(waiting || (loader.plugins ?? []).length > 0)) continue;
+      const needed = waiting || (loader.plugins ?? []).length > 0 || (loader.inherited === true ? used : tableless);
+      if ((loader.declarations ?? []).length > 0 || !needed) continue;
       const files = loader.files ?? [];
       problems.push(
         general(

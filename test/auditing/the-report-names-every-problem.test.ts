@@ -121,6 +121,16 @@ describe("buildReport", () => {
     );
   });
 
+  it("a loader that came from an ancestor process and watches nothing: no problem where no backend's table was made or used", () => {
+    const helper = { ...noFacts, loaders: [{ ...loader, declarations: [], inherited: true }] };
+    expect(buildReport([], helper, { connected: true }).problems).toEqual([]);
+    // A backend's Dispatcher used there never reached dispatch-hook: the loader was needed.
+    const used = { ...helper, unannounced: [{ backend: "cpu", name: "cpu table" }] };
+    expect(buildReport([], used, { connected: true }).problems.map((p) => p.kind)).toEqual(["loader"]);
+    // The process the loader was started in: nothing to watch is a problem (a loader started in the wrong place).
+    expect(buildReport([], { ...helper, loaders: [{ ...loader, declarations: [] }] }, { connected: true }).problems).toHaveLength(1);
+  });
+
   it("reports plugin modules that were missing or did not finish, and writes made outside the registry", () => {
     const info = (plugin: string) => ({ id: plugin, url: "file:///b/cpu.js", backend: "cpu", plugin, module: `file:///${plugin}/cpu.js` });
     const facts: ThreadFacts = {

@@ -212,6 +212,57 @@ describe("one audit over every process of a run", () => {
   });
 });
 
+describe("helpers outside the project", () => {
+  // A test or an app that starts node in a temporary directory: the loader comes with NODE_OPTIONS,
+  // and finds nothing declared there. It made no table: nothing there needed the loader.
+  const helper =
+    'execFileSync(process.execPath, ["-e", "console.log(\'helper ok\')"], { cwd: mkdtempSync(join(tmpdir(), "helper-")), stdio: "inherit" });';
+  const tree = (body: string) => ({
+    ...app,
+    "helped.mjs": [
+      'import { execFileSync } from "node:child_process";',
+      'import { mkdtempSync } from "node:fs";',
+      'import { tmpdir } from "node:os";',
+      'import { join } from "node:path";',
+      'await import("tensorlab/link/numba/dispatch/basic.js");',
+      body,
+      "",
+    ].join("\n"),
+  });
+
+  it("a helper started in a directory that declares nothing does not fail the run, nor a strict audit's child", async () => {
+    const dir = makeTree(tree(helper));
+    const result = await audit(dir, ["--", "helped.mjs"]);
+    expect(result.stdout).toContain("helper ok");
+    expect(result.stdout).not.toContain("watches nothing");
+    expect(result.stdout).toMatch(/^ok: every registration landed, in 1 of 2 process\(es\)$/m);
+    expect(result.code).toBe(0);
+    const strict = await run(dir, ["--import", join(repoRoot, "loader.mjs"), "helped.mjs"], {
+      DISPATCH_HOOK_AUDIT: "strict",
+      NODE_OPTIONS: `--import=${join(repoRoot, "loader.mjs")}`,
+    });
+    expect(strict.stdout).toContain("helper ok");
+    expect(strict.stderr).not.toContain("watches nothing");
+    expect(strict.code).toBe(0);
+  });
+
+  it("one that registers there, where the loader watches nothing, still fails the run", async () => {
+    const dir = makeTree({
+      ...tree('execFileSync(process.execPath, ["helper.mjs"], { cwd: "elsewhere", stdio: "inherit" });'),
+      "elsewhere/package.json": JSON.stringify({ name: "elsewhere" }),
+      "elsewhere/helper.mjs": [
+        `import { register } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};`,
+        'register("numba", class Pool {}, () => "pool");',
+        'console.log("helper ok");',
+      ].join("\n"),
+    });
+    const result = await audit(dir, ["--", "helped.mjs"]);
+    expect(result.stdout).toContain("helper ok");
+    expect(result.stdout).toContain("found no backend declaration, so it watches nothing");
+    expect(result.code).toBe(1);
+  });
+});
+
 describe("registrations that wait are never 'every registration landed'", () => {
   // ml-ops registers PoolLayer for numba (declared); the program registers it for jax, whose
   // dispatch module never loads.

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
-import { install, loaderFindings } from "../../src/hooks/install.js";
+import { install, loaderFindings, loaderVariable } from "../../src/hooks/install.js";
 import * as entry from "../../src/hooks/loader-entry.js";
 import { Matcher } from "../../src/hooks/matcher.js";
 import { hub } from "../../src/hub.js";
@@ -136,6 +136,8 @@ describe("the loader's entry", () => {
     const loader = readFileSync(new URL("../../loader.mjs", import.meta.url), "utf8");
     expect(loader).toContain('import { install } from "./dist/bundle/install.js";');
     expect(loader).toContain("install({ registry });");
+    // And leaves its pid for the processes it starts (they came from a process that ran the loader).
+    expect(loader).toContain(`process.env.${loaderVariable} = String(process.pid);`);
     expect(loader).not.toContain("auditAtExit");
     const main = readFileSync(new URL("../../src/default-registry.ts", import.meta.url), "utf8");
     expect(main).toMatch(/\nauditFromEnvironment\(\);\n/);
