@@ -33,6 +33,7 @@ export type FindingKind =
   | "loader"
   | "type"
   | "declaration"
+  | "table"
   | "other";
 
 export interface Finding {
@@ -256,7 +257,7 @@ export async function loadBackends(
       });
     }
     for (const problem of report.problems) {
-      const kind: FindingKind = ["conflict", "failed", "missing", "pending", "loader", "implementation", "declaration"].includes(
+      const kind: FindingKind = ["conflict", "failed", "missing", "pending", "loader", "implementation", "declaration", "table"].includes(
         problem.kind,
       )
         ? (problem.kind as FindingKind)

@@ -25,6 +25,8 @@ export interface ThreadFacts {
   readonly refusals?: readonly string[];
   /** Backends the program named to assertComplete() in this thread. */
   readonly asserted?: ReadonlySet<string>;
+  /** Dispatch modules whose declared export holds no table: no registration could land there. */
+  readonly unusable?: ReadonlyArray<{ readonly backend: string; readonly message: string }>;
   /** Dispatchers made with a backend that never reached dispatch-hook: nothing announced them, no registry was given them. */
   readonly unannounced?: ReadonlyArray<{ readonly backend: string; readonly name: string }>;
 }
@@ -89,6 +91,8 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   }
 
   problems.push(...withoutLoader(folds, facts, loaded, scope));
+  for (const u of scope.connected ? (facts.unusable ?? []) : [])
+    if (!problems.some((p) => p.kind === "table" && p.backend === u.backend)) problems.push(general("table", u.backend, u.message));
 
   // Declarations a host adapter could not read: once each, as the loader's are.
   if (scope.connected)

@@ -62,10 +62,20 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     tables.push({ backend, module, names, host });
   };
   const h = hub();
+  const unusable: Array<{ backend: string; message: string }> = [];
   // A table of another namespace (a backend set's) is named with it, apart from a framework's of the same name.
   for (const notice of h.allTables()) {
     const backend = notice.namespace === frameworkNamespace ? notice.backend : `${notice.backend} [${notice.namespace}]`;
-    add(backend, notice.module, noticeTable(notice), notice.via === "hook" ? notice.host : undefined);
+    const table = noticeTable(notice);
+    add(backend, notice.module, table, notice.via === "hook" ? notice.host : undefined);
+    // A declaration's export the module does not have (a typo): no registration could ever land.
+    if (notice.via === "hook" && (table === undefined || table === null) && typeof notice.exports === "object" && notice.exports !== null) {
+      const has = Object.keys(notice.exports).join(", ") || "none";
+      unusable.push({
+        backend,
+        message: `${notice.module} was loaded as backend ${backend}'s dispatch module, but it has no export ${JSON.stringify(notice.exportName)} holding a table (its exports: ${has}). Correct "export" in the declaration.`,
+      });
+    }
   }
   for (const t of own) {
     const table = t.ref.deref();
@@ -78,6 +88,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     refusals: h.refusals(),
     asserted: assertedBackends(),
     unannounced: unannounced(seen, true),
+    unusable,
   };
 }
 

@@ -121,6 +121,13 @@ describe("buildReport", () => {
     );
   });
 
+  it("a dispatch module whose declared export holds no table is a table problem of the thread, once, registrations or not", () => {
+    const unusable = [{ backend: "gpu", message: 'gpu.js … has no export "tabel"' }];
+    const report = buildReport([], { ...noFacts, unusable }, { connected: true });
+    expect(report.problems.map((p) => [p.kind, p.backend, p.message])).toEqual([["table", "gpu", unusable[0]?.message]]);
+    expect(buildReport([], { ...noFacts, unusable }, { connected: false }).problems).toEqual([]);
+  });
+
   it("a loader that came from an ancestor process and watches nothing: no problem where no backend's table was made or used", () => {
     const helper = { ...noFacts, loaders: [{ ...loader, declarations: [], inherited: true }] };
     expect(buildReport([], helper, { connected: true }).problems).toEqual([]);

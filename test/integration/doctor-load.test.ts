@@ -194,6 +194,27 @@ describe("doctor --load", () => {
     expect(result.code).toBe(1);
   });
 
+  it("a backend whose declared export holds no table is a finding even where no plugin registers for it yet", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/fw/package.json": JSON.stringify({
+        name: "fw",
+        type: "module",
+        dispatchHook: { backends: { gpu: { module: "./gpu.js", export: "tabel" } } },
+      }),
+      "node_modules/fw/gpu.js":
+        'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "gpu table", backend: "gpu" });\n',
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { fw: "*", "dispatch-hook": "*" } }),
+    });
+    const result = await doctor(dir, "--load", "--json");
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(report.findings.map((f) => [f.kind, f.backend, f.code])).toEqual([["table", "gpu", "ERR_DISPATCH_TABLE_SHAPE"]]);
+    expect(report.findings[0]?.message).toMatch(
+      /gpu\.js was loaded as backend gpu's dispatch module, but it has no export "tabel" holding a table \(its exports: table\)/,
+    );
+    expect(result.code).toBe(1);
+  });
+
   it("usage errors print the subcommand's usage and exit 2; --help exits 0", async () => {
     const dir = makeTree(healthy);
     const unknown = await doctor(dir, "--lod");
