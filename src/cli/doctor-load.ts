@@ -13,60 +13,14 @@ import { hasModuleSyntax } from "../hooks/export-names.js";
 import { hookMode } from "../hooks/hook-mode.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { foldRun, type RunAudit } from "../hooks/run-fold.js";
-import type { AuditReport, ProblemKind } from "../registry/audit-events.js";
-import { type ErrorCode, errorCodes } from "../registry/errors.js";
 import { runDirVariable } from "../registry/run-records.js";
+import { coded, distinct, type Finding, type FindingKind, problemCodes, unrequirable } from "./doctor-findings.js";
 import type { ProbeFailure, ProbeInput } from "./doctor-probe.js";
 import type { NamedTypeEntry } from "./doctor-types.js";
 
+export type { Finding, FindingKind } from "./doctor-findings.js";
+
 export const doctorFormat = "dispatch-hook/doctor";
-
-export type FindingKind =
-  | "config"
-  | "dispatch-module"
-  | "registration-module"
-  | "implementation"
-  | "conflict"
-  | "failed"
-  | "missing"
-  | "pending"
-  | "loader"
-  | "type"
-  | "declaration"
-  | "table"
-  | "other";
-
-export interface Finding {
-  readonly kind: FindingKind;
-  readonly backend?: string;
-  /** dispatch-hook's stable code for what was found (docs/errors.md). */
-  readonly code: ErrorCode;
-  /** The code of the error behind it, when that is not one of dispatch-hook's (ERR_MODULE_NOT_FOUND, ERR_REQUIRE_ASYNC_MODULE). */
-  readonly cause?: string;
-  readonly message: string;
-  readonly fix?: string;
-}
-
-/** The code of each kind of problem the probe's audit reports. */
-const problemCodes: Record<ProblemKind, ErrorCode> = {
-  pending: "ERR_DISPATCH_INCOMPLETE",
-  missing: "ERR_DISPATCH_INCOMPLETE",
-  failed: "ERR_DISPATCH_INCOMPLETE",
-  conflict: "ERR_DISPATCH_CONFLICT",
-  table: "ERR_DISPATCH_TABLE_SHAPE",
-  stuck: "ERR_DISPATCH_TABLE_SHAPE",
-  loader: "ERR_DISPATCH_LOADER",
-  "no-loader": "ERR_DISPATCH_NO_LOADER",
-  identity: "ERR_DISPATCH_NO_IMPL",
-  declaration: "ERR_DISPATCH_BACKEND_DECLARATION",
-  implementation: "ERR_DISPATCH_IMPL_LOAD",
-};
-
-/** A failure's own code when it is dispatch-hook's, else `fallback`, with the failure's code as the cause. */
-function coded(fallback: ErrorCode, own: string | undefined): { code: ErrorCode; cause?: string } {
-  if (own !== undefined && Object.hasOwn(errorCodes, own)) return { code: own as ErrorCode };
-  return own === undefined ? { code: fallback } : { code: fallback, cause: own };
-}
 
 export interface BackendOutcome {
   readonly backend: string;
@@ -108,27 +62,6 @@ function lazyImplementations(config: HookConfig): ProbeInput["lazy"] {
       typeof label === "string" ? [{ set: d.set, backend: d.backend, fn, label, base: d.dir, declaredIn: d.declaredIn }] : [],
     );
   });
-}
-
-/**
- * A registration module that require() could not load (an ES module with a top-level await:
- * ERR_REQUIRE_ASYNC_MODULE), when the CommonJS dispatch module was required, as its framework does.
- */
-function unrequirable(plugin: AuditReport["plugins"][number], code: string, config: HookConfig): Finding {
-  const file = plugin.module.startsWith("file:") ? fileURLToPath(plugin.module) : plugin.module;
-  const declaredIn = config.plugins.find((p) => p.name === plugin.plugin)?.declaredIn ?? "its package.json";
-  const awaits = code === "ERR_REQUIRE_ASYNC_MODULE";
-  return {
-    kind: "registration-module",
-    backend: plugin.backend,
-    ...coded("ERR_DISPATCH_REGISTRATION_MODULE", code),
-    message:
-      `${plugin.plugin}: the registration module for ${plugin.backend} (${file}) cannot be require()d${awaits ? ": it is an ES module with a top-level await" : ""}. ` +
-      `Its backend's dispatch module is CommonJS, and when it is require()d (as a CommonJS framework loads it) it requires its registration modules: this one fails, and its registrations never land. ${plugin.error?.message.split("\n")[0] ?? ""}`.trimEnd(),
-    fix: awaits
-      ? `Remove the top-level await from ${file} (register first, or run the asynchronous work in a function), ship it as CommonJS, or point "registrations.${plugin.backend}" in ${declaredIn} at a module without one. A framework that import()s the dispatch module is not affected.`
-      : `Make ${file} a module require() can load, or point "registrations.${plugin.backend}" in ${declaredIn} at one.`,
-  };
 }
 
 /** Runs the probe in a child under the loader; resolves to its audit and what failed to load. */
@@ -272,9 +205,7 @@ export async function loadBackends(
       if (input.backends.length === 0 && problem.message.includes("found no backend declaration")) continue;
       // A lazy implementation the probe loaded and the audit resolved: one finding.
       if (findings.some((f) => f.message === problem.message)) continue;
-      const code =
-        problem.code !== undefined && Object.hasOwn(errorCodes, problem.code) ? (problem.code as ErrorCode) : problemCodes[problem.kind];
-      findings.push({ kind, backend: problem.backend, code, message: problem.message });
+      findings.push({ kind, backend: problem.backend, ...coded(problemCodes[problem.kind], problem.code), message: problem.message });
     }
   }
   const unreadable = (message: string) => findings.push({ kind: "other", code: "ERR_DISPATCH_AUDIT_UNREADABLE", message });
@@ -295,5 +226,5 @@ export async function loadBackends(
       waiting: regs.filter((g) => g.state === "pending").map((g) => ({ op: g.op, plugin: g.origin?.plugin ?? null })),
     };
   });
-  return { backends: outcomes, findings, audit };
+  return { backends: outcomes, findings: distinct(findings), audit };
 }

@@ -215,6 +215,27 @@ describe("doctor --load", () => {
     expect(result.code).toBe(1);
   });
 
+  it("a backend with two dispatch modules whose plugin throws: one finding, not one per module", async () => {
+    const framework = (name: string): Tree => ({
+      [`node_modules/${name}/package.json`]: JSON.stringify({
+        name,
+        type: "module",
+        dispatchHook: { backends: { cpu: { module: "./cpu.js", export: "table" } } },
+      }),
+      [`node_modules/${name}/cpu.js`]: `import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "${name} cpu", backend: "cpu" });\n`,
+    });
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      ...framework("fw"),
+      ...framework("fw2"),
+      ...pluginPackage("pl", { cpu: "./r.js" }, { "r.js": 'throw new Error("plugin boom");\n' }),
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { fw: "*", fw2: "*", pl: "*", "dispatch-hook": "*" } }),
+    });
+    const report = JSON.parse((await doctor(dir, "--load", "--json")).stdout) as DoctorReport;
+    const boom = report.findings.filter((f) => f.message.includes("plugin boom"));
+    expect(boom.map((f) => [f.kind, f.code])).toEqual([["registration-module", "ERR_DISPATCH_REGISTRATION_MODULE"]]);
+  });
+
   it("usage errors print the subcommand's usage and exit 2; --help exits 0", async () => {
     const dir = makeTree(healthy);
     const unknown = await doctor(dir, "--lod");
