@@ -65,7 +65,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
   const unusable: Array<{ backend: string; message: string }> = [];
   // A table of another namespace (a backend set's) is named with it, apart from a framework's of the same name.
   for (const notice of h.allTables()) {
-    const backend = notice.namespace === frameworkNamespace ? notice.backend : `${notice.backend} [${notice.namespace}]`;
+    const backend = inNamespaceName(notice.backend, notice.namespace);
     const table = noticeTable(notice);
     add(backend, notice.module, table, notice.via === "hook" ? notice.host : undefined);
     // A declaration's export the module does not have (a typo): no registration could ever land.
@@ -124,12 +124,17 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
   return frozen(buildReport(foldMembers(hub().members()), gatherFacts(), { connected: true, focus: options.backends }));
 }
 
+/** A backend of another namespace, as the audit names it: "wasm [ml-ops]" for a backend set's (as doctor does). */
+function inNamespaceName(backend: string, namespace: string): string {
+  return namespace === frameworkNamespace ? backend : `${backend} [${namespace.replace(/^backends:/, "")}]`;
+}
+
 /** A registry of another namespace (a backend set's) names its backends with it, apart from a framework's of the same name. */
 function inNamespace(events: readonly AuditEvent[], namespace: string): readonly AuditEvent[] {
   if (namespace === frameworkNamespace) return events;
   return events.map((event) => {
     const data = toData(event);
-    return "backend" in data ? { ...data, backend: `${data.backend} [${namespace}]` } : data;
+    return "backend" in data ? { ...data, backend: inNamespaceName(data.backend, namespace) } : data;
   });
 }
 

@@ -56,7 +56,7 @@ describe("threadAudit", () => {
     try {
       const report = threadAudit();
       expect(report.problems.filter((p) => p.kind === "missing").map((p) => [p.backend, p.op])).toEqual([["ta-cpu", "Add"]]);
-      expect(report.registrations.map((r) => r.backend)).toContain("ta-cpu [backends:audit-test]");
+      expect(report.registrations.map((r) => r.backend)).toContain("ta-cpu [audit-test]");
     } finally {
       framework.dispose();
       privateSet.dispose();
