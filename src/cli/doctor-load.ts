@@ -4,7 +4,7 @@
  * does), and loads each lazily named implementation. Its audit record says what landed, and what not.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -123,7 +123,10 @@ export async function loadBackends(
     !(file.endsWith(".js") && hasModuleSyntax(readFileSync(file, "utf8")));
   const input: ProbeInput = {
     root: config.root,
-    backends: [...backends].flatMap(([backend, files]) => files.map((file) => ({ backend, file, require: required(file) }))),
+    // A declared module that does not exist has its finding from reading the config: it is not loaded too.
+    backends: [...backends].flatMap(([backend, files]) =>
+      files.filter((file) => existsSync(file)).map((file) => ({ backend, file, require: required(file) })),
+    ),
     lazy: lazyImplementations(config),
     types: namedTypes,
   };

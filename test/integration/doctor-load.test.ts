@@ -236,6 +236,20 @@ describe("doctor --load", () => {
     expect(boom.map((f) => [f.kind, f.code])).toEqual([["registration-module", "ERR_DISPATCH_REGISTRATION_MODULE"]]);
   });
 
+  it("a declared dispatch module that does not exist is one finding, from the config, not one more from loading it", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/fw/package.json": JSON.stringify({
+        name: "fw",
+        type: "module",
+        dispatchHook: { backends: { gpu: { module: "./gpu.js", export: "table" } } },
+      }),
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { fw: "*", "dispatch-hook": "*" } }),
+    });
+    const report = JSON.parse((await doctor(dir, "--load", "--json")).stdout) as DoctorReport;
+    expect(report.findings.map((f) => [f.kind, f.code])).toEqual([["config", "ERR_DISPATCH_MODULE_NOT_FOUND"]]);
+  });
+
   it("usage errors print the subcommand's usage and exit 2; --help exits 0", async () => {
     const dir = makeTree(healthy);
     const unknown = await doctor(dir, "--lod");
