@@ -106,8 +106,34 @@ function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: string)
   return impl as (...args: never[]) => unknown;
 }
 
+type Resolves = (base: string, specifier: string) => boolean;
+
 /** Lazily named implementations' stubs: their names, their loaders, and why their module does not resolve. */
-const lazies = new WeakMap<Function, { readonly label: string; load(): Implementation; unresolved(): string | undefined }>();
+const lazies = new WeakMap<
+  Function,
+  { readonly label: string; load(): Implementation; unresolved(resolves: Resolves): string | undefined }
+>();
+
+/** Whether a specifier resolves from a directory: one require() per directory, each pair asked once. */
+function resolver(): Resolves {
+  const requires = new Map<string, NodeJS.Require>();
+  const known = new Map<string, boolean>();
+  return (base, specifier) => {
+    const key = `${base}\0${specifier}`;
+    let resolves = known.get(key);
+    if (resolves === undefined) {
+      const require = requires.get(base) ?? requires.set(base, requireAt(base)).get(base);
+      try {
+        resolveWith(require as NodeJS.Require, base, specifier);
+        resolves = true;
+      } catch {
+        resolves = false;
+      }
+      known.set(key, resolves);
+    }
+    return resolves;
+  };
+}
 
 /**
  * An implementation as a function: a function as it is; a `"specifier#export"` as a stub (a function,
@@ -126,15 +152,8 @@ export function asImplementation(impl: unknown, base: string, backend: string, f
     return load().apply(this, args);
   };
   // Resolving runs none of the module's code: what an audit checks of an implementation not called yet.
-  const unresolved = () => {
-    if (loaded !== undefined) return undefined;
-    try {
-      resolveWith(requireAt(base), base, lazy.specifier);
-      return undefined;
-    } catch {
-      return lazyText(lazy, backend, fn, unresolvedText(lazy.specifier, base));
-    }
-  };
+  const unresolved = (resolves: Resolves) =>
+    loaded !== undefined || resolves(base, lazy.specifier) ? undefined : lazyText(lazy, backend, fn, unresolvedText(lazy.specifier, base));
   lazies.set(stub, { label: lazy.label, load, unresolved });
   if (eager) load();
   return stub as Implementation;
@@ -148,11 +167,6 @@ export function implementationOf(impl: unknown, base: string, backend: string, f
     "ERR_DISPATCH_INVALID_IMPL",
     `Backend ${JSON.stringify(backend)}: the implementation of ${fn} must be a function or "specifier#export", got ${describe(impl)}.`,
   );
-}
-
-/** Why a lazily named implementation's module does not resolve, or undefined (a function, or one that resolves). */
-export function unresolvedImpl(impl: Implementation): string | undefined {
-  return lazies.get(impl)?.unresolved();
 }
 
 /**
@@ -169,11 +183,12 @@ export function unresolvedImpls(
   ops: ReadonlyMap<string, Class>,
 ): AuditEvent[] {
   const events: AuditEvent[] = [];
+  const resolves = resolver();
   for (const b of backends) {
     const given: Array<readonly [string, Impl | undefined]> = [...ops].map(([fn, op]) => [fn, b.table.get(op)] as const);
     if (b.wrapping !== undefined) given.push(["wraps.convert", b.wrapping.convert], ["wraps.restore", b.wrapping.restore]);
     for (const [op, impl] of given) {
-      const message = impl === undefined ? undefined : unresolvedImpl(impl as Implementation);
+      const message = impl === undefined ? undefined : lazies.get(impl)?.unresolved(resolves);
       if (message !== undefined) events.push({ kind: "unresolved", seq: -1, backend: b.name, op, message });
     }
   }
