@@ -6,5 +6,5 @@ import { registry } from "./dist/bundle/index.js";
 import { install } from "./dist/bundle/install.js";
 
 install({ registry });
-// For the processes this one starts: they came from a process that ran the loader (install.ts, loaderVariable).
-process.env.DISPATCH_HOOK_LOADER_PID = String(process.pid);
+// For the processes this one starts: the directory of the first of their tree to run the loader (install.ts, loaderVariable).
+process.env.DISPATCH_HOOK_LOADER_CWD ||= process.cwd();

@@ -98,7 +98,7 @@ export interface InstallationStatus {
   readonly root?: string; // where discovery started: the entry point's package, or the working directory
   readonly declarations?: readonly string[]; // one line each: "numba (tensorlab: ./link/numba/dispatch/basic.js)"
   readonly plugins?: readonly PluginStatus[];
-  readonly inherited?: boolean; // the loader came from an ancestor process that ran it (NODE_OPTIONS, fork's execArgv)
+  readonly outside?: boolean; // it runs outside the directory of the first process of its tree that ran the loader
 }
 
 export interface HubLoader {

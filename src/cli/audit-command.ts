@@ -3,6 +3,7 @@ import { accessSync, existsSync, constants as fileAccess, mkdtempSync, rmSync, s
 import { constants, tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { loaderVariable } from "../hooks/install.js";
 import { foldRun, formatRun, type RunAudit } from "../hooks/run-fold.js";
 import { makeDirectory, runDirVariable } from "../registry/run-records.js";
 import { createStyle, type Io, parseCommand } from "./io.js";
@@ -169,6 +170,8 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       const env = {
         ...io.env,
         [runDirVariable]: dir,
+        // The run's directory is this one: a process of it run elsewhere is a helper (install.ts).
+        [loaderVariable]: io.cwd,
         DISPATCH_HOOK_AUDIT: "",
         NODE_OPTIONS: `${io.env.NODE_OPTIONS ?? ""} --import=${loaderUrl}`.trim(),
       };

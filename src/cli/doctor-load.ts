@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { HookConfig } from "../hooks/discovery.js";
 import { hasModuleSyntax } from "../hooks/export-names.js";
 import { hookMode } from "../hooks/hook-mode.js";
+import { loaderVariable } from "../hooks/install.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { foldRun, type RunAudit } from "../hooks/run-fold.js";
 import { runDirVariable } from "../registry/run-records.js";
@@ -73,7 +74,7 @@ async function runProbe(root: string, input: ProbeInput, env: Record<string, str
     const exit = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [probeFile, join(work, "input.json"), join(work, "output.json")], {
         cwd: root,
-        env: { ...env, [runDirVariable]: runDir, DISPATCH_HOOK_AUDIT: "" },
+        env: { ...env, [runDirVariable]: runDir, [loaderVariable]: root, DISPATCH_HOOK_AUDIT: "" },
         // The modules' own output never mixes with the report (or the JSON) on stdout.
         stdio: ["ignore", "pipe", "pipe"],
       });

@@ -45,7 +45,7 @@ interface Backend extends PlanBackend, Ordered {
   readonly wrapping: { readonly convert: Implementation; readonly restore: Implementation } | undefined;
 }
 
-const sets = new Map<string, number>(); // per name, in this realm: the first is "backends:<name>", a later one "…#2"
+const sets = new Map<string, number>(); // per name, in this realm: the first is "backends:<name>", a later one "backends#2:<name>"
 
 export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   readonly name: string;
@@ -77,11 +77,14 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.#eager = read.checkImplementations === "eager";
     // A namespace of its own (its tables never meet a framework's); call sites recorded while an audit runs.
     const nth = sets.set(read.name, (sets.get(read.name) ?? 0) + 1).get(read.name) as number;
-    this.registry = createRegistry({ name: `backends of ${read.name}`, namespace: `backends:${read.name}${nth === 1 ? "" : `#${nth}`}` });
+    this.registry = createRegistry({
+      name: `backends of ${read.name}`,
+      namespace: nth === 1 ? `backends:${read.name}` : `backends#${nth}:${read.name}`,
+    });
     // Without package.json declarations to read, the set knows its backends now (see #readPackages).
     if (discover === false) this.registry.setEvent({ kind: "backend-set", set: read.name });
     // Whenever its audit is read: each lazy implementation in a table whose module does not resolve, before any call needs it.
-    this.registry.extraEvents = () => unresolvedImpls(this.#backends.values(), this.#ops);
+    this.registry.reportWith(() => unresolvedImpls(this.#backends.values(), this.#ops));
   }
 
   /** @internal The op class that stands for a dispatchable function in the tables. */

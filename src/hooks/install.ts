@@ -3,7 +3,7 @@
  * answers for the thread what the loader knows: files read, what it watches, what it could not see,
  * and what it can add to a dispatch miss.
  */
-import { nodeModule, url } from "../builtins.js";
+import { nodeModule, path, url } from "../builtins.js";
 import type { DispatchMiss, InstallationStatus, LoaderFinding } from "../channel.js";
 import { hub } from "../hub.js";
 import { DispatchHookError } from "../registry/errors.js";
@@ -101,11 +101,19 @@ export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
 }
 
 /**
- * Where loader.mjs leaves its process's pid, for the processes it starts: one that runs the loader and
- * finds another pid there came from a process that ran it (the loader in NODE_OPTIONS, or in fork()'s
- * execArgv), such as a helper a test starts in a temporary directory, where nothing is declared.
+ * Where loader.mjs leaves the working directory of the first process of a tree that ran it (the
+ * command line: its own), for the processes it starts (the loader in NODE_OPTIONS, or in fork()'s
+ * execArgv). One run outside it (a helper a test starts in a temporary directory) is "outside".
  */
-export const loaderVariable = "DISPATCH_HOOK_LOADER_PID";
+export const loaderVariable = "DISPATCH_HOOK_LOADER_CWD";
+
+/** Whether this process runs outside the directory of the first process of its tree that ran the loader. */
+function outsideFirst(): boolean {
+  const first = process.env[loaderVariable];
+  if (first === undefined || first === "") return false;
+  const relative = path.relative(first, process.cwd());
+  return relative.startsWith("..") || path.isAbsolute(relative);
+}
 
 export function install(options: InstallOptions = {}): Installation {
   checkOptions(
@@ -176,9 +184,7 @@ export function install(options: InstallOptions = {}): Installation {
     return loaderFindings({ mode, loaded, failures, matcher });
   };
 
-  // loader.mjs leaves its pid in the environment: a process that finds another's came from one (see loaderVariable).
-  const ancestor = process.env[loaderVariable];
-  const inherited = ancestor !== undefined && ancestor !== "" && ancestor !== String(process.pid);
+  const outside = outsideFirst();
   const status = (): InstallationStatus => {
     hooks.drain();
     return {
@@ -197,7 +203,7 @@ export function install(options: InstallOptions = {}): Installation {
       root: config.root,
       declarations: declarations(config),
       plugins: config.plugins,
-      inherited,
+      outside,
     };
   };
   const miss = (m: DispatchMiss) => {

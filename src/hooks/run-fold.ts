@@ -184,8 +184,8 @@ function threads(records: readonly RunProcess[]): number {
 
 /** ", 2 audit records (…)" when the records of these entries are more than their processes, else "". */
 function realms(entries: readonly RunProcess[]): string {
-  const records = entries.filter((p) => p.report !== undefined).length;
-  return records > threads(entries) ? `, ${records} audit records (one per test file or realm)` : "";
+  const recorded = entries.filter((p) => p.report !== undefined);
+  return recorded.length > threads(recorded) ? `, ${recorded.length} audit records (one per test file or realm)` : "";
 }
 
 /** Why the run is not ok, or what it checked: the last line. */

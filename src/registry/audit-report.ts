@@ -104,14 +104,14 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   }
   // A loader that watches nothing is a problem while a registration waits, while plugins declare what it
   // can never serve, or when no table exists at all; a framework that announces its own tables needs nothing
-  // watched. A process started by one that ran the loader (a helper in a temporary directory) that made no
-  // table of a backend needs nothing watched either.
+  // watched. Nor does a process run outside the directory of the first of its tree that ran the loader (a
+  // helper in a temporary directory) that used no backend's table.
   const waiting = registrations.some((r) => r.state === "pending");
   const tableless = loaded.size === 0;
   const used = (facts.unannounced ?? []).length > 0;
   if (scope.connected) {
     for (const loader of facts.loaders) {
-      const needed = waiting || (loader.plugins ?? []).length > 0 || (loader.inherited === true ? used : tableless);
+      const needed = waiting || (loader.plugins ?? []).length > 0 || (loader.outside === true ? used : tableless);
       if ((loader.declarations ?? []).length > 0 || !needed) continue;
       const files = loader.files ?? [];
       problems.push(

@@ -2,7 +2,7 @@
  * What the registry's methods are given: the option and snapshot types, the checks on what they
  * receive (each refusal has a code and changes nothing), and the rule that admits a registration.
  */
-import { keyName } from "../channel.js";
+import { keyName, type TableNotice } from "../channel.js";
 import type { Origin } from "./audit-events.js";
 import { type Class, type Impl, isClass } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
@@ -148,4 +148,20 @@ export function admit(request: Request, sealed: boolean, owner: Registration | u
     code: "ERR_DISPATCH_CONFLICT",
     message: `${keyName(opType)} already has an implementation on ${backend} (registration #${owner.id}${owner.origin === undefined ? "" : `, ${owner.origin.plugin}'s`}). Pass { override: true } to replace it, or dispose the other registration first.`,
   };
+}
+
+/** Tables whose rejection was said: every registry that listens rejects it, and it is said once. */
+const warned = new WeakSet<object>();
+
+/** Why a table announced in the thread cannot be used: the message of its "rejected" event, also said once as a warning. */
+export function rejection(notice: TableNotice, error: unknown): string {
+  const what = notice.via === "hook" ? `its export ${JSON.stringify(notice.exportName)}` : "the table it provided";
+  const reason = error instanceof Error ? error.message : String(error);
+  const message = `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`;
+  const target = notice.via === "hook" ? notice.exports : notice.table;
+  if (typeof target === "object" && target !== null && !warned.has(target)) {
+    warned.add(target);
+    process.emitWarning(`${message} Registrations for it wait; none is lost.`, { code: "DISPATCH_HOOK_TABLE_REJECTED" });
+  }
+  return message;
 }

@@ -11,7 +11,7 @@ import { checkBackend, checkOptions } from "./options.js";
 import type { RegistrationHandle, Table, TableHandle } from "./registration.js";
 import { captureCallSite, formatCallSite, Registration, RequestedEvent } from "./registration.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
-import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput } from "./registry-input.js";
+import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput, rejection } from "./registry-input.js";
 import { adapterFor, type TableAdapter } from "./table-adapter.js";
 import { TableWriter } from "./table-writer.js";
 import { copyDirectory, isDefault, registryName, registryReport, throwIfIncomplete } from "./thread-audit.js";
@@ -23,8 +23,6 @@ export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, Reg
 const stickyKinds: ReadonlySet<string> = new Set(["refused", "identity", "unseen-table", "stuck", "rejected", "declaration"]);
 /** Registration states that have not landed: a registry holding any is kept alive. */
 const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
-/** Tables whose rejection was said: every registry that listens rejects it, and it is said once. */
-const warned = new WeakSet<object>();
 
 export class Registry {
   /** The registry's audit log: read-only, and not replaceable. verify() and the thread's audit read its events, through #member. */
@@ -46,8 +44,7 @@ export class Registry {
   readonly #disposeHandle = (registration: Registration) => {
     if (registration.state !== "disposed" && !this.#disposed) this.#writer.dispose(registration, "handle");
   };
-  /** @internal Events made when the audit is read, never logged (a backend set's lazy implementations that do not resolve). */
-  extraEvents: () => readonly AuditEvent[] = () => [];
+  #extra: () => readonly AuditEvent[] = () => [];
   #nextId = 0;
   #disposed = false;
   #unsettled = 0; // registrations not landed
@@ -76,7 +73,7 @@ export class Registry {
       miss: (miss) =>
         this.#misses.explain(miss, { registrations: this.#registrations, backend: (b) => this.#writer.backend(b), record: this.#record }),
       wrote: (table, key, impl) => this.#writer.wrote(table, key, impl),
-      events: () => [...events, ...this.extraEvents()].map(toData),
+      events: () => [...events, ...this.#extra()].map(toData),
     };
   }
 
@@ -143,6 +140,17 @@ export class Registry {
     if (this.#disposed) return;
     this.#join();
     this.#record(event);
+  }
+
+  /** @internal Added each time the audit is read, never logged: a backend set's "unresolved" events only (none makes a report ok). */
+  reportWith(extra: () => readonly AuditEvent[]): void {
+    this.#extra = () => {
+      try {
+        return extra().filter((event) => event.kind === "unresolved");
+      } catch {
+        return []; // a thread's audit, read by every copy, never fails for one set
+      }
+    };
   }
 
   /** After this, registrations for `backend` are refused with ERR_DISPATCH_SEALED. */
@@ -280,14 +288,7 @@ export class Registry {
       if (typeof table === "object" && table !== null && this.#writer.withdrawn.has(table)) return;
       this.#provide(notice.backend, table, { via: notice.via, ...(notice.module === undefined ? {} : { module: notice.module }) });
     } catch (error) {
-      const what = notice.via === "hook" ? `its export ${JSON.stringify(notice.exportName)}` : "the table it provided";
-      const reason = error instanceof Error ? error.message : String(error);
-      const message = `${notice.module ?? "a module"} signalled backend ${JSON.stringify(notice.backend)}, but ${what} could not be used: ${reason}`;
-      this.#record({ kind: "rejected", backend: String(notice.backend), module: notice.module, message });
-      const target = notice.via === "hook" ? notice.exports : notice.table;
-      if (typeof target !== "object" || target === null || warned.has(target)) return;
-      warned.add(target);
-      process.emitWarning(`${message} Registrations for it wait; none is lost.`, { code: "DISPATCH_HOOK_TABLE_REJECTED" });
+      this.#record({ kind: "rejected", backend: String(notice.backend), module: notice.module, message: rejection(notice, error) });
     }
   }
 }

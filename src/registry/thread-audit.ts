@@ -68,13 +68,10 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     const backend = inNamespaceName(notice.backend, notice.namespace);
     const table = noticeTable(notice);
     add(backend, notice.module, table, notice.via === "hook" ? notice.host : undefined);
-    // A declaration's export the module does not have (a typo): no registration could ever land.
-    if (notice.via === "hook" && (table === undefined || table === null) && typeof notice.exports === "object" && notice.exports !== null) {
-      const has = Object.keys(notice.exports).join(", ") || "none";
-      unusable.push({
-        backend,
-        message: `${notice.module} was loaded as backend ${backend}'s dispatch module, but it has no export ${JSON.stringify(notice.exportName)} holding a table (its exports: ${has}). Correct "export" in the declaration.`,
-      });
+    if (notice.via === "hook" && table === undefined) {
+      const missing = missingExport(notice.exports, notice.exportName);
+      if (missing !== undefined)
+        unusable.push({ backend, message: `${notice.module} was loaded as backend ${backend}'s dispatch module, but ${missing}` });
     }
   }
   for (const t of own) {
@@ -90,6 +87,20 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     unannounced: unannounced(seen, true),
     unusable,
   };
+}
+
+/**
+ * Why a declaration's export is not in its module (a typo: no registration could ever land), or
+ * undefined. An export that exists and is still undefined may be a table made later (`export let table`).
+ */
+function missingExport(exports: unknown, name: string): string | undefined {
+  try {
+    if (typeof exports !== "object" || exports === null || name in exports) return undefined;
+    const has = Object.keys(exports).join(", ") || "none";
+    return `it has no export ${JSON.stringify(name)} (its exports: ${has}). Correct "export" in the declaration.`;
+  } catch {
+    return undefined; // a namespace that cannot be read (an export * of a module that threw): its error says more
+  }
 }
 
 /** Dispatchers made with a backend that never reached dispatch-hook (used ones only, if `usedOnly`). @internal */
@@ -126,7 +137,9 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
 
 /** A backend of another namespace, as the audit names it: "wasm [ml-ops]" for a backend set's (as doctor does). */
 function inNamespaceName(backend: string, namespace: string): string {
-  return namespace === frameworkNamespace ? backend : `${backend} [${namespace.replace(/^backends:/, "")}]`;
+  if (namespace === frameworkNamespace) return backend;
+  const set = /^backends(?:#(\d+))?:(.*)$/s.exec(namespace);
+  return `${backend} [${set === null ? namespace : `${set[2]}${set[1] === undefined ? "" : ` #${set[1]}`}`}]`;
 }
 
 /** A registry of another namespace (a backend set's) names its backends with it, apart from a framework's of the same name. */

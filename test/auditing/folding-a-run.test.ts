@@ -98,5 +98,12 @@ describe("the reporters' fold of a run", () => {
     const missing = new RunDirectory().fold();
     expect(missing.text).toContain("\n2 process(es) wrote to the run:\n");
     expect(missing.verdict).toBe("not ok: 1 process(es) without a record");
+    // Records counted over the processes that wrote them: one without a record does not hide two of one process.
+    process.env.DISPATCH_HOOK_AUDIT_DIR = runDir({
+      [`${gone}-0-aa.json`]: record(1),
+      [`${gone}-0-bb.json`]: record(1),
+      [`${gone + 2}-0-aa.started`]: { ...writer, pid: gone + 2 },
+    });
+    expect(new RunDirectory().fold().text).toContain("\n2 process(es), 2 audit records (one per test file or realm) wrote to the run:\n");
   });
 });

@@ -129,7 +129,7 @@ describe("buildReport", () => {
   });
 
   it("a loader that came from an ancestor process and watches nothing: no problem where no backend's table was made or used", () => {
-    const helper = { ...noFacts, loaders: [{ ...loader, declarations: [], inherited: true }] };
+    const helper = { ...noFacts, loaders: [{ ...loader, declarations: [], outside: true }] };
     expect(buildReport([], helper, { connected: true }).problems).toEqual([]);
     // A backend's Dispatcher used there never reached dispatch-hook: the loader was needed.
     const used = { ...helper, unannounced: [{ backend: "cpu", name: "cpu table" }] };

@@ -136,8 +136,8 @@ describe("the loader's entry", () => {
     const loader = readFileSync(new URL("../../loader.mjs", import.meta.url), "utf8");
     expect(loader).toContain('import { install } from "./dist/bundle/install.js";');
     expect(loader).toContain("install({ registry });");
-    // And leaves its pid for the processes it starts (they came from a process that ran the loader).
-    expect(loader).toContain(`process.env.${loaderVariable} = String(process.pid);`);
+    // And leaves the directory of the first process of the tree that ran it, for the processes it starts.
+    expect(loader).toContain(`process.env.${loaderVariable} ||= process.cwd();`);
     expect(loader).not.toContain("auditAtExit");
     const main = readFileSync(new URL("../../src/default-registry.ts", import.meta.url), "utf8");
     expect(main).toMatch(/\nauditFromEnvironment\(\);\n/);

@@ -34,7 +34,7 @@ describe("the table of codes", () => {
     const used = new Set([...code.matchAll(/\b((?:ERR_DISPATCH|DISPATCH_HOOK)_[A-Z_]+)\b/g)].map((m) => m[1] as string));
     const known = new Set([...Object.keys(errorCodes), ...Object.keys(warningCodes)]);
     // Names of environment variables share the prefix; they are not codes.
-    const env = new Set(["DISPATCH_HOOK_AUDIT", "DISPATCH_HOOK_LOADER_PID", "DISPATCH_HOOK_AUDIT_DIR", "DISPATCH_HOOK_CONFIG"]);
+    const env = new Set(["DISPATCH_HOOK_AUDIT", "DISPATCH_HOOK_LOADER_CWD", "DISPATCH_HOOK_AUDIT_DIR", "DISPATCH_HOOK_CONFIG"]);
     expect([...used].filter((c) => !known.has(c) && !env.has(c))).toEqual([]);
   });
 
