@@ -21,10 +21,7 @@ export function dispatchHook(options: AdapterOptions = {}): Plugin {
   return {
     name: "dispatch-hook",
     setup(build) {
-      const core = createAdapterCore(
-        { root: options.root ?? build.initialOptions.absWorkingDir ?? process.cwd(), ...options },
-        "dispatch-hook/esbuild",
-      );
+      const core = createAdapterCore({ root: build.initialOptions.absWorkingDir ?? process.cwd(), ...options }, "dispatch-hook/esbuild");
       const ids = (file: string): HostIds => ({
         original: `${file}${suffix}`,
         runtime: core.runtimePath,

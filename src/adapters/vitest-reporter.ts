@@ -27,8 +27,7 @@ export default class DispatchHookReporter implements Reporter {
     if (this.#run === undefined) return;
     const { audit, text, failed } = this.#run.fold(this.#vitest?.config.root, this.#unrecorded());
     this.last = audit;
-    if (this.#vitest === undefined) process.stdout.write(`${text}\n`);
-    else this.#vitest.logger.log(text);
+    this.#vitest?.logger.log(text);
     if (failed) process.exitCode = 1;
   }
 

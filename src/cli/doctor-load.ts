@@ -19,7 +19,7 @@ import { coded, distinct, type Finding, type FindingKind, problemCodes, unrequir
 import type { ProbeFailure, ProbeInput } from "./doctor-probe.js";
 import type { NamedTypeEntry } from "./doctor-types.js";
 
-export type { Finding, FindingKind } from "./doctor-findings.js";
+export type { Finding } from "./doctor-findings.js";
 
 export const doctorFormat = "dispatch-hook/doctor";
 

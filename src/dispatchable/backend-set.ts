@@ -12,6 +12,7 @@ import { createRegistry, type RegisterOptions, type RegistrationHandle, type Reg
 import { type Ordered, realmBackends, setControl, sortBackends } from "./backend-order.js";
 import { type BackendInfo, describeBackend, type FunctionInfo, formatDocs } from "./docs.js";
 import {
+  type AnyFunction,
   type Implementation,
   type ImplementationOf,
   ImplTable,
@@ -34,8 +35,6 @@ import { Classifier, TypeSet } from "./type-match.js";
 import { checkWraps, unknownWrapped, wrappingImplementations } from "./wrapping.js";
 
 export type { BackendDeclaration, BackendSetOptions, FunctionMap } from "./set-input.js";
-
-type AnyFunction = (...args: never[]) => unknown;
 
 interface Backend extends PlanBackend, Ordered {
   readonly table: ImplTable;
@@ -77,13 +76,11 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.#eager = read.checkImplementations === "eager";
     // A namespace of its own (its tables never meet a framework's); call sites recorded while an audit runs.
     const nth = sets.set(read.name, (sets.get(read.name) ?? 0) + 1).get(read.name) as number;
-    this.registry = createRegistry({
-      name: `backends of ${read.name}`,
-      namespace: nth === 1 ? `backends:${read.name}` : `backends#${nth}:${read.name}`,
-    });
+    const namespace = nth === 1 ? `backends:${read.name}` : `backends#${nth}:${read.name}`;
+    this.registry = createRegistry({ name: `backends of ${read.name}`, namespace });
     // Without package.json declarations to read, the set knows its backends now (see #readPackages).
     if (discover === false) this.registry.setEvent({ kind: "backend-set", set: read.name });
-    // Whenever its audit is read: each lazy implementation in a table whose module does not resolve, before any call needs it.
+    // Each time its audit is read: every lazy implementation in a table whose module does not resolve.
     this.registry.reportWith(() => unresolvedImpls(this.#backends.values(), this.#ops));
   }
 

@@ -10,7 +10,7 @@ import type { Class } from "../registry/dispatcher.js";
 import type { BackendSet } from "./backend-set.js";
 import { createFast } from "./fast-call.js";
 import { compileFront } from "./front.js";
-import { type Implementation, realImpl } from "./impl-table.js";
+import { type Fn, type Implementation, realImpl } from "./impl-table.js";
 import { currentScope, type Scope, type ScopeKey, scopeHolder } from "./options-scope.js";
 import { answers, needsCall, type Plan, plan, runCandidates } from "./plan.js";
 import { typeOf } from "./type-match.js";
@@ -22,8 +22,6 @@ import { WeakCache } from "./weak-cache.js";
  */
 const ABSENT: object = Object.freeze(Object.create(null));
 const keyOf = (value: unknown, proto: object | null): object | null => (value === null || value === undefined ? ABSENT : proto);
-
-type Fn = (...args: unknown[]) => unknown;
 
 export interface CallerSpec {
   readonly name: string;

@@ -6,12 +6,10 @@ import { DispatchHookError, describe } from "../registry/errors.js";
 import { didYouMean, readOptions } from "../registry/options.js";
 import type { BackendSet } from "./backend-set.js";
 import { createCaller } from "./call-path.js";
-import { type CallContext, implLabel, realImpl } from "./impl-table.js";
+import { type AnyFunction, type CallContext, implLabel, realImpl } from "./impl-table.js";
 import { checkTypes, currentScope, scopeHolder } from "./options-scope.js";
 import { readParameters } from "./parameter-names.js";
 import { contextFor, type Skip } from "./plan.js";
-
-type AnyFunction = (...args: never[]) => unknown;
 
 /** Which arguments decide: indices, parameter names, or a function returning the values. */
 export type RelevantArgs = readonly (number | string)[] | ((...args: never[]) => readonly unknown[]);

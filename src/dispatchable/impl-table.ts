@@ -30,7 +30,8 @@ export interface CallContext {
   next(...args: unknown[]): unknown;
 }
 
-type AnyFunction = (...args: never[]) => unknown;
+export type AnyFunction = (...args: never[]) => unknown;
+export type Fn = (...args: unknown[]) => unknown;
 
 /**
  * A backend's implementation of a function whose signature is `F`: the same parameters (each may be

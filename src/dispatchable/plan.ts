@@ -5,7 +5,7 @@
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError } from "../registry/errors.js";
-import { type CallContext, type Implementation, realImpl } from "./impl-table.js";
+import { type CallContext, type Fn, type Implementation, realImpl } from "./impl-table.js";
 import type { Scope, TraceEntry } from "./options-scope.js";
 import { type TypeSet, typeName, typeOf } from "./type-match.js";
 import { wrappedBackends } from "./wrapping.js";
@@ -127,8 +127,6 @@ export function plan(
     return { candidates, skipped, types, error: candidates.length === 0 ? mixed() : undefined, asks, prioritized: control.optedIn };
   });
 }
-
-type Fn = (...args: unknown[]) => unknown;
 
 export interface RunSpec {
   readonly name: string;

@@ -1,11 +1,9 @@
 /** The executable-spec loop: every backend's implementation of a dispatchable, run on the inputs given and compared with the reference's. */
 import { util } from "../builtins.js";
 import type { Dispatchable } from "./dispatchable.js";
-import { type Implementation, realImpl } from "./impl-table.js";
+import { type Fn, type Implementation, realImpl } from "./impl-table.js";
 import { contextFor } from "./plan.js";
 import { typeName } from "./type-match.js";
-
-type Fn = (...args: unknown[]) => unknown;
 
 export interface ReferenceCheckOptions {
   /** Argument lists to run. */

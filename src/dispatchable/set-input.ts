@@ -4,11 +4,9 @@
  */
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { readOptions } from "../registry/options.js";
-import type { ImplementationOf } from "./impl-table.js";
+import type { AnyFunction, ImplementationOf } from "./impl-table.js";
 import type { TypeSpec } from "./type-match.js";
 import type { Wraps } from "./wrapping.js";
-
-type AnyFunction = (...args: never[]) => unknown;
 
 /** A set's dispatchable functions by name, for typed declarations: `createBackends<{ add: typeof add }>()`. */
 export type FunctionMap = Record<string, AnyFunction>;

@@ -7,7 +7,7 @@
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { asImplementation, type CallContext, type Implementation, nearName, realImpl } from "./impl-table.js";
+import { asImplementation, type CallContext, type Fn, type Implementation, nearName, realImpl } from "./impl-table.js";
 
 export interface Wraps {
   /** The backend whose implementations run. */
@@ -17,8 +17,6 @@ export interface Wraps {
   /** Converts the wrapped implementation's result back. A `"specifier#export"` loads on first use. */
   readonly restore: ((result: unknown, context: CallContext) => unknown) | string;
 }
-
-type Fn = (...args: unknown[]) => unknown;
 
 /** Wrappers, and the backend each one wraps: for the trace. */
 export const wrappedBackends = new WeakMap<Function, string>();

@@ -144,13 +144,8 @@ export function readOptions(
 }
 
 /** readOptions() for callers that only check. */
-export function checkOptions(
-  value: unknown,
-  spec: Readonly<Record<string, OptionKind>>,
-  where: string,
-  required: readonly string[] = [],
-): void {
-  readOptions(value, spec, where, required);
+export function checkOptions(value: unknown, spec: Readonly<Record<string, OptionKind>>, where: string): void {
+  readOptions(value, spec, where);
 }
 
 /** The audit's options, `{ backends }`: checked where they enter (verify(), format(), assertComplete(), threadAudit()). */
