@@ -246,6 +246,29 @@ describe("helpers outside the project", () => {
     expect(strict.code).toBe(0);
   });
 
+  it("a helper's worker thread is outside too; an app a launcher starts in its own directory keeps the strict rule", async () => {
+    const worker =
+      'execFileSync(process.execPath, ["-e", "new (require(\'node:worker_threads\').Worker)(\'1\', { eval: true })"], { cwd: mkdtempSync(join(tmpdir(), "helper-")), stdio: "inherit" });';
+    const helped = await audit(makeTree(tree(worker)), ["--", "helped.mjs"]);
+    expect(helped.stdout).not.toContain("watches nothing");
+    expect(helped.code).toBe(0);
+    // As npm start does: a launcher that ran the loader starts the app in the same directory, where nothing is declared.
+    const dir = makeTree({
+      "package.json": JSON.stringify({ name: "plain" }),
+      "launcher.mjs": [
+        'import { spawnSync } from "node:child_process";',
+        'const { status } = spawnSync(process.execPath, ["main.mjs"], { stdio: "inherit" });',
+        "console.log(`main exited ${status}`);",
+      ].join("\n"),
+      "main.mjs": 'console.log("ran");\n',
+    });
+    const loader = `--import=${join(repoRoot, "loader.mjs")}`;
+    const launched = await run(dir, ["launcher.mjs"], { DISPATCH_HOOK_AUDIT: "strict", NODE_OPTIONS: loader });
+    expect(launched.stdout).toContain("ran");
+    expect(launched.stdout).toContain("main exited 1");
+    expect(launched.stderr.match(/found no backend declaration, so it watches nothing/g)).toHaveLength(2);
+  });
+
   it("one that registers there, where the loader watches nothing, still fails the run", async () => {
     const dir = makeTree({
       ...tree('execFileSync(process.execPath, ["helper.mjs"], { cwd: "elsewhere", stdio: "inherit" });'),
