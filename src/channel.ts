@@ -2,8 +2,7 @@
  * The wire contract: how every copy of dispatch-hook in a thread finds the thread's one hub (one
  * handshake on a diagnostics channel, then plain method calls, hub.ts), and the shapes that cross.
  * Versions: a hub answers a handshake that accepts a version it implements; a version only ever adds
- * fields and methods. Anything else is refused with a warning, and its copy runs on a hub of its own.
- * Realms: a hub answers only its own, so test files a host runs each in a vm context never meet. */
+ * fields and methods, else it refuses, with a warning. A hub answers only its own realm (vm context). */
 import { diagnosticsChannel } from "./builtins.js";
 
 /** Marks Dispatchers across copies of the package, where `instanceof` would fail. */
@@ -97,6 +96,7 @@ export interface InstallationStatus {
   readonly files?: readonly string[]; // every package.json or config file it read
   readonly root?: string; // where discovery started: the entry point's package, or the working directory
   readonly declarations?: readonly string[]; // one line each: "numba (tensorlab: ./link/numba/dispatch/basic.js)"
+  readonly sets?: readonly string[]; // backends of backend sets it read (chosen per call, never watched): "wasm [ml-ops] (mlkit-wasm)"
   readonly plugins?: readonly PluginStatus[];
   readonly outside?: boolean; // it runs outside the directory of the first process of its tree that ran the loader
 }

@@ -202,6 +202,7 @@ export function install(options: InstallOptions = {}): Installation {
       files: config.files,
       root: config.root,
       declarations: declarations(config),
+      sets: config.dispatchables.map((d) => `${d.backend} [${d.set}] (${d.declaredIn})`),
       plugins: config.plugins,
       outside,
     };

@@ -103,16 +103,16 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
     problems.push(general("loader", finding.backend, finding.message));
   }
   // A loader that watches nothing is a problem while a registration waits, while plugins declare what it
-  // can never serve, or when no table exists at all; a framework that announces its own tables needs nothing
-  // watched. Nor does a process run outside the directory of the first of its tree that ran the loader (a
-  // helper in a temporary directory) that used no backend's table.
+  // can never serve, or when no table exists at all (not beside tables a framework announced itself, nor in
+  // a helper outside the directory of its tree's first loader that used no backend's table: install.ts).
   const waiting = registrations.some((r) => r.state === "pending");
   const tableless = loaded.size === 0;
   const used = (facts.unannounced ?? []).length > 0;
   if (scope.connected) {
     for (const loader of facts.loaders) {
       const needed = waiting || (loader.plugins ?? []).length > 0 || (loader.outside === true ? used : tableless);
-      if ((loader.declarations ?? []).length > 0 || !needed) continue;
+      // Backend sets declared in package.json are chosen per call: they need nothing watched.
+      if ((loader.declarations ?? []).length > 0 || (loader.sets ?? []).length > 0 || !needed) continue;
       const files = loader.files ?? [];
       problems.push(
         general(

@@ -45,6 +45,24 @@ describe("the exit audit of a backend set (real process)", () => {
   }
 });
 
+describe("a project that only chooses backends per call (real process)", () => {
+  it("under the loader, a process that calls no dispatchable passes strict: the package.json's backend sets are declarations", async () => {
+    const dir = makeTree({
+      "package.json": appJson({ dependencies: { "fast-backend": "*" } }),
+      "node_modules/fast-backend/package.json": JSON.stringify({
+        name: "fast-backend",
+        dispatchHook: { dispatchables: { "ml-ops": { fast: { primaryTypes: ["./arr.mjs#Arr"], implementations: {} } } } },
+      }),
+      "node_modules/fast-backend/arr.mjs": "export class Arr {}\n",
+      "other.mjs": 'console.log("other ran");\n',
+    });
+    const result = await run(dir, ["--import", join(repoRoot, "loader.mjs"), "other.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(result.stdout).toContain("other ran");
+    expect(result.stderr).not.toContain("watches nothing");
+    expect(result.code).toBe(0);
+  });
+});
+
 describe("a package.json backend the set leaves out (real process)", () => {
   it("an implementation keyed by a misspelt function name fails a strict audit and audit --, not only a warning", async () => {
     const dir = makeTree({
