@@ -98,7 +98,7 @@ export interface InstallationStatus {
   readonly declarations?: readonly string[]; // one line each: "numba (tensorlab: ./link/numba/dispatch/basic.js)"
   readonly sets?: readonly string[]; // backends of backend sets it read (chosen per call, never watched): "wasm [ml-ops] (mlkit-wasm)"
   readonly plugins?: readonly PluginStatus[];
-  readonly outside?: boolean; // it runs outside the directory of the first process of its tree that ran the loader
+  readonly outside?: boolean; // its project is not the one of the first process of its tree that ran the loader
 }
 
 export interface HubLoader {

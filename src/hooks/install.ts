@@ -3,7 +3,7 @@
  * answers for the thread what the loader knows: files read, what it watches, what it could not see,
  * and what it can add to a dispatch miss.
  */
-import { nodeModule, path, url } from "../builtins.js";
+import { fs, nodeModule, path, url } from "../builtins.js";
 import type { DispatchMiss, InstallationStatus, LoaderFinding } from "../channel.js";
 import { hub } from "../hub.js";
 import { DispatchHookError } from "../registry/errors.js";
@@ -11,7 +11,7 @@ import { checkOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import { warnConfigProblems } from "./config-field.js";
 import { type InlineDeclarations, inlineFields } from "./declarations.js";
-import { type DiscoverOptions, Discovery, emptyConfig, type HookConfig } from "./discovery.js";
+import { appRoot, type DiscoverOptions, Discovery, emptyConfig, type HookConfig } from "./discovery.js";
 import { attachHooks } from "./hook-api.js";
 import { type HookMode, hookMode } from "./hook-mode.js";
 import { Matcher } from "./matcher.js";
@@ -103,16 +103,23 @@ export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
 /**
  * Where loader.mjs leaves the working directory of the first process of a tree that ran it (the
  * command line: its own), for the processes it starts (the loader in NODE_OPTIONS, or in fork()'s
- * execArgv). One run outside it (a helper a test starts in a temporary directory) is "outside".
+ * execArgv): the app's directory. A process whose own project (where its discovery started) is
+ * another one is a helper, such as one a test starts in a temporary directory or a fixture package.
  */
 export const loaderVariable = "DISPATCH_HOOK_LOADER_CWD";
 
-/** Whether this process runs outside the directory of the first process of its tree that ran the loader. */
-function outsideFirst(): boolean {
+/** Whether `root`, where this process's discovery started, is not the project (package) of the first process of its tree. */
+function elsewhere(root: string): boolean {
   const first = process.env[loaderVariable];
   if (first === undefined || first === "") return false;
-  const relative = path.relative(first, process.cwd());
-  return relative.startsWith("..") || path.isAbsolute(relative);
+  const real = (dir: string) => {
+    try {
+      return fs.realpathSync(dir);
+    } catch {
+      return path.resolve(dir);
+    }
+  };
+  return real(appRoot({ root: first })) !== real(root);
 }
 
 export function install(options: InstallOptions = {}): Installation {
@@ -184,7 +191,6 @@ export function install(options: InstallOptions = {}): Installation {
     return loaderFindings({ mode, loaded, failures, matcher });
   };
 
-  const outside = outsideFirst();
   const status = (): InstallationStatus => {
     hooks.drain();
     return {
@@ -204,7 +210,7 @@ export function install(options: InstallOptions = {}): Installation {
       declarations: declarations(config),
       sets: config.dispatchables.map((d) => `${d.backend} [${d.set}] (${d.declaredIn})`),
       plugins: config.plugins,
-      outside,
+      outside: elsewhere(config.root),
     };
   };
   const miss = (m: DispatchMiss) => {

@@ -269,6 +269,18 @@ describe("helpers outside the project", () => {
     expect(launched.stderr.match(/found no backend declaration, so it watches nothing/g)).toHaveLength(2);
   });
 
+  it("a helper in a fixture package of the project, run from the project's directory, does not fail the run either", async () => {
+    const dir = makeTree({
+      ...tree('execFileSync(process.execPath, ["fixtures/helper/helper.mjs"], { stdio: "inherit" });'),
+      "fixtures/helper/package.json": JSON.stringify({ name: "helper-fixture", type: "module" }),
+      "fixtures/helper/helper.mjs": 'console.log("helper ok");\n',
+    });
+    const result = await audit(dir, ["--", "helped.mjs"]);
+    expect(result.stdout).toContain("helper ok");
+    expect(result.stdout).not.toContain("watches nothing");
+    expect(result.code).toBe(0);
+  });
+
   it("one that registers there, where the loader watches nothing, still fails the run", async () => {
     const dir = makeTree({
       ...tree('execFileSync(process.execPath, ["helper.mjs"], { cwd: "elsewhere", stdio: "inherit" });'),
