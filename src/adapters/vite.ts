@@ -91,9 +91,9 @@ export function dispatchHook(options: VitePluginOptions = {}): Plugin {
     // externalized, and in the vm pools Vitest runs externals itself, where neither this plugin nor
     // Node's loader sees them. Pass { inline: false } to leave them to Node's loader instead.
     //
-    // Under Vitest, too, every test file's worker writes its audit record after the file (a setup
-    // file that does nothing unless DISPATCH_HOOK_AUDIT_DIR names a run): Vitest stops its workers
-    // without running their exit handlers.
+    // Under Vitest, too, every test file's worker writes its audit record after the file, and gives
+    // DISPATCH_HOOK_AUDIT's verdict (a setup file that does nothing unless DISPATCH_HOOK_AUDIT_DIR names
+    // a run or DISPATCH_HOOK_AUDIT asks): Vitest stops its workers without running their exit handlers.
     config(config) {
       if ((config as { test?: unknown }).test === undefined && process.env.VITEST === undefined) return null;
       const test: Record<string, unknown> = { setupFiles: [recordSetup] };

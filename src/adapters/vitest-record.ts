@@ -1,9 +1,10 @@
 /**
  * Added to Vitest's setupFiles by dispatch-hook/vite. While DISPATCH_HOOK_AUDIT_DIR names a run (the
  * command line's, or the reporter's), each test file's worker writes its audit record after the
- * file, naming it: Vitest stops its workers without running their exit handlers. Otherwise nothing.
+ * file, naming it; under DISPATCH_HOOK_AUDIT, it gives the verdict the exit would have given (strict
+ * fails the file): Vitest stops its workers without running their exit handlers. Otherwise nothing.
  */
 import * as vitest from "vitest";
 import { recordAfterTestFile } from "../registry/exit-audit.js";
 
-if (process.env.DISPATCH_HOOK_AUDIT_DIR) recordAfterTestFile(vitest);
+recordAfterTestFile(vitest);

@@ -54,7 +54,7 @@ export const warningCodes = {
   DISPATCH_HOOK_AUDIT_MODE: "DISPATCH_HOOK_AUDIT holds a value it does not accept; the audit stays off",
   DISPATCH_HOOK_AUDIT_RECORD: "a process cannot write its audit record into the run directory (DISPATCH_HOOK_AUDIT_DIR); it is not audited",
   DISPATCH_HOOK_AUDIT_RECORD_EARLY:
-    "dispatch-hook was first loaded inside a test; the test file's audit record is written right after, and misses what later tests register",
+    "dispatch-hook was first loaded inside a test; the test file's audit (its record, and DISPATCH_HOOK_AUDIT's verdict, which cannot fail the file from there) is taken right after, and misses what later tests register",
   DISPATCH_HOOK_HUB_VERSION:
     "another copy of dispatch-hook speaks no hub version this one knows; it runs on a hub of its own (install one version)",
   DISPATCH_HOOK_HUB_HANDSHAKE: "a message on the hub's channel is not a handshake; it was ignored",

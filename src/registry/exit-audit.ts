@@ -6,6 +6,7 @@ import { fs, timers, workerThreads } from "../builtins.js";
 import { hub } from "../hub.js";
 import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
+import { DispatchHookError } from "./errors.js";
 import { type RunLocation, runLocation, startRecord, writeRecord } from "./run-records.js";
 import { threadAudit, unannounced } from "./thread-audit.js";
 
@@ -83,7 +84,7 @@ export function auditAtExit(options: AuditAtExitOptions): void {
   if (mode === "off" && dir === undefined) return;
   if (!hub().claimExit()) return;
   if (dir !== undefined && !startRecord(dir)) dir = undefined;
-  if (dir !== undefined) recordAfterTestFile();
+  recordAfterTestFile();
   process.on("exit", (code) => {
     const report = withoutLoader(threadAudit(), dir !== undefined, options.joined === true);
     if (dir !== undefined) {
@@ -96,6 +97,8 @@ export function auditAtExit(options: AuditAtExitOptions): void {
         );
       }
     }
+    // A test runner's worker that judged each test file has said it all (see recordAfterTestFile).
+    if (hub().shared("judged-test-files", () => ({ judged: false })).judged) return;
     const { text, fail } = auditVerdict(report, mode);
     // Synchronous: the process is exiting.
     if (text !== "") fs.writeSync(2, text);
@@ -117,20 +120,31 @@ export function auditFromEnvironment(): void {
 const testFiles = () => hub().shared("test-files", () => new Set<string>());
 const entry = () => [...testFiles()].join(", ") || undefined;
 
-/** For test runners, which stop workers without their exit handlers: writes this realm's record now, naming the test file. */
-function recordTestFile(testFile: string | undefined): void {
+/**
+ * For test runners, which stop workers without their exit handlers: writes this realm's record now,
+ * naming the test file; and under DISPATCH_HOOK_AUDIT, gives the verdict its exit would have given,
+ * where the runner shows it: `report` prints the table, `strict` fails the file from its hook (`judge`
+ * "fail"), or, where there is none, prints the table (`judge` "print").
+ */
+function recordTestFile(testFile: string | undefined, judge: "fail" | "print"): void {
   const dir = currentRun()?.dir;
-  if (!dir) return;
   auditFromEnvironment();
-  try {
-    if (testFile !== undefined) testFiles().add(testFile);
-    writeRecord(dir, threadAudit(), null, entry());
-  } catch (error) {
-    process.emitWarning(
-      `dispatch-hook cannot write its audit record into DISPATCH_HOOK_AUDIT_DIR=${dir} (${error instanceof Error ? error.message : String(error)}).`,
-      { code: "DISPATCH_HOOK_AUDIT_RECORD" },
-    );
-  }
+  if (testFile !== undefined) testFiles().add(testFile);
+  if (dir)
+    try {
+      writeRecord(dir, threadAudit(), null, entry());
+    } catch (error) {
+      process.emitWarning(
+        `dispatch-hook cannot write its audit record into DISPATCH_HOOK_AUDIT_DIR=${dir} (${error instanceof Error ? error.message : String(error)}).`,
+        { code: "DISPATCH_HOOK_AUDIT_RECORD" },
+      );
+    }
+  const mode = parseAuditMode(process.env.DISPATCH_HOOK_AUDIT, false);
+  if (mode === "off") return;
+  hub().shared("judged-test-files", () => ({ judged: false })).judged = true;
+  const { text, fail } = auditVerdict(withoutLoader(threadAudit(), dir !== undefined, false), mode);
+  if (fail && judge === "fail") throw new DispatchHookError("ERR_DISPATCH_INCOMPLETE", `${testFile ?? "this test file"}: ${text}`);
+  if (text !== "") process.stderr.write(text);
 }
 
 interface TestRunner {
@@ -143,7 +157,9 @@ interface TestRunner {
  * `process` runs no exit handler) or given (Vitest's, from its setup file).
  */
 export function recordAfterTestFile(runner: TestRunner = globalThis as TestRunner): void {
-  if (typeof runner.afterAll !== "function") return;
+  if (typeof runner.afterAll !== "function" || (!currentRun() && parseAuditMode(process.env.DISPATCH_HOOK_AUDIT, false) === "off")) return;
+  // Vitest's global afterAll (globals: true): its setup file (vitest-record.ts) gives Vitest's own.
+  if (runner === globalThis && "__vitest_worker__" in globalThis) return;
   // Jest's global runner only: Vitest's setup file never runs inside a test (and in one vm context
   // shared by a worker's files, Vitest's state still names the last file's last test).
   const state = runner === globalThis && process.env.JEST_WORKER_ID !== undefined ? runner.expect?.getState?.() : undefined;
@@ -151,16 +167,16 @@ export function recordAfterTestFile(runner: TestRunner = globalThis as TestRunne
     // First loaded inside a test, where a hook cannot be added (Jest fails the test): the record is
     // written once the code that loaded it has run, registration modules and their awaits on
     // promises included: on the next turn of Node's own timers, which Jest's fake timers do not replace.
-    timers().setImmediate(() => recordTestFile(state.testPath));
+    timers().setImmediate(() => recordTestFile(state.testPath, "print"));
     process.emitWarning(
-      "dispatch-hook was first loaded inside a test, so its audit record for this file is written right after, and misses what later tests register. Load it before the tests run: add it to Jest's setupFilesAfterEnv, or require it at the top of the file.",
+      "dispatch-hook was first loaded inside a test, so its audit for this file (its record, and DISPATCH_HOOK_AUDIT's verdict, which cannot fail the file from here) is taken right after, and misses what later tests register. Load it before the tests run: add it to Jest's setupFilesAfterEnv, or require it at the top of the file.",
       { code: "DISPATCH_HOOK_AUDIT_RECORD_EARLY" },
     );
     return;
   }
   try {
     runner.afterAll(() => {
-      recordTestFile(runner.expect?.getState?.().testPath);
+      recordTestFile(runner.expect?.getState?.().testPath, "fail");
     });
   } catch {
     // Inside a test: the exit record stands.

@@ -102,6 +102,49 @@ describe("the Vitest reporter folds every worker's record, and fails the run on 
   );
 });
 
+describe("DISPATCH_HOOK_AUDIT under a test runner, without its reporter (workers end without exit handlers)", () => {
+  it("Vitest with dispatch-hook/vite: strict fails the test file that misses, naming it, and report prints its table", async () => {
+    const dir = makeTree({
+      ...vitestProject(),
+      "vitest.config.mjs":
+        'import { dispatchHook } from "dispatch-hook/vite";\nexport default { plugins: [dispatchHook()], test: { include: ["a.test.js", process.env.B] } };\n',
+    });
+    const vitest = (mode: string, b: string) =>
+      run(dir, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], { DISPATCH_HOOK_AUDIT: mode, B: b, CI: "1", NO_COLOR: "1" });
+    const strict = await vitest("strict", "b-miss.test.js");
+    expect(`${strict.stdout}${strict.stderr}`).toContain("[missing] Conv on gpu was expected");
+    expect(`${strict.stdout}${strict.stderr}`).toMatch(/ERR_DISPATCH_INCOMPLETE.*b-miss\.test\.js/);
+    expect(strict.code).toBe(1);
+    const fine = await vitest("strict", "b-fine.test.js");
+    expect(fine.code).toBe(0);
+    const report = await vitest("report", "b-miss.test.js");
+    expect(report.stderr).toContain("[missing] Conv on gpu was expected");
+    expect(report.code).toBe(0);
+  }, 120_000);
+
+  it("Jest with dispatch-hook in setupFilesAfterEnv: strict fails the test file that misses", async () => {
+    const dir = makeTree({
+      ...jestProject(),
+      "jest.config.json": JSON.stringify({
+        testEnvironment: "node",
+        resolver: "dispatch-hook/jest",
+        setupFilesAfterEnv: ["dispatch-hook"],
+      }),
+    });
+    const jest = (b: string) =>
+      run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), "a.test.js", b], {
+        DISPATCH_HOOK_AUDIT: "strict",
+        CI: "1",
+        NO_COLOR: "1",
+      });
+    const strict = await jest("b-miss.test.js");
+    expect(strict.stderr).toContain("[missing] Conv on gpu was expected");
+    expect(strict.stderr).toMatch(/FAIL .*b-miss\.test\.js/);
+    expect(strict.code).toBe(1);
+    expect((await jest("b-fine.test.js")).code).toBe(0);
+  }, 120_000);
+});
+
 describe("dispatch-hook audit -- <a Vitest run>", () => {
   it("folds the records of the run's workers too (the plugin's setup file writes them), and names the file that missed", async () => {
     const dir = makeTree({
