@@ -258,7 +258,7 @@ describe("helpers outside the project", () => {
       "launcher.mjs": [
         'import { spawnSync } from "node:child_process";',
         'const { status } = spawnSync(process.execPath, ["main.mjs"], { stdio: "inherit" });',
-        "console.log(`main exited ${status}`);",
+        'console.log("main exited " + status);',
       ].join("\n"),
       "main.mjs": 'console.log("ran");\n',
     });
