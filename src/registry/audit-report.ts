@@ -1,8 +1,4 @@
-/**
- * Turns folded registries and what the thread knows (its tables, loaders, plugins' registration
- * windows) into one report. Pure. A registry's verify() and the thread's exit audit both come
- * through here, so they give one answer to one question.
- */
+/** Folded registries and what the thread knows (tables, loaders, plugins' windows) as one report: verify()'s and the exit audit's. Pure. */
 import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
 import { type Fold, getOrCreate, undeclaredMessage, windowRecords } from "./audit-fold.js";
@@ -20,6 +16,8 @@ export interface TableFact {
 export interface ThreadFacts {
   readonly tables: readonly TableFact[];
   readonly loaders: readonly InstallationStatus[];
+  /** Host adapters known to be in the thread before any of their modules announced a table (dispatch-hook/vite's setup file). */
+  readonly hosts?: readonly string[];
   readonly windows: readonly WindowFact[];
   /** Copies of the package whose hub handshake was refused: what they registered is out of sight. */
   readonly refusals?: readonly string[];
@@ -239,7 +237,9 @@ function notes(
     for (const table of facts.tables)
       if (table.host !== undefined) getOrCreate(hosts, table.host.name, () => new Set<string>()).add(table.backend);
     for (const [host, names] of hosts) out.push(`${host} instrumented the dispatch modules of ${[...names].sort().join(", ")}`);
-    if (facts.loaders.length === 0 && hosts.size === 0) out.push("no dispatch-hook loader is installed in this thread");
+    for (const host of facts.hosts ?? []) if (!hosts.has(host)) out.push(`${host} serves this thread; none of its modules loaded`);
+    if (facts.loaders.length + hosts.size + (facts.hosts ?? []).length === 0)
+      out.push("no dispatch-hook loader is installed in this thread");
   }
   // A dispatch module the loader knows loaded but never signalled (required where its hooks cannot see require()).
   const unseen = new Set(facts.loaders.flatMap((l) => (l.findings ?? []).filter((f) => f.problem === "unsignalled").map((f) => f.backend)));
@@ -274,7 +274,7 @@ function notes(
  * registers for every backend it supports, whether or not the app uses it.
  */
 function withoutLoader(folds: readonly Fold[], facts: ThreadFacts, loaded: ReadonlySet<string>, scope: ReportScope): Problem[] {
-  if (facts.loaders.length > 0 || facts.tables.some((t) => t.host !== undefined)) return [];
+  if (facts.loaders.length > 0 || (facts.hosts ?? []).length > 0 || facts.tables.some((t) => t.host !== undefined)) return [];
   const declared = new Map<string, string>();
   const declare = (backend: string, how: string) => {
     if (!declared.has(backend)) declared.set(backend, how);

@@ -81,6 +81,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
   return {
     tables,
     loaders: h.loaders(),
+    hosts: [...hub().shared("host-adapters@1", () => new Set<string>())],
     windows: h.windows(),
     refusals: h.refusals(),
     asserted: assertedBackends(),

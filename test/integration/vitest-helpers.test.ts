@@ -202,6 +202,30 @@ describe("dispatch-hook/vitest", () => {
     }
   });
 
+  it("with the plugin and no dispatch module loaded yet, toHaveLanded() says the backend did not load, not that a loader is missing", async () => {
+    const dir = makeTree({
+      ...tree,
+      "test/early.test.mjs": [
+        'import { expect } from "vitest";',
+        'import { test } from "dispatch-hook/vitest";',
+        'import { Conv } from "tensorkit/ops.js";',
+        'test("before any backend loads", ({ registry }) => {',
+        "  let message = 'it passed';",
+        '  try { expect(registry).toHaveLanded(["Conv"], { backend: "gpu" }); } catch (e) { message = e.message; }',
+        '  console.log("MESSAGE " + JSON.stringify(message));',
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.output).toMatch(/Tests\s+1 passed/);
+    const line = result.output.split("\n").find((l) => l.startsWith("MESSAGE ")) as string;
+    const message = JSON.parse(line.slice("MESSAGE ".length)) as string;
+    expect(message).toContain("Conv did not land on gpu");
+    expect(message).toContain("dispatch-hook/vite serves this thread");
+    expect(message).not.toContain("no-loader");
+    expect(message).not.toContain("no dispatch-hook loader is installed");
+  });
+
   it("a miss in Vitest without the plugin says to add it", async () => {
     const dir = makeTree({
       ...tree,
