@@ -133,14 +133,14 @@ export function foldRun(
       ok: false,
       checked: 0,
     };
-    if (alive?.(pid)) {
-      processes.push({ ...writer, running: true });
-      continue;
-    }
     // Another realm of the same thread wrote its record: the test files a vm pool runs in vm contexts
     // of their own (Vitest's vmThreads and vmForks), while the worker's own realm only ran the test
     // runner and is stopped without its exit handlers.
     if (written.has(`${pid}-${thread}`)) continue;
+    if (alive?.(pid)) {
+      processes.push({ ...writer, running: true });
+      continue;
+    }
     const exit =
       known !== undefined && known.pid === pid && thread === 0
         ? `it ${known.text}`
@@ -237,14 +237,19 @@ export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
     out.push(`pid ${p.pid} (${programOf(p, cwd)}):`);
     out.push(formatReport(p.report as AuditReport));
   }
-  for (const p of run.processes.filter((q) => q.missing !== undefined))
-    out.push(`  [no record] pid ${p.pid} (${programOf(p, cwd)}) ${p.missing}`);
-  for (const p of run.processes.filter((q) => q.running))
-    out.push(
-      `  [running] pid ${p.pid} (${programOf(p, cwd)}) has not ended: its record comes at its exit, for the fold of the command that started the run`,
-    );
-  for (const u of run.unreadable) out.push(`  [unreadable] ${u.file} in the run directory: ${u.why}`);
-  out.push(runVerdict(run));
+  const notes = [
+    ...run.processes.filter((q) => q.missing !== undefined).map((p) => `  [no record] pid ${p.pid} (${programOf(p, cwd)}) ${p.missing}`),
+    ...run.processes
+      .filter((q) => q.running)
+      .map(
+        (p) =>
+          `  [running] pid ${p.pid} (${programOf(p, cwd)}) has not ended: its record comes at its exit, for the fold of the command that started the run`,
+      ),
+    ...run.unreadable.map((u) => `  [unreadable] ${u.file} in the run directory: ${u.why}`),
+  ];
+  // Apart from the last process's own problems, which they are not.
+  if (notes.length > 0 && shown.length > 0) out.push("", "the run:");
+  out.push(...notes, runVerdict(run));
   return out.join("\n");
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { foldRun, RunDirectory } from "../../src/hooks/run-fold.js";
+import { foldRun, formatRun, RunDirectory } from "../../src/hooks/run-fold.js";
 import { makeTree } from "../integration/fixture.js";
 
 /** A pid no process has: a start without a record from it is a process that ended. */
@@ -105,5 +105,36 @@ describe("the reporters' fold of a run", () => {
       [`${gone + 2}-0-aa.started`]: { ...writer, pid: gone + 2 },
     });
     expect(new RunDirectory().fold().text).toContain("\n2 process(es), 2 audit records (one per test file or realm) wrote to the run:\n");
+  });
+
+  it("a live thread whose other realm wrote its record is not also 'running'; notes stand apart from a process's problems", () => {
+    const failing = {
+      format: "dispatch-hook/audit-record",
+      version: 1,
+      ...writer,
+      thread: 2,
+      exitCode: null,
+      report: {
+        ...emptyReport,
+        ok: false,
+        checked: 1,
+        problems: [{ kind: "missing", backend: "gpu", op: "Conv", id: undefined, message: "Conv never arrived" }],
+      },
+    };
+    const run = foldRun(
+      runDir({
+        [`${gone}-2-aa.json`]: failing,
+        [`${gone}-2-bb.started`]: { ...writer, thread: 2 },
+        [`${gone + 3}-0-cc.started`]: { ...writer, pid: gone + 3 },
+      }),
+      undefined,
+      () => true,
+    );
+    expect(run.processes.map((p) => [p.pid, p.thread, p.running === true])).toEqual([
+      [gone, 2, false],
+      [gone + 3, 0, true],
+    ]);
+    const text = formatRun(run);
+    expect(text).toMatch(/Conv never arrived\n[\s\S]*\nthe run:\n {2}\[running\] pid \d+/);
   });
 });
