@@ -85,7 +85,9 @@ export function auditAtExit(options: AuditAtExitOptions): void {
   if (!hub().claimExit()) return;
   if (dir !== undefined && !startRecord(dir)) dir = undefined;
   recordAfterTestFile();
-  process.on("exit", (code) => {
+  const atExit = (given: number) => {
+    // What an earlier exit listener set (the code given is the one the exit began with).
+    const code = process.exitCode === undefined || process.exitCode === null ? given : Number(process.exitCode);
     const report = withoutLoader(threadAudit(), dir !== undefined, options.joined === true);
     if (dir !== undefined) {
       try {
@@ -103,6 +105,13 @@ export function auditAtExit(options: AuditAtExitOptions): void {
     // Synchronous: the process is exiting.
     if (text !== "") fs.writeSync(2, text);
     if (fail && code === 0) process.exitCode = 1;
+  };
+  process.on("exit", atExit);
+  // Last of the exit listeners when the loop runs dry: a program that sets its exit code in one of
+  // its own (Jest's command line does) has it in the record.
+  process.on("beforeExit", () => {
+    process.removeListener("exit", atExit);
+    process.on("exit", atExit);
   });
 }
 

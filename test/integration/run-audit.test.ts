@@ -212,6 +212,19 @@ describe("one audit over every process of a run", () => {
   });
 });
 
+describe("exit codes", () => {
+  it("a record has the exit code a program sets in an exit listener of its own after dispatch-hook's (as Jest's command line does)", async () => {
+    const dir = makeTree({
+      ...app,
+      "late.mjs": 'await import("tensorlab/link/numba/dispatch/basic.js");\nprocess.on("exit", () => {\n  process.exitCode = 3;\n});\n',
+    });
+    const result = await audit(dir, ["--json", "--", "late.mjs"]);
+    const report = JSON.parse(result.stdout) as RunAudit & { exitCode: number };
+    expect(report.processes.map((p) => p.exitCode)).toEqual([3]);
+    expect(result.code).toBe(3);
+  });
+});
+
 describe("helpers outside the project", () => {
   // A test or an app that starts node in a temporary directory: the loader comes with NODE_OPTIONS,
   // and finds nothing declared there. It made no table: nothing there needed the loader.
