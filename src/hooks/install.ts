@@ -108,16 +108,21 @@ export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
  */
 export const loaderVariable = "DISPATCH_HOOK_LOADER_CWD";
 
-/** Whether `root`, where this process's discovery started, is not the project (package) of the first process of its tree. */
-function elsewhere(root: string): boolean {
-  const first = process.env[loaderVariable];
+/**
+ * Whether `root`, where this process's discovery started, is not the project (package) of `first`,
+ * the directory of the first process of its tree, as this process found it when its loader started:
+ * the first process itself finds none, and is never elsewhere.
+ */
+function elsewhere(first: string | undefined, root: string): boolean {
   if (first === undefined || first === "") return false;
   const real = (dir: string) => {
+    let at: string;
     try {
-      return fs.realpathSync(dir);
+      at = fs.realpathSync.native(dir);
     } catch {
-      return path.resolve(dir);
+      at = path.resolve(dir);
     }
+    return process.platform === "win32" ? at.toLowerCase() : at;
   };
   return real(appRoot({ root: first })) !== real(root);
 }
@@ -144,6 +149,8 @@ export function install(options: InstallOptions = {}): Installation {
       `install(): dispatch-hook's loader needs Node >= 20.16; this is Node ${process.versions.node}.`,
     );
   }
+  const first = process.env[loaderVariable];
+  let outside: { root: string; elsewhere: boolean } | undefined;
   const discoverOptions: DiscoverOptions = {
     ...(options.root === undefined ? {} : { root: options.root }),
     entry: process.argv[1],
@@ -210,7 +217,8 @@ export function install(options: InstallOptions = {}): Installation {
       declarations: declarations(config),
       sets: config.dispatchables.map((d) => `${d.backend} [${d.set}] (${d.declaredIn})`),
       plugins: config.plugins,
-      outside: elsewhere(config.root),
+      outside: (outside?.root === config.root ? outside : (outside = { root: config.root, elsewhere: elsewhere(first, config.root) }))
+        .elsewhere,
     };
   };
   const miss = (m: DispatchMiss) => {

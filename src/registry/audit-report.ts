@@ -100,17 +100,16 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
     if (!scope.connected && !registrations.some((r) => r.backend === finding.backend)) continue;
     problems.push(general("loader", finding.backend, finding.message));
   }
-  // A loader that watches nothing is a problem while a registration waits, while plugins declare what it
-  // can never serve, or when no table exists at all (not beside tables a framework announced itself, nor in
-  // a helper outside the directory of its tree's first loader that used no backend's table: install.ts).
+  // A loader that watches nothing is a problem while a registration waits, while plugins declare what it can never
+  // serve, or when no table exists at all (not beside a framework's own tables, nor in a helper of another project: install.ts).
   const waiting = registrations.some((r) => r.state === "pending");
   const tableless = loaded.size === 0;
   const used = (facts.unannounced ?? []).length > 0;
   if (scope.connected) {
     for (const loader of facts.loaders) {
-      const needed = waiting || (loader.plugins ?? []).length > 0 || (loader.outside === true ? used : tableless);
-      // Backend sets declared in package.json are chosen per call: they need nothing watched.
-      if ((loader.declarations ?? []).length > 0 || (loader.sets ?? []).length > 0 || !needed) continue;
+      // With backend sets declared in package.json (chosen per call), no table is no sign of a loader in the wrong place.
+      const needed = waiting || (loader.plugins ?? []).length > 0 || (loader.outside === true ? used : tableless && !loader.sets?.length);
+      if ((loader.declarations ?? []).length > 0 || !needed) continue;
       const files = loader.files ?? [];
       problems.push(
         general(

@@ -100,7 +100,7 @@ export function auditAtExit(options: AuditAtExitOptions): void {
       }
     }
     // A test runner's worker that judged each test file has said it all (see recordAfterTestFile).
-    if (hub().shared("judged-test-files", () => ({ judged: false })).judged) return;
+    if (judgedFiles().judged) return;
     const { text, fail } = auditVerdict(report, mode);
     // Synchronous: the process is exiting.
     if (text !== "") fs.writeSync(2, text);
@@ -124,6 +124,9 @@ export function auditFromEnvironment(): void {
   const found = currentRun();
   if (mode || found !== undefined) auditAtExit({ mode: parseAuditMode(mode), dir: found?.dir, joined: found?.joined === true });
 }
+
+/** Whether a test file of this realm was judged, and the problems said so far (keys). */
+const judgedFiles = () => hub().shared("judged-test-files@1", () => ({ judged: false, said: new Set<string>() }));
 
 /** The test files this realm ran, when a test runner's worker wrote its record after them: the record's `entry`. */
 const testFiles = () => hub().shared("test-files", () => new Set<string>());
@@ -150,8 +153,16 @@ function recordTestFile(testFile: string | undefined, judge: "fail" | "print"): 
     }
   const mode = parseAuditMode(process.env.DISPATCH_HOOK_AUDIT, false);
   if (mode === "off") return;
-  hub().shared("judged-test-files", () => ({ judged: false })).judged = true;
-  const { text, fail } = auditVerdict(withoutLoader(threadAudit(), dir !== undefined, false), mode);
+  const report = withoutLoader(threadAudit(), dir !== undefined, false);
+  // A realm that runs several files (Vitest's vm pools, isolate: false) judges each problem once: a
+  // later file is not failed for an earlier one's, nor the table printed again with nothing new.
+  const state = judgedFiles();
+  const keys = report.problems.map((p) => `${p.kind}\0${p.backend}\0${p.op}\0${p.message}`);
+  const fresh = keys.filter((key) => !state.said.has(key));
+  if (state.judged && fresh.length === 0) return;
+  state.judged = true;
+  for (const key of keys) state.said.add(key);
+  const { text, fail } = auditVerdict(report, mode);
   if (fail && judge === "fail") throw new DispatchHookError("ERR_DISPATCH_INCOMPLETE", `${testFile ?? "this test file"}: ${text}`);
   if (text !== "") process.stderr.write(text);
 }

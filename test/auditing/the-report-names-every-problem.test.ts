@@ -134,6 +134,15 @@ describe("buildReport", () => {
     // A backend's Dispatcher used there never reached dispatch-hook: the loader was needed.
     const used = { ...helper, unannounced: [{ backend: "cpu", name: "cpu table" }] };
     expect(buildReport([], used, { connected: true }).problems.map((p) => p.kind)).toEqual(["loader"]);
+    // Backend sets in package.json stand for tables a process need not have, not for a plugin's backend.
+    const sets = { ...noFacts, loaders: [{ ...loader, declarations: [], sets: ["wasm [ml-ops] (/w/package.json)"] }] };
+    expect(buildReport([], sets, { connected: true }).problems).toEqual([]);
+    const plugin = { name: "p", declaredIn: "/p/package.json", registrations: {}, expects: { B: ["Conv"] } };
+    const setsAndPlugin = {
+      ...noFacts,
+      loaders: [{ ...loader, declarations: [], sets: ["wasm [ml-ops] (/w/package.json)"], plugins: [plugin] }],
+    };
+    expect(buildReport([], setsAndPlugin, { connected: true }).problems.map((p) => p.kind)).toEqual(["loader"]);
     // The process the loader was started in: nothing to watch is a problem (a loader started in the wrong place).
     expect(buildReport([], { ...helper, loaders: [{ ...loader, declarations: [] }] }, { connected: true }).problems).toHaveLength(1);
   });

@@ -294,6 +294,14 @@ describe("helpers outside the project", () => {
     expect(result.code).toBe(0);
   });
 
+  it("the first process of a tree is never a helper, even started from another directory than its package's", async () => {
+    const dir = makeTree({ "app/package.json": JSON.stringify({ name: "plain" }), "app/main.mjs": 'console.log("ran");\n' });
+    const strict = await run(dir, ["--import", join(repoRoot, "loader.mjs"), "app/main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(strict.stdout).toContain("ran");
+    expect(strict.stderr).toContain("found no backend declaration, so it watches nothing");
+    expect(strict.code).toBe(1);
+  });
+
   it("one that registers there, where the loader watches nothing, still fails the run", async () => {
     const dir = makeTree({
       ...tree('execFileSync(process.execPath, ["helper.mjs"], { cwd: "elsewhere", stdio: "inherit" });'),

@@ -112,6 +112,7 @@ describe("DISPATCH_HOOK_AUDIT under a test runner, without its reporter (workers
     const vitest = (mode: string, b: string) =>
       run(dir, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], { DISPATCH_HOOK_AUDIT: mode, B: b, CI: "1", NO_COLOR: "1" });
     const strict = await vitest("strict", "b-miss.test.js");
+    expect(strict.stdout).toMatch(/Test Files\s+1 failed \| 1 passed/);
     expect(`${strict.stdout}${strict.stderr}`).toContain("[missing] Conv on gpu was expected");
     expect(`${strict.stdout}${strict.stderr}`).toMatch(/ERR_DISPATCH_INCOMPLETE.*b-miss\.test\.js/);
     expect(strict.code).toBe(1);
@@ -120,6 +121,24 @@ describe("DISPATCH_HOOK_AUDIT under a test runner, without its reporter (workers
     const report = await vitest("report", "b-miss.test.js");
     expect(report.stderr).toContain("[missing] Conv on gpu was expected");
     expect(report.code).toBe(0);
+  }, 120_000);
+
+  it("Vitest's vmThreads, one realm for every file: a file is failed for its own problem, never for an earlier file's", async () => {
+    const project = vitestProject();
+    const dir = makeTree({
+      ...project,
+      // Vitest runs the larger file first, on a first run: the one that misses, then the fine one, in the same realm.
+      "b-miss.test.js": `${project["b-miss.test.js"]}\n// ${"-".repeat(2000)}\n`,
+      "vitest.config.mjs":
+        'import { dispatchHook } from "dispatch-hook/vite";\nexport default { plugins: [dispatchHook()], test: { pool: "vmThreads", maxWorkers: 1, include: ["b-miss.test.js", "b-fine.test.js"] } };\n',
+    });
+    const env = { DISPATCH_HOOK_AUDIT: "strict", CI: "1", NO_COLOR: "1" };
+    const result = await run(dir, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run", "--sequence.shuffle=false"], env);
+    expect(result.stdout).toMatch(/Test Files\s+1 failed \| 1 passed/);
+    expect(result.stdout.indexOf("b-miss.test.js")).toBeLessThan(result.stdout.indexOf("b-fine.test.js"));
+    expect(result.stdout).toMatch(/❯ b-miss\.test\.js/);
+    expect(result.stdout).toMatch(/✓ b-fine\.test\.js/);
+    expect(result.code).toBe(1);
   }, 120_000);
 
   it("Jest with dispatch-hook in setupFilesAfterEnv: strict fails the test file that misses", async () => {
@@ -140,6 +159,7 @@ describe("DISPATCH_HOOK_AUDIT under a test runner, without its reporter (workers
     const strict = await jest("b-miss.test.js");
     expect(strict.stderr).toContain("[missing] Conv on gpu was expected");
     expect(strict.stderr).toMatch(/FAIL .*b-miss\.test\.js/);
+    expect(strict.stderr).toMatch(/PASS .*a\.test\.js/);
     expect(strict.code).toBe(1);
     expect((await jest("b-fine.test.js")).code).toBe(0);
   }, 120_000);
