@@ -200,6 +200,7 @@ export function install(options: InstallOptions = {}): Installation {
 
   const status = (): InstallationStatus => {
     hooks.drain();
+    if (outside?.root !== config.root) outside = { root: config.root, elsewhere: elsewhere(first, config.root) };
     return {
       mode,
       backends: [...new Set(config.rules.map((rule) => rule.backend ?? "{backend}"))],
@@ -217,8 +218,7 @@ export function install(options: InstallOptions = {}): Installation {
       declarations: declarations(config),
       sets: config.dispatchables.map((d) => `${d.backend} [${d.set}] (${d.declaredIn})`),
       plugins: config.plugins,
-      outside: (outside?.root === config.root ? outside : (outside = { root: config.root, elsewhere: elsewhere(first, config.root) }))
-        .elsewhere,
+      outside: outside.elsewhere,
     };
   };
   const miss = (m: DispatchMiss) => {
