@@ -170,8 +170,8 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       const env = {
         ...io.env,
         [runDirVariable]: dir,
-        // The run's directory is this one: a process of it run elsewhere is a helper (install.ts).
-        [loaderVariable]: io.cwd,
+        // The command's first process is the first of its tree (install.ts): none is inherited from outside the run.
+        [loaderVariable]: "",
         DISPATCH_HOOK_AUDIT: "",
         NODE_OPTIONS: `${io.env.NODE_OPTIONS ?? ""} --import=${loaderUrl}`.trim(),
       };

@@ -74,7 +74,7 @@ async function runProbe(root: string, input: ProbeInput, env: Record<string, str
     const exit = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, [probeFile, join(work, "input.json"), join(work, "output.json")], {
         cwd: root,
-        env: { ...env, [runDirVariable]: runDir, [loaderVariable]: root, DISPATCH_HOOK_AUDIT: "" },
+        env: { ...env, [runDirVariable]: runDir, [loaderVariable]: "", DISPATCH_HOOK_AUDIT: "" },
         // The modules' own output never mixes with the report (or the JSON) on stdout.
         stdio: ["ignore", "pipe", "pipe"],
       });

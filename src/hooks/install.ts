@@ -101,10 +101,10 @@ export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
 }
 
 /**
- * Where loader.mjs leaves the working directory of the first process of a tree that ran it (the
- * command line: its own), for the processes it starts (the loader in NODE_OPTIONS, or in fork()'s
- * execArgv): the app's directory. A process whose own project (where its discovery started) is
- * another one is a helper, such as one a test starts in a temporary directory or a fixture package.
+ * Where loader.mjs leaves the working directory of the first process of a tree that ran it, for the
+ * processes it starts (the loader in NODE_OPTIONS, or in fork()'s execArgv): the app's directory.
+ * The command line empties it for its command. A process whose own project (where its discovery
+ * started) is another one is a helper, such as one a test starts in a temporary directory or a fixture.
  */
 export const loaderVariable = "DISPATCH_HOOK_LOADER_CWD";
 

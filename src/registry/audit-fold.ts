@@ -18,6 +18,8 @@ export interface Fold {
   readonly problems: Problem[];
   /** The backend set whose registry this is, once it knows its backends: they are the backends with a table. */
   set: string | undefined;
+  /** Whether its registry is of another namespace than the framework tables' (a backend set's): no loader serves it. */
+  foreign: boolean;
 }
 
 export function getOrCreate<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, create: () => V): V {
@@ -32,7 +34,7 @@ export function getOrCreate<K, V>(map: { get(key: K): V | undefined; set(key: K,
 /** Events from another copy arrive as unknown data; anything without a known kind is skipped. `registry` names each record. */
 export function fold(events: readonly unknown[], registry?: string): Fold {
   const records = new Map<number, { -readonly [K in keyof RegistrationRecord]: RegistrationRecord[K] }>();
-  const out: Fold = { records, tables: new Map(), sealed: new Map(), expected: new Map(), problems: [], set: undefined };
+  const out: Fold = { records, tables: new Map(), sealed: new Map(), expected: new Map(), problems: [], set: undefined, foreign: false };
   const stuck: Problem[] = [];
   for (const raw of events) {
     if (typeof raw !== "object" || raw === null) continue;

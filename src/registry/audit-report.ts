@@ -102,7 +102,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   }
   // A loader that watches nothing is a problem while a registration waits, while plugins declare what it can never
   // serve, or when no table exists at all (not beside a framework's own tables, nor in a helper of another project: install.ts).
-  const waiting = registrations.some((r) => r.state === "pending");
+  const waiting = folds.some((f) => !f.foreign && [...f.records.values()].some((r) => r.state === "pending"));
   const tableless = loaded.size === 0;
   const used = (facts.unannounced ?? []).length > 0;
   if (scope.connected) {

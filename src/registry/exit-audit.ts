@@ -99,8 +99,8 @@ export function auditAtExit(options: AuditAtExitOptions): void {
         );
       }
     }
-    // A test runner's worker that judged each test file has said it all (see recordAfterTestFile).
-    if (judgedFiles().judged) return;
+    // A test runner's worker that judged each test file: only what no file's verdict said (see recordTestFile).
+    if (!unsaid(report)) return;
     const { text, fail } = auditVerdict(report, mode);
     // Synchronous: the process is exiting.
     if (text !== "") fs.writeSync(2, text);
@@ -125,8 +125,19 @@ export function auditFromEnvironment(): void {
   if (mode || found !== undefined) auditAtExit({ mode: parseAuditMode(mode), dir: found?.dir, joined: found?.joined === true });
 }
 
-/** Whether a test file of this realm was judged, and the problems said so far (keys). */
-const judgedFiles = () => hub().shared("judged-test-files@1", () => ({ judged: false, said: new Set<string>() }));
+/**
+ * Whether a report has anything a verdict of this realm has not said: always, before its first; after
+ * it (a test file's), only a problem not said (by kind, backend, op type and registration: its words
+ * may change as more loads). Marks what it says.
+ */
+function unsaid(report: AuditReport): boolean {
+  const state = hub().shared("judged-test-files@1", () => ({ judged: false, said: new Set<string>() }));
+  const keys = report.problems.map((p) => `${p.kind}\0${p.backend}\0${p.op}\0${p.id}`);
+  const fresh = !state.judged || keys.some((key) => !state.said.has(key));
+  state.judged = true;
+  for (const key of keys) state.said.add(key);
+  return fresh;
+}
 
 /** The test files this realm ran, when a test runner's worker wrote its record after them: the record's `entry`. */
 const testFiles = () => hub().shared("test-files", () => new Set<string>());
@@ -156,12 +167,7 @@ function recordTestFile(testFile: string | undefined, judge: "fail" | "print"): 
   const report = withoutLoader(threadAudit(), dir !== undefined, false);
   // A realm that runs several files (Vitest's vm pools, isolate: false) judges each problem once: a
   // later file is not failed for an earlier one's, nor the table printed again with nothing new.
-  const state = judgedFiles();
-  const keys = report.problems.map((p) => `${p.kind}\0${p.backend}\0${p.op}\0${p.message}`);
-  const fresh = keys.filter((key) => !state.said.has(key));
-  if (state.judged && fresh.length === 0) return;
-  state.judged = true;
-  for (const key of keys) state.said.add(key);
+  if (!unsaid(report)) return;
   const { text, fail } = auditVerdict(report, mode);
   if (fail && judge === "fail") throw new DispatchHookError("ERR_DISPATCH_INCOMPLETE", `${testFile ?? "this test file"}: ${text}`);
   if (text !== "") process.stderr.write(text);

@@ -125,10 +125,14 @@ function announcedTables(): Set<unknown> {
 /** One fold per member with events, named with its copy where the thread has several. */
 function foldMembers(members: readonly HubMember[]): Fold[] {
   const registries = members
-    .map((m) => ({ name: m.name, copy: m.copy, events: inNamespace(m.events() as readonly AuditEvent[], m.namespace) }))
+    .map((m) => ({ m, name: m.name, copy: m.copy, events: inNamespace(m.events() as readonly AuditEvent[], m.namespace) }))
     .filter((r) => r.events.length > 0);
   const copies = new Set(registries.map((r) => r.copy));
-  return registries.map((r) => fold(r.events, copies.size > 1 ? `${r.name} (${r.copy})` : r.name));
+  return registries.map((r) => {
+    const f = fold(r.events, copies.size > 1 ? `${r.name} (${r.copy})` : r.name);
+    f.foreign = r.m.namespace !== frameworkNamespace;
+    return f;
+  });
 }
 
 export function threadAudit(options: VerifyOptions = {}): AuditReport {

@@ -55,11 +55,22 @@ describe("a project that only chooses backends per call (real process)", () => {
       }),
       "node_modules/fast-backend/arr.mjs": "export class Arr {}\n",
       "other.mjs": 'console.log("other ran");\n',
+      // A registration into the set from code, waiting for the set's first decision: the loader serves no set.
+      "registers.mjs": [
+        `import { createBackends, dispatchable } from ${api};`,
+        'const set = createBackends({ name: "ml-ops" });',
+        'const total = dispatchable((x) => "reference total", { name: "total", args: ["x"], backends: set });',
+        'set.register("fast", total, () => "fast total");',
+        'console.log("registered");',
+      ].join("\n"),
     });
     const result = await run(dir, ["--import", join(repoRoot, "loader.mjs"), "other.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
     expect(result.stdout).toContain("other ran");
     expect(result.stderr).not.toContain("watches nothing");
     expect(result.code).toBe(0);
+    const registers = await run(dir, ["--import", join(repoRoot, "loader.mjs"), "registers.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(registers.stdout).toContain("registered");
+    expect(registers.stderr).not.toContain("watches nothing");
   });
 });
 

@@ -300,6 +300,10 @@ describe("helpers outside the project", () => {
     expect(strict.stdout).toContain("ran");
     expect(strict.stderr).toContain("found no backend declaration, so it watches nothing");
     expect(strict.code).toBe(1);
+    // The command's first process is the first of its tree too, whatever the environment held.
+    const audited = await audit(dir, ["--", "app/main.mjs"], { DISPATCH_HOOK_LOADER_CWD: "/" });
+    expect(audited.stdout).toContain("found no backend declaration, so it watches nothing");
+    expect(audited.code).toBe(1);
   });
 
   it("one that registers there, where the loader watches nothing, still fails the run", async () => {
