@@ -5,11 +5,9 @@
  * fails the file): Vitest stops its workers without running their exit handlers. Otherwise nothing.
  */
 import * as vitest from "vitest";
-import { hub } from "../hub.js";
 import { recordAfterTestFile } from "../registry/exit-audit.js";
+import { hostAdapters } from "../registry/thread-audit.js";
 
 // The thread's audit knows the host adapter serves it before any of its dispatch modules loads.
-hub()
-  .shared("host-adapters@1", () => new Set<string>())
-  .add("dispatch-hook/vite");
+hostAdapters().add("dispatch-hook/vite");
 recordAfterTestFile(vitest);

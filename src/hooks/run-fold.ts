@@ -75,6 +75,9 @@ function asRecord(value: unknown): Parsed<ProcessRecord> {
   return valid ? { ok: true, value: record as ProcessRecord } : { ok: false, why: "it is a record with missing fields" };
 }
 
+/** One thread of one process, whichever of its realms wrote. */
+const threadOf = (p: { readonly pid: number; readonly thread: number }): string => `${p.pid}-${p.thread}`;
+
 /**
  * Reads and folds every record in `dir`. Never throws for what the directory holds. `alive`, when
  * given, says which processes have not ended: a start without a record is theirs to finish.
@@ -102,7 +105,7 @@ export function foldRun(
     const { format: _format, version: _version, report, ...writer } = record.value;
     processes.push({ ...writer, ok: report.ok, checked: report.checked, report });
   }
-  const written = new Set(processes.map((p) => `${p.pid}-${p.thread}`));
+  const written = new Set(processes.map(threadOf));
   for (const name of names) {
     if (name.endsWith(".json")) continue;
     // A record being rewritten (a test runner's worker, at its exit) while this reads.
@@ -136,7 +139,7 @@ export function foldRun(
     // Another realm of the same thread wrote its record: the test files a vm pool runs in vm contexts
     // of their own (Vitest's vmThreads and vmForks), while the worker's own realm only ran the test
     // runner and is stopped without its exit handlers.
-    if (written.has(`${pid}-${thread}`)) continue;
+    if (written.has(threadOf({ pid, thread }))) continue;
     if (alive?.(pid)) {
       processes.push({ ...writer, running: true });
       continue;
@@ -179,7 +182,7 @@ function summary(p: RunProcess): string {
  * realm of its own (Jest's module registries, Vitest's vm pools) writes one record per file.
  */
 function threads(records: readonly RunProcess[]): number {
-  return new Set(records.map((p) => `${p.pid}-${p.thread}`)).size;
+  return new Set(records.map(threadOf)).size;
 }
 
 /** ", 2 audit records (…)" when the records of these entries are more than their processes, else "". */

@@ -153,9 +153,10 @@ function recordTestFile(testFile: string | undefined, judge: "fail" | "print"): 
   const dir = currentRun()?.dir;
   auditFromEnvironment();
   if (testFile !== undefined) testFiles().add(testFile);
+  const audit = threadAudit();
   if (dir)
     try {
-      writeRecord(dir, threadAudit(), null, entry());
+      writeRecord(dir, audit, null, entry());
     } catch (error) {
       process.emitWarning(
         `dispatch-hook cannot write its audit record into DISPATCH_HOOK_AUDIT_DIR=${dir} (${error instanceof Error ? error.message : String(error)}).`,
@@ -164,7 +165,7 @@ function recordTestFile(testFile: string | undefined, judge: "fail" | "print"): 
     }
   const mode = parseAuditMode(process.env.DISPATCH_HOOK_AUDIT, false);
   if (mode === "off") return;
-  const report = withoutLoader(threadAudit(), dir !== undefined, false);
+  const report = withoutLoader(audit, dir !== undefined, false);
   // A realm that runs several files (Vitest's vm pools, isolate: false) judges each problem once: a
   // later file is not failed for an earlier one's, nor the table printed again with nothing new.
   if (!unsaid(report)) return;

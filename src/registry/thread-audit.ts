@@ -81,7 +81,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
   return {
     tables,
     loaders: h.loaders(),
-    hosts: [...hub().shared("host-adapters@1", () => new Set<string>())],
+    hosts: [...hostAdapters()],
     windows: h.windows(),
     refusals: h.refusals(),
     asserted: assertedBackends(),
@@ -104,6 +104,9 @@ function missingExport(exports: unknown, name: string): string | undefined {
   }
 }
 
+/** Host adapters that told the thread they serve it before any of their modules loaded (dispatch-hook/vite's setup file). @internal */
+export const hostAdapters = (): Set<string> => hub().shared("host-adapters@1", () => new Set<string>());
+
 /** Dispatchers made with a backend that never reached dispatch-hook (used ones only, if `usedOnly`). @internal */
 export function unannounced(seen: ReadonlySet<unknown> = announcedTables(), usedOnly = false): Array<{ backend: string; name: string }> {
   return backendDispatchers()
@@ -125,12 +128,12 @@ function announcedTables(): Set<unknown> {
 /** One fold per member with events, named with its copy where the thread has several. */
 function foldMembers(members: readonly HubMember[]): Fold[] {
   const registries = members
-    .map((m) => ({ m, name: m.name, copy: m.copy, events: inNamespace(m.events() as readonly AuditEvent[], m.namespace) }))
+    .map((m) => ({ m, events: inNamespace(m.events() as readonly AuditEvent[], m.namespace) }))
     .filter((r) => r.events.length > 0);
-  const copies = new Set(registries.map((r) => r.copy));
-  return registries.map((r) => {
-    const f = fold(r.events, copies.size > 1 ? `${r.name} (${r.copy})` : r.name);
-    f.foreign = r.m.namespace !== frameworkNamespace;
+  const copies = new Set(registries.map((r) => r.m.copy));
+  return registries.map(({ m, events }) => {
+    const f = fold(events, copies.size > 1 ? `${m.name} (${m.copy})` : m.name);
+    f.foreign = m.namespace !== frameworkNamespace;
     return f;
   });
 }

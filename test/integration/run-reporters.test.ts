@@ -8,6 +8,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
 
+const vitestBin = join(repoRoot, "node_modules/vitest/vitest.mjs");
+const jestBin = join(repoRoot, "node_modules/jest/bin/jest.js");
+/** The runners' output without colour or interactive updates. */
+const quiet = { CI: "1", NO_COLOR: "1" };
+const cli = join(repoRoot, "dist/bundle/cli.js");
+
 type Mode = "module" | "commonjs";
 
 /** tensorkit (cpu and gpu backends) and kit-ops (registers Conv for cpu, and expects it on both). */
@@ -74,8 +80,7 @@ const jestProject = (): Tree => ({
 
 describe("the Vitest reporter folds every worker's record, and fails the run on a miss", () => {
   const dir = makeTree(vitestProject());
-  const vitest = (pool: string, b: string) =>
-    run(dir, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], { POOL: pool, B: b, CI: "1", NO_COLOR: "1" });
+  const vitest = (pool: string, b: string) => run(dir, [vitestBin, "run"], { POOL: pool, B: b, ...quiet });
 
   it.each(["threads", "forks", "vmThreads"])(
     "pool %s",
@@ -109,8 +114,7 @@ describe("DISPATCH_HOOK_AUDIT under a test runner, without its reporter (workers
       "vitest.config.mjs":
         'import { dispatchHook } from "dispatch-hook/vite";\nexport default { plugins: [dispatchHook()], test: { include: ["a.test.js", process.env.B] } };\n',
     });
-    const vitest = (mode: string, b: string) =>
-      run(dir, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], { DISPATCH_HOOK_AUDIT: mode, B: b, CI: "1", NO_COLOR: "1" });
+    const vitest = (mode: string, b: string) => run(dir, [vitestBin, "run"], { DISPATCH_HOOK_AUDIT: mode, B: b, ...quiet });
     const strict = await vitest("strict", "b-miss.test.js");
     expect(strict.stdout).toMatch(/Test Files\s+1 failed \| 1 passed/);
     expect(`${strict.stdout}${strict.stderr}`).toContain("[missing] Conv on gpu was expected");
@@ -132,8 +136,8 @@ describe("DISPATCH_HOOK_AUDIT under a test runner, without its reporter (workers
       "vitest.config.mjs":
         'import { dispatchHook } from "dispatch-hook/vite";\nexport default { plugins: [dispatchHook()], test: { pool: "vmThreads", maxWorkers: 1, include: ["b-miss.test.js", "b-fine.test.js"] } };\n',
     });
-    const env = { DISPATCH_HOOK_AUDIT: "strict", CI: "1", NO_COLOR: "1" };
-    const result = await run(dir, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run", "--sequence.shuffle=false"], env);
+    const env = { DISPATCH_HOOK_AUDIT: "strict", ...quiet };
+    const result = await run(dir, [vitestBin, "run", "--sequence.shuffle=false"], env);
     expect(result.stdout).toMatch(/Test Files\s+1 failed \| 1 passed/);
     expect(result.stdout.indexOf("b-miss.test.js")).toBeLessThan(result.stdout.indexOf("b-fine.test.js"));
     expect(result.stdout).toMatch(/❯ b-miss\.test\.js/);
@@ -150,12 +154,7 @@ describe("DISPATCH_HOOK_AUDIT under a test runner, without its reporter (workers
         setupFilesAfterEnv: ["dispatch-hook"],
       }),
     });
-    const jest = (b: string) =>
-      run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), "a.test.js", b], {
-        DISPATCH_HOOK_AUDIT: "strict",
-        CI: "1",
-        NO_COLOR: "1",
-      });
+    const jest = (b: string) => run(dir, [jestBin, "a.test.js", b], { DISPATCH_HOOK_AUDIT: "strict", ...quiet });
     const strict = await jest("b-miss.test.js");
     expect(strict.stderr).toContain("[missing] Conv on gpu was expected");
     expect(strict.stderr).toMatch(/FAIL .*b-miss\.test\.js/);
@@ -172,14 +171,7 @@ describe("dispatch-hook audit -- <a Vitest run>", () => {
       "vitest.config.mjs":
         'import { dispatchHook } from "dispatch-hook/vite";\nexport default { plugins: [dispatchHook()], test: { include: ["a.test.js", "b-miss.test.js"] } };\n',
     });
-    const result = await run(
-      dir,
-      [join(repoRoot, "dist/bundle/cli.js"), "audit", "--", join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"],
-      {
-        CI: "1",
-        NO_COLOR: "1",
-      },
-    );
+    const result = await run(dir, [cli, "audit", "--", vitestBin, "run"], quiet);
     expect(result.stdout).toMatch(/Tests\s+2 passed/);
     expect(result.stdout).toMatch(/1 problem\(s\)\s+b-miss\.test\.js\n/);
     expect(result.stdout).toMatch(/ok, 1 landed\s+a\.test\.js\n/);
@@ -190,8 +182,7 @@ describe("dispatch-hook audit -- <a Vitest run>", () => {
 
 describe("the Jest reporter folds every worker's record, and fails the run on a miss", () => {
   const dir = makeTree(jestProject());
-  const jest = (b: string, ...flags: string[]) =>
-    run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), ...flags, "a.test.js", b], { CI: "1", NO_COLOR: "1" });
+  const jest = (b: string, ...flags: string[]) => run(dir, [jestBin, ...flags, "a.test.js", b], quiet);
 
   it.each([["--maxWorkers=2"], ["--runInBand"]])(
     "%s",
@@ -230,10 +221,7 @@ describe("the Jest reporter, with dispatch-hook first loaded inside a test", () 
         "});",
       ].join("\n"),
     });
-    const result = await run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), "--runInBand", "inside.test.js"], {
-      CI: "1",
-      NO_COLOR: "1",
-    });
+    const result = await run(dir, [jestBin, "--runInBand", "inside.test.js"], quiet);
     expect(result.stderr).toMatch(/Tests:\s+1 passed/);
     expect(result.stderr).toContain("DISPATCH_HOOK_AUDIT_RECORD_EARLY");
     expect(result.stderr).toMatch(/^ok: every registration landed, in 1 (of \d+ )?process\(es\)$/m);
@@ -260,10 +248,7 @@ describe("the Jest reporter, with dispatch-hook in setupFilesAfterEnv (the docum
         "});",
       ].join("\n"),
     });
-    const result = await run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), "--runInBand", "before.test.js"], {
-      CI: "1",
-      NO_COLOR: "1",
-    });
+    const result = await run(dir, [jestBin, "--runInBand", "before.test.js"], quiet);
     expect(result.stderr).toMatch(/Tests:\s+1 passed/);
     expect(result.stderr).toMatch(/^ok: every registration landed, in 1 (of \d+ )?process\(es\)$/m);
     expect(result.code).toBe(0);
@@ -276,7 +261,7 @@ describe("a run the reporters cannot vouch for fails, saying why", () => {
       ...jestProject(),
       "jest.config.json": JSON.stringify({ testEnvironment: "node", reporters: ["default", "dispatch-hook/jest/reporter"] }),
     });
-    const result = await run(dir, [join(repoRoot, "node_modules/jest/bin/jest.js"), "a.test.js"], { CI: "1", NO_COLOR: "1" });
+    const result = await run(dir, [jestBin, "a.test.js"], quiet);
     expect(result.stderr).toMatch(/Tests:\s+1 passed/);
     expect(result.stderr).toMatch(/^nothing was checked: no process made a registration or declared a backend that loaded$/m);
     expect(result.code).toBe(1);
@@ -288,7 +273,7 @@ describe("a run the reporters cannot vouch for fails, saying why", () => {
       "vitest.config.mjs":
         'export default { test: { include: ["a.test.js"], reporters: ["default", "dispatch-hook/vitest/reporter"] } };\n',
     });
-    const result = await run(dir, [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], { CI: "1", NO_COLOR: "1" });
+    const result = await run(dir, [vitestBin, "run"], quiet);
     expect(result.stdout).toMatch(/Tests\s+1 passed/);
     expect(result.stdout).toMatch(
       /\[no record\] pid \d+ \(.*\) started, and wrote no audit record: this Vitest run has no dispatch-hook\/vite plugin/,
@@ -301,18 +286,17 @@ describe("a run the reporters cannot vouch for fails, saying why", () => {
 });
 
 describe("dispatch-hook audit -- <a run with the reporter>: the two compose", () => {
-  const cli = join(repoRoot, "dist/bundle/cli.js");
   it("Vitest: the reporter leaves the processes still running to the command's fold, and a passing run passes", async () => {
     const dir = makeTree(vitestProject());
-    const env = { POOL: "forks", B: "b-fine.test.js", CI: "1", NO_COLOR: "1" };
-    const result = await run(dir, [cli, "audit", "--", join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], env);
+    const env = { POOL: "forks", B: "b-fine.test.js", ...quiet };
+    const result = await run(dir, [cli, "audit", "--", vitestBin, "run"], env);
     expect(result.stdout).toMatch(/Tests\s+2 passed/);
     expect(result.stdout).not.toContain("[no record]");
     expect(result.stdout).toMatch(/^\s+\[running\] pid \d+ \(.*vitest\.mjs run\) has not ended/m);
     expect(result.stdout.match(/^ok: every registration landed, in 2 (of \d+ )?process\(es\)/gm)).toHaveLength(2);
     expect(result.code).toBe(0);
 
-    const missed = await run(dir, [cli, "audit", "--", join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], {
+    const missed = await run(dir, [cli, "audit", "--", vitestBin, "run"], {
       ...env,
       B: "b-miss.test.js",
     });
@@ -324,8 +308,8 @@ describe("dispatch-hook audit -- <a run with the reporter>: the two compose", ()
     "Vitest, pool %s: a worker whose test files ran in vm contexts is not a process without a record",
     async (pool) => {
       const dir = makeTree(vitestProject());
-      const env = { POOL: pool, B: "b-fine.test.js", CI: "1", NO_COLOR: "1" };
-      const result = await run(dir, [cli, "audit", "--", join(repoRoot, "node_modules/vitest/vitest.mjs"), "run"], env);
+      const env = { POOL: pool, B: "b-fine.test.js", ...quiet };
+      const result = await run(dir, [cli, "audit", "--", vitestBin, "run"], env);
       expect(result.stdout).toMatch(/Tests\s+2 passed/);
       expect(result.stdout).not.toContain("[no record]");
       expect(result.code).toBe(0);
@@ -335,8 +319,7 @@ describe("dispatch-hook audit -- <a run with the reporter>: the two compose", ()
 
   it("Jest: the same", async () => {
     const dir = makeTree(jestProject());
-    const jest = join(repoRoot, "node_modules/jest/bin/jest.js");
-    const result = await run(dir, [cli, "audit", "--", jest, "--runInBand", "a.test.js", "b-fine.test.js"], { CI: "1", NO_COLOR: "1" });
+    const result = await run(dir, [cli, "audit", "--", jestBin, "--runInBand", "a.test.js", "b-fine.test.js"], quiet);
     expect(result.stderr).toMatch(/Tests:\s+2 passed/);
     expect(result.stderr).not.toContain("[no record]");
     // The reporter's fold: the test files' realms wrote their records, and Jest's own realm, still
