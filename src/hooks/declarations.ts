@@ -7,8 +7,8 @@
 import type { ConfigErrorCode } from "../registry/errors.js";
 import { checkOptions } from "../registry/options.js";
 
-/** One backend declaration, as written in `dispatchHook.backends`. */
-export interface BackendDeclaration {
+/** Where one backend's dispatch module and table are, as written in `dispatchHook.backends` (a framework's; a backend set's backends are `BackendDeclaration`s of dispatch-hook). */
+export interface DispatchModuleDeclaration {
   /** Package-relative path of the dispatch module; may contain `{backend}`. */
   readonly module: string;
   /** The export that holds the table; may contain `{backend}`. */
@@ -19,7 +19,7 @@ export interface BackendDeclaration {
 
 export interface DispatchHookField {
   /** Backend name → declaration. The key "*" with `{backend}` in `module` matches any backend. */
-  readonly backends?: Readonly<Record<string, BackendDeclaration>>;
+  readonly backends?: Readonly<Record<string, DispatchModuleDeclaration>>;
   /** Backend → package-relative registration module, loaded exactly when that backend loads. */
   readonly registrations?: Readonly<Record<string, string>>;
   /** Backend → op type names that must land. */
@@ -96,7 +96,7 @@ export interface PluginOptions {
 
 export interface InlineDeclarations {
   /** Backends declared in code, as in package.json `dispatchHook.backends`. */
-  readonly backends?: Readonly<Record<string, BackendDeclaration>>;
+  readonly backends?: Readonly<Record<string, DispatchModuleDeclaration>>;
   /** Plugins declared in code. */
   readonly plugins?: readonly PluginOptions[];
 }

@@ -26,7 +26,7 @@ import {
   realDir,
 } from "./package-scope.js";
 
-export type { BackendDeclaration, ConfigProblem, DispatchHookField, PluginDeclaration, WatchRule } from "./declarations.js";
+export type { ConfigProblem, DispatchHookField, DispatchModuleDeclaration, PluginDeclaration, WatchRule } from "./declarations.js";
 
 export interface HookConfig {
   readonly rules: readonly WatchRule[];

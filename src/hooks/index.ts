@@ -6,10 +6,10 @@ export { auditAtExit, parseAuditMode } from "../registry/exit-audit.js";
 export type { ProcessRecord, RecordWriter } from "../registry/run-records.js";
 export { runDirVariable } from "../registry/run-records.js";
 export type {
-  BackendDeclaration,
   ConfigProblem,
   DiscoverOptions,
   DispatchHookField,
+  DispatchModuleDeclaration,
   HookConfig,
   PluginDeclaration,
   WatchRule,

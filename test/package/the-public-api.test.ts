@@ -22,6 +22,41 @@ describe("the public API", () => {
     ]);
   });
 
+  it("gives every exported name one meaning across the package's entry points", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const ts = (await import("typescript")).default;
+    const root = join(import.meta.dirname, "../..");
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { exports: Record<string, unknown> };
+    // Each entry's types, as the exports map names them, read from its source.
+    const entries = Object.values(manifest.exports)
+      .map((target) => (typeof target === "object" && target !== null ? (target as { types?: string }).types : undefined))
+      .filter((types): types is string => types !== undefined)
+      .map((types) => join(root, types.replace("./dist/types/", "src/").replace(/\.d\.ts$/, ".ts")));
+    expect(entries.length).toBeGreaterThan(5);
+    const program = ts.createProgram(entries, {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      noEmit: true,
+    });
+    const checker = program.getTypeChecker();
+    const meanings = new Map<string, Set<string>>();
+    for (const entry of entries) {
+      const file = program.getSourceFile(entry);
+      const module = file === undefined ? undefined : checker.getSymbolAtLocation(file);
+      for (const exported of module === undefined ? [] : checker.getExportsOfModule(module)) {
+        const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+        const where = (target.declarations ?? []).map((d) => `${d.getSourceFile().fileName}:${d.pos}`).join(",");
+        if (!meanings.has(exported.name)) meanings.set(exported.name, new Set());
+        meanings.get(exported.name)?.add(where);
+      }
+    }
+    expect(meanings.size).toBeGreaterThan(50);
+    // The hosts' plugin factories share a name on purpose: each entry is one host's.
+    const twoMeanings = [...meanings].filter(([name, where]) => where.size > 1 && name !== "dispatchHook" && name !== "default");
+    expect(twoMeanings.map(([name]) => name)).toEqual([]);
+  });
+
   it("register() is shorthand for the default registry and records no call site while no audit runs", () => {
     class Shorthand {}
     const handle = api.register("numba", Shorthand, () => 1);
