@@ -43,6 +43,7 @@ export const problemCodes: Record<ProblemKind, ErrorCode> = {
   identity: "ERR_DISPATCH_NO_IMPL",
   declaration: "ERR_DISPATCH_BACKEND_DECLARATION",
   implementation: "ERR_DISPATCH_IMPL_LOAD",
+  displaced: "ERR_DISPATCH_INCOMPLETE",
 };
 
 /** A failure's own code when it is dispatch-hook's, else `fallback`, with the failure's code as the cause. */

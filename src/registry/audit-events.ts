@@ -77,7 +77,9 @@ export type AuditEvent =
   /** A backend set left out a backend a package.json declared (an implementation keyed by a misspelt function name). */
   | Event<"declaration", { readonly backend: string; readonly code: string; readonly message: string }>
   /** Made when the audit is read, not logged: a backend set's lazily named implementation whose module does not resolve. */
-  | Event<"unresolved", { readonly backend: string; readonly op: string; readonly message: string }>;
+  | Event<"unresolved", { readonly backend: string; readonly op: string; readonly message: string }>
+  /** Made when the audit is read, not logged: an applied registration's entry that its table no longer holds (replaced or removed outside the registry). */
+  | (Event<"displaced", { readonly table: number; readonly module: string | undefined; readonly removed: boolean }> & Reg);
 
 export type AuditEventKind = AuditEvent["kind"];
 export type Unsequenced<E> = E extends AuditEvent ? Omit<E, "seq"> & { seq?: number } : never;
@@ -134,7 +136,8 @@ export type ProblemKind =
   | "identity"
   | "stuck"
   | "declaration"
-  | "implementation";
+  | "implementation"
+  | "displaced";
 
 export interface Problem {
   readonly kind: ProblemKind;

@@ -145,6 +145,18 @@ export function fold(events: readonly unknown[], registry?: string): Fold {
           message: event.message,
         });
         break;
+      case "displaced":
+        out.problems.push({
+          kind: "displaced",
+          backend: event.backend,
+          op: event.op,
+          id: event.id,
+          message:
+            `${event.op} on ${event.backend} (registration #${event.id}) landed in the table${event.module ? ` of ${event.module}` : ""}, but the table no longer holds it: ` +
+            `code outside dispatch-hook ${event.removed ? "removed the entry" : "replaced the entry with another implementation"}. ` +
+            "A table's entries change through the registry only (register(…, { override: true }), a handle's dispose()), so that every change is audited.",
+        });
+        break;
       case "unresolved":
         out.problems.push({
           kind: "implementation",

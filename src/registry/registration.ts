@@ -34,6 +34,8 @@ export interface Table {
   readonly mechanism: "hook" | "native";
   /** What the table held for an op type before the registry first wrote it. */
   readonly originals: Map<Class, Impl | undefined>;
+  /** What the table gave back for an op type right after the registry wrote it, where that was not the implementation itself (a table that wraps it, or cannot say: undefined). */
+  landed?: Map<Class, Impl | undefined>;
   /** Made when provide() hands it out: a table a loader announced (one per module instance) never needs one. */
   handle?: TableHandle;
 }

@@ -13,6 +13,7 @@ import { captureCallSite, formatCallSite, Registration, RequestedEvent } from ".
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
 import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput, rejection } from "./registry-input.js";
 import { adapterFor, type TableAdapter } from "./table-adapter.js";
+import { displaced, wrote } from "./table-entries.js";
 import { TableWriter } from "./table-writer.js";
 import { copyDirectory, isDefault, registryName, registryReport, throwIfIncomplete } from "./thread-audit.js";
 
@@ -72,8 +73,8 @@ export class Registry {
       table: (notice) => this.#accept(notice),
       miss: (miss) =>
         this.#misses.explain(miss, { registrations: this.#registrations, backend: (b) => this.#writer.backend(b), record: this.#record }),
-      wrote: (table, key, impl) => this.#writer.wrote(table, key, impl),
-      events: () => [...events, ...this.#extra()].map(toData),
+      wrote: (table, key, impl) => wrote(this.#writer.backends.values(), table, key, impl),
+      events: () => [...events, ...displaced(this.#writer.backends.values()), ...this.#extra()].map(toData),
     };
   }
 

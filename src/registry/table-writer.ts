@@ -11,6 +11,7 @@ import { DispatchHookError } from "./errors.js";
 import { BackendState, type Registration, type Table, type TableHandle } from "./registration.js";
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
+import { held } from "./table-entries.js";
 
 interface WriterHost {
   record(event: Unsequenced<AuditEvent>): void;
@@ -102,6 +103,7 @@ export class TableWriter {
       this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
       return;
     }
+    this.#readBack(registration, table);
     registration.addTable(table);
     if (registration.state === "pending") this.host.setState(registration, "applied");
     this.host.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
@@ -131,11 +133,19 @@ export class TableWriter {
     if (state.owners.size === 0) this.host.stopListening(state.name);
   }
 
+  /** Keeps what the table holds for a registration it was just given, where that is not the implementation itself. */
+  #readBack(registration: Registration, table: Table): void {
+    const now = held(table, registration.opType);
+    if (now !== registration.impl) (table.landed ??= new Map()).set(registration.opType, now);
+    else table.landed?.delete(registration.opType);
+  }
+
   /** Restores what a table held for the op type before the registry wrote it. */
   #putBack(table: Table, registration: Registration): void {
     const { opType } = registration;
     const original = table.originals.get(opType);
     table.originals.delete(opType);
+    table.landed?.delete(opType);
     const target = table.ref.deref();
     if (target === undefined) return;
     try {
@@ -244,22 +254,5 @@ export class TableWriter {
         this.host.record({ kind: "sealed", backend: state.name, sealed });
       }
     }
-  }
-
-  /** Answers a window's question: did this registry write exactly this entry into that table? */
-  wrote(table: object, key: Function | string, impl: unknown): boolean {
-    for (const state of this.backends.values()) {
-      const entry = state.table(table);
-      if (entry === undefined) continue;
-      const wrote = (owner: Registration) => owner.impl === impl && owner.inTable(entry);
-      if (typeof key !== "string") {
-        const owner = state.owners.get(key as Class);
-        if (owner !== undefined && wrote(owner)) return true;
-        continue;
-      }
-      // A table keyed by op name (an adapter that writes under the class's name) holds the name.
-      for (const owner of state.owners.values()) if (owner.op === key && wrote(owner)) return true;
-    }
-    return false;
   }
 }

@@ -26,6 +26,7 @@ const kinds = {
   "backend-set": 1,
   declaration: 1,
   unresolved: 1,
+  displaced: 1,
 } satisfies Record<AuditEventKind, 1>;
 
 describe("audit events", () => {
@@ -51,6 +52,7 @@ describe("audit events", () => {
       "backend-set": { set: "ml-ops" },
       declaration: { backend: "fast", code: "ERR_DISPATCH_UNKNOWN_FUNCTION", message: "m" },
       unresolved: { backend: "fast", op: "total", message: "m" },
+      displaced: { id: 0, backend: "cpu", op: "Conv", table: 0, module: undefined, removed: true },
     };
     for (const kind of Object.keys(kinds)) {
       // "restored" and "withdrawn" undo something: give them something to undo first.

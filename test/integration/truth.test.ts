@@ -255,6 +255,49 @@ describe("4b. an entry a plugin writes into one table directly", () => {
   });
 });
 
+describe("4e. a registration that landed, then went from its table", () => {
+  // The framework fills its defaults late, with its own register(), or unregisters: the table no
+  // longer holds what landed, so the app dispatches to something else.
+  const main = (extra: string[]) =>
+    [
+      'import { Dispatcher, createRegistry, registry } from "dispatch-hook";',
+      'import { numbaFuncify } from "tensorlab/link/numba/dispatch/basic.js";',
+      'import { PoolLayer } from "ml-ops";',
+      "const mode = process.argv[2];",
+      'if (mode === "clobber") numbaFuncify.register(PoolLayer, () => "framework default");',
+      'if (mode === "unregister") numbaFuncify.unregister(PoolLayer);',
+      ...extra,
+      "let now; try { now = numbaFuncify.resolve(new PoolLayer())(); } catch (e) { now = e.code; }",
+      "const v = registry.verify();",
+      "console.log(JSON.stringify({ now, ok: v.ok, kinds: v.problems.map((p) => p.kind) }));",
+    ].join("\n");
+  const tree = (extra: string[] = []) => ({ ...frameworkEsm, ...plugin("tensorlab", true), "main.mjs": main(extra) });
+
+  for (const [mode, now, words] of [
+    ["clobber", "framework default", "replaced the entry"],
+    ["unregister", "ERR_DISPATCH_NO_IMPL", "removed the entry"],
+  ] as const) {
+    it(`${mode}: verify() and strict name it, and strict exits 1`, async () => {
+      const dir = makeTree(tree());
+      const result = await run(dir, ["--import", loader, "main.mjs", mode], strict);
+      expect(lastJson(result.stdout)).toEqual({ now, ok: false, kinds: ["displaced"] });
+      expect(result.stderr).toContain("[displaced] PoolLayer on numba");
+      expect(result.stderr).toContain(words);
+      expect(result.code).toBe(1);
+    });
+  }
+
+  it("another registry's audited override is no such problem, and the table left as it was is none either", async () => {
+    const override = ['if (mode === "override") createRegistry().register("numba", PoolLayer, () => "app", { override: true });'];
+    const dir = makeTree(tree(override));
+    const overridden = await run(dir, ["--import", loader, "main.mjs", "override"], strict);
+    expect(lastJson(overridden.stdout)).toEqual({ now: "app", ok: true, kinds: [] });
+    const untouched = await run(dir, ["--import", loader, "main.mjs", "none"], strict);
+    expect(lastJson(untouched.stdout)).toEqual({ now: "pooled", ok: true, kinds: [] });
+    expect(untouched.code).toBe(0);
+  });
+});
+
 describe("4c. a plugin whose declaration the loader cannot read", () => {
   for (const [name, field] of [
     ["a misspelt key", { registation: { numba: "./dispatch/numba.js" } }],

@@ -5,6 +5,7 @@ import type { DispatchHookError } from "../../src/registry/errors.js";
 import { Registration } from "../../src/registry/registration.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { adapterFor, checkAdapter } from "../../src/registry/table-adapter.js";
+import { wrote } from "../../src/registry/table-entries.js";
 import { TableWriter } from "../../src/registry/table-writer.js";
 import { byNameAdapter } from "../helpers.js";
 
@@ -147,7 +148,7 @@ describe("TableWriter", () => {
     const forced = registration(() => "forced", true);
     w.activate(forced, "immediate");
     expect(table.get(Pool)).toBe(forced.impl);
-    expect(w.wrote(table, Pool, forced.impl)).toBe(true);
+    expect(wrote(w.backends.values(), table, Pool, forced.impl)).toBe(true);
     handle.dispose();
     // Withdrawn: the framework's own entry is back, and the registration waits for another table.
     expect(table.get(Pool)).toBe(framework);
@@ -162,7 +163,7 @@ describe("TableWriter", () => {
     const mine = registration(() => "mine");
     w.activate(mine, "immediate");
     expect(table.get("Pool")).toBe(mine.impl);
-    const ask = (opType: Function | string, impl: unknown) => w.wrote(table, opType, impl);
+    const ask = (opType: Function | string, impl: unknown) => wrote(w.backends.values(), table, opType, impl);
     expect(ask("Pool", mine.impl)).toBe(true);
     expect(ask("Pool", () => "someone else's")).toBe(false);
     expect(ask("Conv", mine.impl)).toBe(false);

@@ -1,0 +1,60 @@
+/**
+ * What a registry's tables hold of what it wrote, asked when it matters: by a window (did the
+ * registry write exactly this entry, or did a plugin write it directly?) and each time the audit is
+ * read (does each table still hold what landed in it?).
+ */
+import { hub } from "../hub.js";
+import type { AuditEvent } from "./audit-events.js";
+import type { Class, Impl } from "./dispatcher.js";
+import type { BackendState, Registration, Table } from "./registration.js";
+
+/** What a table holds for an op type, or `fallback` where it cannot say (gone, or its get() throws). */
+export function held(table: Table, opType: Class, fallback?: Impl): Impl | undefined {
+  const target = table.ref.deref();
+  try {
+    return target === undefined ? fallback : table.adapter.get(target, opType);
+  } catch {
+    return fallback;
+  }
+}
+
+/**
+ * Made each time the audit is read: an applied registration whose entry a table no longer holds,
+ * replaced or removed by code that went around the registry (a framework filling its defaults late,
+ * an unregister()). A table that could not say what it held when written is not asked.
+ */
+export function displaced(backends: Iterable<BackendState>): AuditEvent[] {
+  const out: AuditEvent[] = [];
+  for (const state of backends) {
+    for (const owner of state.owners.values()) {
+      if (owner.state !== "applied") continue;
+      for (const table of owner.tables) {
+        const landed = table.landed?.has(owner.opType) === true ? table.landed.get(owner.opType) : owner.impl;
+        if (table.ref.deref() === undefined || landed === undefined) continue;
+        const now = held(table, owner.opType, landed);
+        const { id, backend, op } = owner;
+        // Another registry's audited override (another copy's, a createRegistry()) is not code that went around them.
+        if (now === landed || (now !== undefined && hub().wrote(table.ref.deref() as object, owner.opType, now, backend))) continue;
+        out.push({ kind: "displaced", seq: -1, id, backend, op, table: table.id, module: table.module, removed: now === undefined });
+      }
+    }
+  }
+  return out;
+}
+
+/** Answers a window's question: did the registry write exactly this entry into that table? */
+export function wrote(backends: Iterable<BackendState>, table: object, key: Function | string, impl: unknown): boolean {
+  for (const state of backends) {
+    const entry = state.table(table);
+    if (entry === undefined) continue;
+    const is = (owner: Registration) => owner.impl === impl && owner.inTable(entry);
+    if (typeof key !== "string") {
+      const owner = state.owners.get(key as Class);
+      if (owner !== undefined && is(owner)) return true;
+      continue;
+    }
+    // A table keyed by op name (an adapter that writes under the class's name) holds the name.
+    for (const owner of state.owners.values()) if (owner.op === key && is(owner)) return true;
+  }
+  return false;
+}
