@@ -136,8 +136,11 @@ export class TableWriter {
   /** Keeps what the table holds for a registration it was just given, where that is not the implementation itself. */
   #readBack(registration: Registration, table: Table): void {
     const now = held(table, registration.opType);
-    if (now !== registration.impl) (table.landed ??= new Map()).set(registration.opType, now);
-    else table.landed?.delete(registration.opType);
+    if (now === registration.impl) table.landed?.delete(registration.opType);
+    else {
+      table.landed ??= new Map();
+      table.landed.set(registration.opType, now);
+    }
   }
 
   /** Restores what a table held for the op type before the registry wrote it. */
