@@ -119,6 +119,8 @@ export function createHooks(options: HookOptions) {
   /** What a watched module's own URL serves, given what the next hook loaded there. */
   const serve = (href: string, plan: ModulePlan, context: Context, result: LoadResult): LoadResult => {
     let format = result.format ?? discovery.formatOf?.(href);
+    // Node's own load knows a TypeScript module's format where require()'s resolve gave none: its original gets it too.
+    if (format?.endsWith("-typescript") === true && resolvedFormats.get(href) == null) resolvedFormats.set(href, format);
     // require() of a .js file in a package with no "type": Node gives no format and reads its syntax
     // (Node 22+, where these hooks see require()); so must the facade, or an ES module runs as CommonJS.
     if (result.format == null && format === "commonjs" && mode === "registerHooks" && hasModuleSyntax(text(result.source ?? ""))) {

@@ -408,14 +408,23 @@ describe(`one namespace per module: import() and require() of a watched ES dispa
   );
 
   it.skipIf(!features.requireModule || !features.typescript)(
-    "a .mts dispatch module (type stripping): the very same namespace object, as without the loader",
+    "a .mts dispatch module (type stripping), with a plugin's registration modules: the very same namespace object, as without the loader",
     async () => {
+      // Each backend has a registration module, so each gets a facade, whose original require() loaded without its types stripped.
+      const registers = (backend: string) => `import { register } from "dispatch-hook";\nregister("${backend}", class Op {}, () => 1);\n`;
       const dir = makeTree({
         ...linked,
+        "node_modules/ts-ops/package.json": JSON.stringify({
+          name: "ts-ops",
+          type: "module",
+          dispatchHook: { registrations: { tpu: "./tpu.js", npu: "./npu.js" } },
+        }),
+        "node_modules/ts-ops/tpu.js": registers("tpu"),
+        "node_modules/ts-ops/npu.js": registers("npu"),
         // Type stripping does not apply under node_modules: the app's own TypeScript backends.
         "package.json": appJson({
           type: "module",
-          dependencies: { "dispatch-hook": "*" },
+          dependencies: { "dispatch-hook": "*", "ts-ops": "*" },
           dispatchHook: { backends: { "*": { module: "./src/{backend}.mts", export: "{backend}Table" } } },
         }),
         "src/tpu.mts":
