@@ -60,9 +60,10 @@ export function createResolver(options: AdapterOptions = {}): (request: string, 
       runtime: core.runtimePath,
       marker: (kind, index) => path.join(dir, `${kind}${index ?? 0}.mjs`),
     };
-    // One step and one done marker per registration module, and a step after the last.
+    // A step, an early and a done marker per registration module, and a step and an early marker after the last.
     for (let i = 0; i <= plan.registrations.length; i++) {
       write(path.join(dir, `step${i}.mjs`), core.marker(resolved, format, "step", i, ids));
+      write(path.join(dir, `early${i}.mjs`), core.marker(resolved, format, "early", i, ids));
       if (i < plan.registrations.length) write(path.join(dir, `done${i}.mjs`), core.marker(resolved, format, "done", i, ids));
     }
     const file = path.join(dir, "facade.mjs");

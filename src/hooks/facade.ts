@@ -5,14 +5,17 @@
  * per plugin, a step marker, the registration module and a done marker:
  *
  *   export * from "<original>"; export { default } from "<original>";
- *   import "<step 0>";  import "<registration module 0>";  import "<done 0>";
+ *   import "<step 0>";  import "<early 0>";  import "<registration module 0>";  import "<done 0>";
  *   …
- *   import "<step n>";
+ *   import "<step n>";  import "<early n>";
  *
  * Static imports evaluate in order, so each registration module runs after the original's body and
  * before any importer continues, and may import the table back (the facade's bindings are the
  * original's). Step 0 announces the table; step i opens window i; done i marks that registration
  * module i has finished, top-level awaits included; step n ends the synchronous pass (runtime/window.ts).
+ * Early i imports nothing but the runtime: where the original awaits at its top level, the steps
+ * (which import it) wait for it, and ES modules run a registration module that does not import the
+ * original at once; early i opens its window first, and early n ends that pass. After a step, it does nothing.
  */
 import type { ModuleInfo, WindowInfo } from "../channel.js";
 import { DispatchHookError } from "../registry/errors.js";
@@ -33,7 +36,7 @@ export interface FacadeRegistration {
 }
 
 /** The markers a facade imports: a "require" marker for a CommonJS original, and step and done markers per plugin. */
-export type MarkerKind = "require" | "step" | "done";
+export type MarkerKind = "require" | "step" | "early" | "done";
 
 export interface FacadeInput {
   readonly module: ModuleInfo;
@@ -93,11 +96,12 @@ export function facadeSource(input: FacadeInput): string {
   input.registrations.forEach((registration, i) => {
     lines.push(`import ${s(input.marker("step", i))};`);
     if (registration.missing !== undefined) return;
+    lines.push(`import ${s(input.marker("early", i))};`);
     if (registration.requirePath === undefined) lines.push(`import ${s(registration.specifier)};`);
     lines.push(`import ${s(input.marker("done", i))};`);
   });
   // The last step ends the synchronous pass: what the app runs next is in no window.
-  lines.push(`import ${s(input.marker("step", count))};`);
+  lines.push(`import ${s(input.marker("step", count))};`, `import ${s(input.marker("early", count))};`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -162,6 +166,7 @@ export function markerSource(kind: MarkerKind, index: number, input: FacadeInput
   }
   const missing = registration?.missing;
   const windows = input.registrations.map((r) => windowInfo(input.module, r));
+  if (kind === "early") return `import { early } from ${s(input.runtime)};\nearly(${s(input.module)}, ${s(windows)}, ${index});\n`;
   const args = [s(input.module), namespace(input, "ns"), s(windows), String(index), ...(missing === undefined ? [] : [s(missing)])];
   return `import * as ns from ${s(input.original)};\nimport { step } from ${s(input.runtime)};\nstep(${args.join(", ")});\n`;
 }

@@ -14,7 +14,7 @@ export const TAG = "dispatch-hook-";
 const VIRTUAL_TAG = ".dispatch-hook-";
 const ORIGINAL = "dispatch-hook-original";
 // "-cjs" marks a CommonJS original: its exports are its namespace's default export.
-const pattern = /\.dispatch-hook-(require|step|done)(\d*)(-cjs)?\.[mc]js$/;
+const pattern = /\.dispatch-hook-(require|step|early|done)(\d*)(-cjs)?\.[mc]js$/;
 
 function split(href: string): [string, string] {
   const cut = href.search(/[?#]/);

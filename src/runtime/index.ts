@@ -3,4 +3,5 @@
  * the thread's hub, so loading this module twice (an ES and a CommonJS copy, or two installed
  * copies) changes nothing.
  */
-export { finish, missingRegistration, requireRegistrations, requireWhenLoaded, runRegistration, signalEvaluated, step } from "./window.js";
+export { requireRegistrations, requireWhenLoaded, runRegistration } from "./required-registrations.js";
+export { early, finish, missingRegistration, signalEvaluated, step } from "./window.js";

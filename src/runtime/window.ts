@@ -15,7 +15,6 @@ import {
   listEntries,
   type ModuleInfo,
   type OutsideWrite,
-  summarizeError,
   type WindowFact,
   type WindowInfo,
 } from "../channel.js";
@@ -47,6 +46,8 @@ interface Timeline {
   /** Windows whose module is suspended at a top-level await. */
   readonly awaiting: Set<WindowFact>;
   syncOver: boolean;
+  /** Opened by early markers, before the table existed; `next` is the instance's timeline once step 0 made it. */
+  early?: { next?: Timeline };
 }
 
 const timelines = new WeakMap<WindowFact, Timeline>();
@@ -56,7 +57,8 @@ function tableIn(module: ModuleInfo, exports: unknown): object | undefined {
   return typeof table === "object" && table !== null ? table : undefined;
 }
 
-function timeline(module: ModuleInfo, exports: unknown): Timeline {
+/** @internal */
+export function timeline(module: ModuleInfo, exports: unknown): Timeline {
   const table = tableIn(module, exports);
   const entries = listEntries(table);
   const h = hub();
@@ -75,7 +77,7 @@ function timeline(module: ModuleInfo, exports: unknown): Timeline {
 }
 
 /** A window recorded for this very module instance (the same table): a second route to the same load. */
-function seen(info: WindowInfo, module: ModuleInfo, exports: unknown): boolean {
+export function seen(info: WindowInfo, module: ModuleInfo, exports: unknown): boolean {
   const fact = hub().window(info.id);
   const line = fact === undefined ? undefined : timelines.get(fact);
   return fact !== undefined && (line === undefined || line.table?.deref() === tableIn(module, exports));
@@ -119,7 +121,7 @@ function suspend(line: Timeline): void {
 }
 
 /** Records window `info`: opened, or, for a registration module that could not be loaded, missing. */
-function record(line: Timeline, info: WindowInfo, missing?: string, hosted = false): WindowFact {
+export function record(line: Timeline, info: WindowInfo, missing?: string, hosted = false): WindowFact {
   const error = missing === undefined ? undefined : { name: "Error", message: missing, code: "ERR_DISPATCH_REGISTRATION_MODULE" };
   const fact: WindowFact = { info, state: missing === undefined ? "open" : "missing", outside: [], error };
   timelines.set(fact, line);
@@ -137,12 +139,18 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
   const previous = windows[Math.max(0, index - 1)];
   const before = previous === undefined ? undefined : h.window(previous.id);
   let line = before === undefined ? undefined : timelines.get(before);
+  if (line?.early !== undefined) line = index === 0 ? undefined : line.early.next;
   if (index === 0) {
     signalEvaluated(module, exports);
     // A registration module that throws synchronously stops the whole pass: the steps after it
     // never run. Once the current job is over, a window still in its synchronous part did not finish.
     queueMicrotask(() => abandon(windows));
     line = timeline(module, exports);
+    for (const w of windows) {
+      const fact = h.window(w.id);
+      const early = fact === undefined ? undefined : timelines.get(fact)?.early;
+      if (early !== undefined) early.next = line;
+    }
   }
   line ??= timeline(module, exports);
   if (line.current !== undefined) suspend(line);
@@ -154,12 +162,55 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
   // window Vite's generated code entered, for code with no async context of its own, until the next
   // step or until it settles.
   const hosted = module.host?.name === "dispatch-hook/vite" && contextFrames();
-  if (info === undefined || seen(info, module, exports)) {
-    h.enterWindow(line.outer, hosted);
+  // A window an early marker opened: one whose module has not run, or awaits, goes on as this step's.
+  const opened = info === undefined ? undefined : h.window(info.id);
+  const early = opened !== undefined && timelines.get(opened)?.early !== undefined;
+  if (early && running(opened)) adopt(line, opened, hosted);
+  else if (info === undefined || early || seen(info, module, exports)) h.enterWindow(line.outer, hosted);
+  else {
+    record(line, info, missing, hosted);
+    if (missing !== undefined) h.enterWindow(line.outer, hosted);
+  }
+}
+
+/** Step i takes over window i, which an early marker opened before the table existed. */
+function adopt(line: Timeline, fact: WindowFact, hosted: boolean): void {
+  timelines.get(fact)?.awaiting.delete(fact);
+  timelines.set(fact, line);
+  fact.state = "open";
+  line.current = fact;
+  hub().openWindow(fact, line.table?.deref(), true, hosted);
+}
+
+/** Early i's timelines, by module instance, until early n ends the pass. */
+const earlyLines = new Map<string, Timeline>();
+
+/**
+ * Early marker i (facade.ts): in the same pass as step i, importing nothing of the dispatch module.
+ * After step i it does nothing. Before it (the dispatch module awaits at its top level, so the steps
+ * wait for it, while ES modules run a registration module that does not import it at once), it opens
+ * window i with no table yet, so that what the registration module registers is the plugin's and a
+ * conflict is contained; at `windows.length` it ends that pass.
+ */
+export function early(module: ModuleInfo, windows: readonly WindowInfo[], index: number): void {
+  const h = hub();
+  const info = windows[index];
+  let line = earlyLines.get(module.url);
+  if (info === undefined) {
+    if (line === undefined) return;
+    earlyLines.delete(module.url);
+    if (line.current !== undefined) suspend(line);
+    line.syncOver = true;
+    h.enterWindow(line.outer);
     return;
   }
-  record(line, info, missing, hosted);
-  if (missing !== undefined) h.enterWindow(line.outer, hosted);
+  if (h.window(info.id) !== undefined) return;
+  if (line === undefined) {
+    line = { ...timeline(module, undefined), early: {} };
+    earlyLines.set(module.url, line);
+  }
+  if (line.current !== undefined) suspend(line);
+  record(line, info);
 }
 
 /**
@@ -202,89 +253,4 @@ export function finish(windows: readonly WindowInfo[]): void {
 export function missingRegistration(info: WindowInfo, module: ModuleInfo, exports: unknown, message: string): void {
   if (seen(info, module, exports)) return;
   record(timeline(module, exports), info, message);
-}
-
-/** Runs a registration module through `load` (require()), inside its window; a throw is recorded and warned of, not rethrown. */
-export function runRegistration(info: WindowInfo, module: ModuleInfo, exports: unknown, load: () => unknown): void {
-  const h = hub();
-  if (seen(info, module, exports)) return;
-  const line = timeline(module, exports);
-  const fact = record(line, info);
-  try {
-    load();
-    finish([info]);
-    line.last = undefined;
-  } catch (error) {
-    fact.state = "failed";
-    fact.error = summarizeError(error);
-    h.settleWindow(fact);
-    // Contained (require() returns the module): said, so that it is not silent without an audit.
-    process.emitWarning(
-      `${info.plugin}'s registration module for ${info.backend} (${info.module}) threw while it evaluated: ${fact.error.message}. ` +
-        `The ${info.backend} backend loaded without what it registers.`,
-      { code: "DISPATCH_HOOK_REGISTRATION_FAILED" },
-    );
-  } finally {
-    h.enterWindow(line.outer);
-  }
-}
-
-interface RequiredRegistration {
-  readonly window: WindowInfo;
-  /** What to pass to require(). */
-  readonly path: string;
-  /** Set when the file is known to be missing. */
-  readonly missing?: string;
-}
-
-/** A CommonJS module's registration modules, required each in its window; a throw or a missing file is recorded. */
-export function requireRegistrations(
-  module: ModuleInfo,
-  exports: unknown,
-  load: (id: string) => unknown,
-  registrations: readonly RequiredRegistration[],
-): void {
-  for (const registration of registrations) {
-    if (registration.missing !== undefined) missingRegistration(registration.window, module, exports, registration.missing);
-    else runRegistration(registration.window, module, exports, () => load(registration.path));
-  }
-}
-
-/** What a CommonJS module's `module` gives the epilogue. */
-interface LoadingModule {
-  exports: unknown;
-  readonly loaded?: boolean;
-}
-
-/**
- * The epilogue's call: requires the registration modules when the module's loader first reads
- * `module.exports` after setting `module.loaded` (see hooks/instrument.ts). Until then a require()
- * cycle gets what it would without us; the plain property is put back before the first one runs.
- * A host whose modules have no `loaded` flag gets them at once.
- */
-export function requireWhenLoaded(
-  module: LoadingModule,
-  info: ModuleInfo,
-  load: (id: string) => unknown,
-  registrations: readonly RequiredRegistration[],
-): void {
-  if (registrations.length === 0) return;
-  if (typeof module.loaded !== "boolean") {
-    requireRegistrations(info, module.exports, load, registrations);
-    return;
-  }
-  let value = module.exports;
-  Object.defineProperty(module, "exports", {
-    configurable: true,
-    enumerable: true,
-    get() {
-      if (module.loaded !== true) return value;
-      Object.defineProperty(module, "exports", { configurable: true, enumerable: true, writable: true, value });
-      requireRegistrations(info, value, load, registrations);
-      return module.exports;
-    },
-    set(next: unknown) {
-      value = next;
-    },
-  });
 }

@@ -169,32 +169,72 @@ describe("defects", () => {
     expect(lastJson(result.stdout)).toEqual({ made: true });
   });
 
-  it("a dispatch module that awaits at its top level: its plugin's registration lands, and the audit says ok (the registration is recorded as the app's)", async () => {
+  describe("a dispatch module that awaits at its top level (or a module it imports does)", () => {
     // ES modules evaluate a dependency that waits on nothing without waiting for an earlier sibling
-    // that awaits: the registration module runs while the dispatch module is still at its await.
-    const dir = makeTree({
+    // that awaits: a registration module that does not import the dispatch module runs while that
+    // module is still at its await, before the steps (which import it) can open its window. The
+    // early markers open it first.
+    const awaiting = (where: "itself" | "a kernel it imports") => ({
       ...frameworkEsm,
       "node_modules/tensorlab/link/numba/dispatch/basic.js": [
         'import { Dispatcher } from "dispatch-hook";',
-        "await new Promise((resolve) => setTimeout(resolve, 20));",
+        ...(where === "itself" ? ["await new Promise((resolve) => setTimeout(resolve, 20));"] : ['import "./kernel.js";']),
         'export const numbaFuncify = new Dispatcher({ name: "numbaFuncify", backend: "numba" });',
         "",
       ].join("\n"),
+      "node_modules/tensorlab/link/numba/dispatch/kernel.js": "await new Promise((resolve) => setTimeout(resolve, 20));\n",
       ...plugin("tensorlab", true),
       "main.mjs": [
         'import { threadAudit } from "dispatch-hook";',
         'import { numbaFuncify } from "tensorlab/link/numba/dispatch/basic.js";',
         'import { PoolLayer } from "ml-ops";',
         "const report = threadAudit();",
-        "const pool = report.registrations.find((r) => r.op === 'PoolLayer');",
-        "console.log(JSON.stringify({ ran: numbaFuncify.resolve(new PoolLayer())(), plugin: pool?.origin?.plugin, ok: report.ok }));",
+        "const pools = report.registrations.filter((r) => r.op === 'PoolLayer').map((r) => [r.origin?.plugin, r.state]);",
+        "console.log(JSON.stringify({ ran: numbaFuncify.resolve(new PoolLayer())(), pools, ok: report.ok }));",
       ].join("\n"),
     });
-    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
-    // The registration module ran before any window opened (see finish() in runtime/window.ts).
-    expect(lastJson(result.stdout)).toEqual({ ran: "pooled", ok: true });
-    expect(result.stderr).not.toContain("did not finish");
-    expect(result.code).toBe(0);
+    /** A second plugin that registers the same op type: a conflict between plugins. */
+    const rival = {
+      "node_modules/rival-ops/package.json": JSON.stringify({
+        name: "rival-ops",
+        type: "module",
+        dispatchHook: { registrations: { numba: "./numba.js" } },
+      }),
+      "node_modules/rival-ops/numba.js":
+        'import { register } from "dispatch-hook";\nimport { PoolLayer } from "ml-ops";\nregister("numba", PoolLayer, () => "rival");\n',
+    };
+
+    for (const where of ["itself", "a kernel it imports"] as const) {
+      it(`awaiting ${where}: the plugin's registration lands, recorded as the plugin's, and the audit says ok`, async () => {
+        const dir = makeTree(awaiting(where));
+        const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+        expect(lastJson(result.stdout)).toEqual({ ran: "pooled", pools: [["ml-ops", "applied"]], ok: true });
+        expect(result.stderr).not.toContain("did not finish");
+        expect(result.code).toBe(0);
+      });
+
+      it(`awaiting ${where}: a conflict between two plugins is contained and recorded, never thrown into the app's import`, async () => {
+        const tree = awaiting(where);
+        const dir = makeTree({
+          ...tree,
+          ...rival,
+          "package.json": JSON.stringify({
+            name: "app",
+            type: "module",
+            dependencies: { tensorlab: "*", "dispatch-hook": "*", "ml-ops": "*", "rival-ops": "*" },
+          }),
+        });
+        const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+        const out = lastJson(result.stdout);
+        expect(out.pools).toEqual([
+          ["ml-ops", "applied"],
+          ["rival-ops", "refused"],
+        ]);
+        expect(out.ran).toBe("pooled");
+        expect(result.stderr).toContain("[conflict] PoolLayer already has an implementation on numba");
+        expect(result.code).toBe(1);
+      });
+    }
   });
 
   it("a backend declared by name after a pattern that also matches its module: the name's export is the table", async () => {

@@ -20,14 +20,16 @@ const base: FacadeInput = {
 };
 
 describe("facadeSource", () => {
-  it("re-exports the original, then a step before each plugin and a done marker after it, and a last step", () => {
+  it("re-exports the original, then a step and an early marker before each plugin and a done marker after it, and a last step and early marker", () => {
     expect(facadeSource(base).trim().split("\n")).toEqual([
       'export * from "file:///fw/cpu.js";',
       'import "virtual:step0";',
+      'import "virtual:early0";',
       'import "file:///kit/cpu.js";',
       'import "virtual:done0";',
       'import "virtual:step1";',
       'import "virtual:step2";',
+      'import "virtual:early2";',
     ]);
     // With no plugin, the facade announces the table from its own body: one generated module.
     expect(
@@ -53,7 +55,7 @@ describe("facadeSource", () => {
     });
     const url = (f: string) => pathToFileURL(join(dir, f)).href;
     const runtime =
-      "data:text/javascript,export const step = (m, ns, w, i) => globalThis.__order.push('step ' + i); export const finish = () => globalThis.__order.push('done');";
+      "data:text/javascript,export const step = (m, ns, w, i) => globalThis.__order.push('step ' + i); export const early = (m, w, i) => globalThis.__order.push('early ' + i); export const finish = () => globalThis.__order.push('done');";
     const input: FacadeInput = {
       module: { url: url("cpu.mjs"), backend: "cpu", exportName: "cpuTable", format: "module" },
       original: url("cpu.mjs"),
@@ -65,8 +67,10 @@ describe("facadeSource", () => {
     writeFileSync(join(dir, "facade.mjs"), facadeSource(input));
     for (const [kind, index] of [
       ["step", 0],
+      ["early", 0],
       ["done", 0],
       ["step", 1],
+      ["early", 1],
     ] as const)
       writeFileSync(join(dir, `${kind}${index}.mjs`), markerSource(kind, index, input));
     const ns = await import(url("facade.mjs"));
@@ -74,7 +78,14 @@ describe("facadeSource", () => {
     // Done follows the registration module's await. (Where the last step falls depends on the
     // import cycle through the facade: V8 finishes the cycle first.)
     const order = (globalThis as Record<string, unknown>).__order as string[];
-    expect(order.filter((e) => e !== "step 1")).toEqual(["body", "step 0", "reg saw true", "reg resumed", "done"]);
+    expect(order.filter((e) => e !== "step 1" && e !== "early 1")).toEqual([
+      "body",
+      "step 0",
+      "early 0",
+      "reg saw true",
+      "reg resumed",
+      "done",
+    ]);
     expect(order).toContain("step 1");
     delete (globalThis as Record<string, unknown>).__order;
   });

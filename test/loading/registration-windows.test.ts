@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { hub } from "../../src/hub.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry } from "../../src/registry/registry.js";
-import { finish, missingRegistration, requireRegistrations, runRegistration, signalEvaluated, step } from "../../src/runtime/window.js";
+import { requireRegistrations, runRegistration } from "../../src/runtime/required-registrations.js";
+import { finish, missingRegistration, signalEvaluated, step } from "../../src/runtime/window.js";
 import { byNameAdapter, collect, tablesOf } from "../helpers.js";
 
 class Conv {}

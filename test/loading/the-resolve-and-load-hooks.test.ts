@@ -90,13 +90,14 @@ describe("the resolve hook", () => {
     const step = virtualUrl(numba, "step", 0);
     const done = virtualUrl(numba, "done", 0);
     const last = virtualUrl(numba, "step", 1);
+    const early = [virtualUrl(numba, "early", 0), virtualUrl(numba, "early", 1)];
     const other = () => hooks.resolve("./other.js", { parentURL: url("main.mjs") }, resolved(url("other.js")));
     hooks.resolve("tensorlab/link/numba.js", { parentURL: url("main.mjs") }, resolved(numba));
     hooks.load(numba, {}, nextLoad);
     other();
     // The facade's source names the original and its markers, which have not loaded yet.
     expect(loadWanted.idle).toBe(0);
-    for (const imported of [originalUrl(numba), step, done, last]) {
+    for (const imported of [originalUrl(numba), step, done, last, ...early]) {
       hooks.resolve(imported, { parentURL: numba }, () => ({ url: "never" }));
       hooks.load(imported, {}, nextLoad);
     }
@@ -251,9 +252,11 @@ describe("the load hook", () => {
       `export * from ${JSON.stringify(originalUrl(numba))};`,
       `export { default } from ${JSON.stringify(originalUrl(numba))};`,
       `import ${JSON.stringify(virtualUrl(numba, "step", 0))};`,
+      `import ${JSON.stringify(virtualUrl(numba, "early", 0))};`,
       `import ${JSON.stringify(url("node_modules/ml-ops/numba.js"))};`,
       `import ${JSON.stringify(virtualUrl(numba, "done", 0))};`,
       `import ${JSON.stringify(virtualUrl(numba, "step", 1))};`,
+      `import ${JSON.stringify(virtualUrl(numba, "early", 1))};`,
     ]);
     const jax = url("node_modules/tensorlab/link/jax.js");
     const jaxFacade = String((hooks.load(jax, {}, nextLoad) as LoadResult).source);
