@@ -222,7 +222,7 @@ export function windowRecords(facts: { readonly windows: readonly WindowFact[] }
         "failed",
         "-",
         error === undefined
-          ? `${where} did not finish evaluating: it threw (the error reached whoever imported ${info.url}), or it is still waiting at a top-level await.`
+          ? `${where} did not finish evaluating: it threw (the error reached whoever imported ${info.url}), it is still waiting at a top-level await, or another registration module of that dispatch module threw after an await (which stops every one whose own import cycle through the dispatch module had not finished).`
           : `${where} threw: ${error.message}`,
       );
     }

@@ -83,13 +83,18 @@ export function seen(info: WindowInfo, module: ModuleInfo, exports: unknown): bo
   return fact !== undefined && (line === undefined || line.table?.deref() === tableIn(module, exports));
 }
 
-/** Gives what changed in the table since the last mark, and no registry wrote, to the windows that ran. */
-function mark(line: Timeline): void {
+/**
+ * Gives what changed in the table since the last mark, and no registry wrote, to the window that ran:
+ * the one in its synchronous part, or the one whose module has just finished after an await (its
+ * last part ran just before its done marker). Only at the end of the pass, to every window awaiting.
+ */
+function mark(line: Timeline, finished?: WindowFact): void {
   const table = line.table?.deref();
   const last = line.last;
   const now = listEntries(table);
   if (table === undefined || last === undefined || now === undefined) return;
-  const owners = line.syncOver ? [...line.awaiting] : line.current === undefined ? [] : [line.current];
+  const owners =
+    finished !== undefined ? [finished] : line.syncOver ? [...line.awaiting] : line.current === undefined ? [] : [line.current];
   const found: OutsideWrite[] = [];
   for (const [type, impl] of now) {
     const had = last.has(type);
@@ -240,7 +245,7 @@ export function finish(windows: readonly WindowInfo[]): void {
     const line = timelines.get(fact);
     if (!running(fact) || line === undefined) continue;
     if (line.current === fact) suspend(line);
-    else mark(line);
+    else mark(line, fact);
     line.awaiting.delete(fact);
     fact.state = "done";
     h.settleWindow(fact);

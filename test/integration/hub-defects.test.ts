@@ -213,6 +213,22 @@ describe(`a registration module that awaits at top level keeps its window (Node 
     expect(result.code).toBe(0);
   });
 
+  it("an entry written directly after an await, while another plugin's registration module awaits longer, is the writer's alone", async () => {
+    const waitsLonger =
+      'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nawait new Promise((resolve) => setTimeout(resolve, 80));\n';
+    const dir = makeTree({
+      ...tensorkit(),
+      ...cpuPlugin("kit-ops", writesConv(awaits["after awaiting a timer"])),
+      ...cpuPlugin("more-ops", waitsLonger),
+      "package.json": app(["kit-ops", "more-ops"]),
+      "main.mjs": reportCpu,
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    expect(lastJson(result.stdout)).toMatchObject({ conv: "conv on cpu", outside: ["Conv by kit-ops"] });
+    expect(result.stderr).toContain("1 entry was written into tables directly");
+    expect(result.code).toBe(0);
+  });
+
   for (const [label, wait] of Object.entries(awaits)) {
     it(`a registration made ${label} lands before any importer of the dispatch module runs a line (with the next plugin's registration)`, async () => {
       const dir = makeTree({
