@@ -2,6 +2,7 @@
 import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
 import { type Fold, getOrCreate, undeclaredMessage, windowRecords } from "./audit-fold.js";
+import { notes } from "./audit-notes.js";
 import { pendingMessage, strayText } from "./pending-message.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
@@ -46,7 +47,8 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   const loaded = new Set(facts.tables.map((t) => t.backend));
   for (const f of folds) for (const [backend, ids] of f.tables) if (ids.size > 0) loaded.add(backend);
   const findings = facts.loaders.flatMap((l) => l.findings ?? []);
-  const unsignalled = new Map<string, string>();
+  // Why a backend's module loaded but gave no table: a loader's finding, or a declared export it lacks.
+  const unsignalled = new Map<string, string>(scope.connected ? (facts.unusable ?? []).map((u) => [u.backend, u.message]) : []);
   for (const finding of findings) if (finding.problem === "unsignalled") unsignalled.set(finding.backend, finding.message);
   for (const message of facts.refusals ?? []) problems.push(general("loader", "-", message));
   // A backend is in play once a table of it exists, a loader saw why none signalled, or the caller named it.
@@ -215,55 +217,6 @@ function backendRecords(folds: readonly Fold[], facts: ThreadFacts, loaded: Read
     loaded: loaded.has(backend),
     sealed: sealed.has(backend),
   }));
-}
-
-function notes(
-  facts: ThreadFacts,
-  backends: readonly BackendRecord[],
-  registrations: number,
-  outside: number,
-  scope: ReportScope,
-): string[] {
-  const out: string[] = [];
-  if (scope.connected) {
-    for (const loader of facts.loaders) {
-      const declared = loader.declarations ?? [];
-      out.push(
-        `loader (${loader.mode}) read ${loader.files?.length ?? 0} file(s) from ${loader.root ?? "?"}; it watches ${declared.length === 0 ? "nothing" : declared.join("; ")}`,
-      );
-    }
-    const hosts = new Map<string, Set<string>>();
-    for (const table of facts.tables)
-      if (table.host !== undefined) getOrCreate(hosts, table.host.name, () => new Set<string>()).add(table.backend);
-    for (const [host, names] of hosts) out.push(`${host} instrumented the dispatch modules of ${[...names].sort().join(", ")}`);
-    for (const host of facts.hosts ?? []) if (!hosts.has(host)) out.push(`${host} serves this thread; none of its modules loaded`);
-    if (facts.loaders.length + hosts.size + (facts.hosts ?? []).length === 0)
-      out.push("no dispatch-hook loader is installed in this thread");
-  }
-  // A dispatch module the loader knows loaded but never signalled (required where its hooks cannot see require()).
-  const unseen = new Set(facts.loaders.flatMap((l) => (l.findings ?? []).filter((f) => f.problem === "unsignalled").map((f) => f.backend)));
-  if (backends.length > 0) {
-    out.push(
-      `backends: ${backends.map((b) => `${b.backend} ${b.loaded ? `loaded (${b.tables} table${b.tables === 1 ? "" : "s"})` : unseen.has(b.backend) ? "loaded, never signalled (see below)" : "not loaded"}`).join(", ")}`,
-    );
-  }
-  if (registrations === 0) {
-    const watched = backends.length;
-    const loadedCount = backends.filter((b) => b.loaded).length;
-    // Loaded but never signalled is said on the backends line: not "none loaded" beside it.
-    const silent = backends.filter((b) => !b.loaded && unseen.has(b.backend)).length;
-    const also = silent === 0 ? "" : ` (${silent} more loaded, never signalled)`;
-    // Entries a plugin wrote into a table directly are counted above, and the verdict may be "ok":
-    // the note says where they came from rather than suggest that nothing happened.
-    const direct =
-      outside === 0
-        ? ""
-        : ` through a registry (${outside} ${outside === 1 ? "entry was" : "entries were"} written into tables directly, outside it)`;
-    out.push(
-      `no registrations were made${direct}${scope.connected && facts.loaders.length > 0 ? `; the loader watched ${watched} named backend${watched === 1 ? "" : "s"}, ${loadedCount === 0 ? "none" : loadedCount} loaded${also}` : ""}`,
-    );
-  }
-  return out;
 }
 
 /**

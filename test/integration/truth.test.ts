@@ -298,6 +298,31 @@ describe("4e. a registration that landed, then went from its table", () => {
   });
 });
 
+describe("4f. a declared export the dispatch module does not have", () => {
+  it("a registration for it waits, and both its problem and the backends line say the module loaded without that export", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/fw/package.json": JSON.stringify({
+        name: "fw",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { backends: { gpu: { module: "./gpu.js", export: "tabel" } } },
+      }),
+      "node_modules/fw/gpu.js":
+        'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "gpu table", backend: "gpu" });\n',
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { fw: "*", "dispatch-hook": "*" } }),
+      "main.mjs": 'import { register } from "dispatch-hook";\nregister("gpu", class Pool {}, () => 1);\nawait import("fw/gpu.js");\n',
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(result.stderr).toMatch(
+      /\[pending\] Pool on gpu .* is still pending: .*gpu\.js was loaded as backend gpu's dispatch module, but it has no export "tabel"/,
+    );
+    expect(result.stderr).not.toContain("nothing watches the module");
+    expect(result.stderr).toContain("gpu loaded, no table at its declared export (see below)");
+    expect(result.code).toBe(1);
+  });
+});
+
 describe("4c. a plugin whose declaration the loader cannot read", () => {
   for (const [name, field] of [
     ["a misspelt key", { registation: { numba: "./dispatch/numba.js" } }],
