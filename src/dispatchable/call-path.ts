@@ -124,8 +124,10 @@ export function createCaller(spec: CallerSpec) {
     const key = answers(spec.name, e.plan, values);
     let found = byAnswers.get(key);
     if (found === undefined) {
-      if (byAnswers.size >= ANSWERS) byAnswers.clear();
       found = make(values, protos, scope, extras);
+      // A protocol answered otherwise while the plan was made: right for this call, kept for none.
+      if (found.plan.answered !== key) return found;
+      if (byAnswers.size >= ANSWERS) byAnswers.clear();
       byAnswers.set(key, found);
     }
     return found;

@@ -7,7 +7,7 @@ import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError } from "../registry/errors.js";
 import { type CallContext, type Fn, type Implementation, realImpl } from "./impl-table.js";
 import type { Scope, TraceEntry } from "./options-scope.js";
-import { type TypeSet, typeName, typeOf } from "./type-match.js";
+import { type Claim, type TypeSet, typeName, typeOf } from "./type-match.js";
 import { wrappedBackends } from "./wrapping.js";
 
 export interface PlanBackend {
@@ -29,6 +29,8 @@ export interface Plan {
   readonly error: DispatchHookError | undefined;
   /** Which value to ask whose protocols: the plan holds for values of these classes the protocols answer alike (answers()). */
   readonly asks: ReadonlyArray<readonly [number, TypeSet]>;
+  /** What the protocols answered while it was made (answers()'s key): each asked once a plan. */
+  readonly answered: string;
   /** The backends prioritized where it was made (by the environment or the scope). */
   readonly prioritized: ReadonlySet<string>;
 }
@@ -76,13 +78,22 @@ export function plan(
     const asks: Array<readonly [number, TypeSet]> = [];
     for (let i = 0; i < values.length; i++)
       for (const b of control.order) if (b.types.asksValues(protos[i] ?? null)) asks.push([i, b.types] as const);
+    // Each value's claim by each backend, asked once: a protocol that answers differently from one
+    // ask to the next cannot make a plan contradict itself.
+    const claims = new Map<TypeSet, Array<Claim | undefined | null>>();
+    const claimOf = (set: TypeSet, i: number): Claim | undefined => {
+      const row = claims.get(set) ?? [];
+      claims.set(set, row);
+      if (row[i] === undefined) row[i] = set.claim(values[i], protos[i] ?? null) ?? null;
+      return row[i] ?? undefined;
+    };
     const candidates: Array<{ backend: string; impl: Implementation }> = [];
     const skipped: Skip[] = [];
     const accepts = (b: PlanBackend): string | undefined => {
       let primary = false;
       for (let i = 0; i < values.length; i++) {
         if (values[i] === undefined || values[i] === null) continue;
-        const claim = b.types.claim(values[i], protos[i] ?? null);
+        const claim = claimOf(b.types, i);
         if (claim === undefined) return `does not accept ${types[i]} (${labels[i]})`;
         if (claim === "primary") primary = true;
       }
@@ -111,7 +122,7 @@ export function plan(
     const mixed = (): DispatchHookError | undefined => {
       const all = control.order;
       const owners = values.map((v, i) =>
-        v === undefined || v === null ? [] : all.filter((b) => b.types.claim(v, protos[i] ?? null) === "primary").map((b) => b.name),
+        v === undefined || v === null ? [] : all.filter((b) => claimOf(b.types, i) === "primary").map((b) => b.name),
       );
       if (owners.every((o) => o.length === 0) || all.some((b) => accepts(b) === undefined)) return undefined;
       const args = values.map((_, i) => `${labels[i]} is ${types[i]}${owners[i]?.length ? ` (a type of ${owners[i]?.join(", ")})` : ""}`);
@@ -124,7 +135,9 @@ export function plan(
         { details: { function: fn, types, owners, considered } },
       );
     };
-    return { candidates, skipped, types, error: candidates.length === 0 ? mixed() : undefined, asks, prioritized: control.optedIn };
+    const error = candidates.length === 0 ? mixed() : undefined;
+    const answered = asks.map(([i, set]) => (values[i] === null || values[i] === undefined ? "n" : (claimOf(set, i)?.[0] ?? "-"))).join("");
+    return { candidates, skipped, types, error, asks, answered, prioritized: control.optedIn };
   });
 }
 

@@ -54,7 +54,7 @@ export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, 
           const only = { candidates: [{ backend: backend.name, impl }], skipped: [], types: prepared.map(typeName), error: undefined };
           const next = (a: unknown[]) => reference(...(a.length === 0 ? prepared : a));
           raw = real(
-            contextFor(fn.name, { ...only, asks: [], prioritized: new Set() }, 0, undefined, () => prepared, next),
+            contextFor(fn.name, { ...only, asks: [], answered: "", prioritized: new Set() }, 0, undefined, () => prepared, next),
             ...prepared,
           );
         } else raw = real(...prepared);

@@ -44,3 +44,33 @@ describe("values decided by protocols", () => {
     ]);
   });
 });
+
+describe("a protocol whose answer changes from one ask to the next", () => {
+  it("never makes a call contradict itself, and leaves no decision behind for the values that come after", () => {
+    const backends = createBackends({ name: "flaky", discover: false, env: {} });
+    backends.declare({
+      name: "duck",
+      primaryTypes: [
+        { [Symbol.hasInstance]: (v: unknown) => typeof v === "object" && v !== null && (v as { duck?: unknown }).duck === true },
+      ],
+      implementations: { f: () => "duck" },
+    });
+    const f = dispatchable((_x: unknown) => "default", { name: "f", args: [0], backends });
+    let asked = 0;
+    // Answers yes, no, yes, … : each call's plan sees one answer per ask, and may keep none of them.
+    const flaky = {
+      get duck() {
+        asked++;
+        return asked % 2 === 1;
+      },
+    };
+    for (let i = 0; i < 4; i++) expect(["duck", "default"]).toContain(f(flaky));
+    // Asked once for the cache key and once for the plan; never the four times a plan asked before.
+    expect(asked).toBeLessThanOrEqual(10);
+    // Values of the same class that answer steadily go where their own answers say.
+    for (let i = 0; i < 3; i++) {
+      expect(f({ duck: true })).toBe("duck");
+      expect(f({ duck: false })).toBe("default");
+    }
+  });
+});
