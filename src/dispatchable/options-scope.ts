@@ -114,6 +114,14 @@ const collected = new FinalizationRegistry<Holder>((holder) => {
   holder.live--;
 });
 
+/**
+ * Untraced scopes with equal options inside the same outer scope are one object, while it lives: a
+ * loop that enters a scope per item adds no finalization record per call (those are freed only once
+ * the event loop turns, so a long synchronous loop would grow without bound).
+ */
+const made = new WeakMap<object, Map<ScopeKey, WeakRef<Scope>>>();
+const outermost = {};
+
 /** The realm's holder, shared by every copy through the hub ("@2": the holder's shape, see Holder). */
 export function scopeHolder(): Holder {
   if (mine !== undefined) return mine;
@@ -197,9 +205,18 @@ export function backendOptions<T>(given: BackendOptions, fn: () => T): T {
   const disable = new Set([...(outer?.disable ?? []), ...(options.disable ?? [])]);
   const trace = options.trace ?? outer?.trace;
   const types = [...(outer?.types ?? []), ...(options.types ?? [])];
-  const scope: Scope = Object.freeze({ key: keyFor(prioritize, disable, trace !== undefined, types), prioritize, disable, trace, types });
-  holder.live++;
-  collected.register(scope, holder);
+  const key = keyFor(prioritize, disable, trace !== undefined, types);
+  const siblings = trace === undefined ? (made.get(outer ?? outermost) ?? new Map<ScopeKey, WeakRef<Scope>>()) : undefined;
+  let scope = siblings?.get(key)?.deref();
+  if (scope === undefined) {
+    scope = Object.freeze({ key, prioritize, disable, trace, types });
+    holder.live++;
+    collected.register(scope, holder);
+    if (siblings !== undefined && siblings.size < KEY_CAP) {
+      siblings.set(key, new WeakRef(scope));
+      made.set(outer ?? outermost, siblings);
+    }
+  }
   const { sync, depth, syncId } = holder;
   holder.sync = scope;
   holder.depth = depth + 1;

@@ -59,6 +59,18 @@ describe("null, undefined and a null-prototype object (real process)", () => {
   }
 });
 
+describe("scopes entered in a long synchronous loop (real process)", () => {
+  it("1,000,000 backendOptions() calls keep nothing per call until the event loop turns", async () => {
+    const dir = makeTree({});
+    const result = await run(dir, ["--expose-gc", join(repoRoot, "test/fixtures/scopes-in-a-loop.mjs"), join(repoRoot, "dist/index.js")]);
+    expect(result.stderr).toBe("");
+    const out = lastJson(result.stdout) as { growth: number; sink: boolean };
+    expect(out.sink).toBe(true);
+    // A finalization record per scope kept about 72 bytes a call until the loop turned: some 80 MB here.
+    expect(out.growth).toBeLessThan(2 * 2 ** 20);
+  });
+});
+
 describe("caches keyed by classes (real process)", () => {
   it("100,000 short-lived classes through dispatchables leave the heap where it was after gc", async () => {
     const dir = makeTree({});
