@@ -219,7 +219,7 @@ describe("typos found early", () => {
     }
   });
 
-  it("a declaration's error names the set and the backend in its details, as well as in its message", () => {
+  it("a declaration's error names the set, the backend and the function in its details, as well as in its message", () => {
     const set = createBackends({ name: "details", discover: false });
     set.declare({ name: "fast", implementations: {} });
     const errorOf = (declaration: object) => {
@@ -239,15 +239,57 @@ describe("typos found early", () => {
       details: { set: "details", backend: "n2", type: "#X" },
     });
     expect(errorOf({ name: "fast" })?.details).toEqual({ set: "details", backend: "fast" });
+    // An error that concerns one function names it too.
     expect(errorOf({ name: "n3", implementations: { f: 42 } })).toEqual({
       code: "ERR_DISPATCH_INVALID_IMPL",
-      details: { set: "details", backend: "n3" },
+      details: { set: "details", backend: "n3", function: "f" },
     });
-    // An error that names its backend already (a registration's conflict) gets the set too.
+    // An error that names its backend already (a registration's conflict) gets the set and the function too.
     set.register("c", "f", () => 1);
     expect(errorOf({ name: "c", implementations: { f: () => 2 } })).toEqual({
       code: "ERR_DISPATCH_CONFLICT",
-      details: { set: "details", backend: "c", op: "f" },
+      details: { set: "details", backend: "c", op: "f", function: "f" },
+    });
+    // The name is read before the options are checked: a refusal of another option names the backend.
+    expect(errorOf({ name: "n4", implementation: { f: () => 1 } })).toEqual({
+      code: "ERR_DISPATCH_INVALID_OPTION",
+      details: { set: "details", backend: "n4" },
+    });
+    expect(errorOf({ name: 42, implementations: {} })).toEqual({ code: "ERR_DISPATCH_INVALID_OPTION", details: { set: "details" } });
+  });
+
+  it("register()'s error names the set, the backend and the function in its details, whatever refuses it", () => {
+    const set = createBackends({ name: "register-details", discover: false });
+    set.declare({ name: "fast", primaryTypes: [Arr], implementations: { total: () => 1 } });
+    const total = dispatchable((_x: unknown) => 0, { name: "total", args: [0], backends: set });
+    expect(total(new Arr())).toBe(1);
+    const errorOf = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return { code: (error as { code?: string }).code, details: (error as { details?: object }).details };
+      }
+      return undefined;
+    };
+    expect(errorOf(() => set.register("fast", total, 42 as never))).toEqual({
+      code: "ERR_DISPATCH_INVALID_IMPL",
+      details: { set: "register-details", backend: "fast", function: "total" },
+    });
+    expect(errorOf(() => set.register("fast", "total", () => 2))).toEqual({
+      code: "ERR_DISPATCH_CONFLICT",
+      details: { set: "register-details", backend: "fast", op: "total", function: "total" },
+    });
+    expect(errorOf(() => set.register("fast", "totl", () => 2))).toEqual({
+      code: "ERR_DISPATCH_UNKNOWN_FUNCTION",
+      details: expect.objectContaining({ set: "register-details", backend: "fast", function: "totl" }),
+    });
+    expect(errorOf(() => set.register("a b", "total", () => 2))).toEqual({
+      code: "ERR_DISPATCH_INVALID_BACKEND",
+      details: { set: "register-details", backend: "a b" },
+    });
+    expect(errorOf(() => set.register("fast", {} as never, () => 2))).toEqual({
+      code: "ERR_DISPATCH_INVALID_OPTION",
+      details: { set: "register-details", backend: "fast" },
     });
   });
 
