@@ -22,6 +22,7 @@ import {
 import { NamedTypeResolver } from "./named-type.js";
 import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
+import { checkDeclarations, declarationProblems } from "./set-checks.js";
 import {
   type BackendDeclaration,
   type BackendSetOptions,
@@ -34,7 +35,7 @@ import {
   withDetails,
 } from "./set-input.js";
 import { Classifier, TypeSet } from "./type-match.js";
-import { checkWraps, unknownWrapped, wrappingImplementations } from "./wrapping.js";
+import { checkWraps, wrappingImplementations } from "./wrapping.js";
 
 export type { BackendDeclaration, BackendSetOptions, FunctionMap } from "./set-input.js";
 
@@ -82,7 +83,11 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     // Without package.json declarations to read, the set knows its backends now (see #readPackages).
     if (discover === false) this.registry.setEvent({ kind: "backend-set", set: read.name });
     // Each time its audit is read: every lazy implementation in a table whose module does not resolve.
-    this.registry.reportWith(() => unresolvedImpls(this.#backends.values(), this.#ops));
+    // And, once the set knows its backends, each declaration in force that does not do what it says.
+    this.registry.reportWith(() => [
+      ...unresolvedImpls(this.#backends.values(), this.#ops),
+      ...(this.#discovered ? declarationProblems(this.name, this.#backends) : []),
+    ]);
   }
 
   /** @internal The op class that stands for a dispatchable function in the tables. */
@@ -230,19 +235,11 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     if (error !== undefined) throw error;
   }
 
-  /** Registrations made before the first decision, and what backends wrap, checked at it (and again after each change while one stands). */
+  /** Registrations made before the first decision, and what backends wrap and put after, checked at it (and again after each change while one stands). */
   #checkRegistered(): void {
     if (this.#checked?.version !== this.version) {
-      const names = [...this.#backends.values()].flatMap((b) =>
-        [...this.#ops].filter(([, op]) => b.table.get(op) !== undefined).map(([fn]) => ({ backend: b.name, fn })),
-      );
-      this.#checked = { version: this.version, error: unknownFunctions(this.name, names, new Set(this.#functions.keys())) };
-      // A wrapper of a backend not declared (its package may be missing) loses only its own calls: said once.
-      const wrapping = unknownWrapped(this.name, this.#backends);
-      if (wrapping !== undefined && !this.#warned.has(wrapping.message)) {
-        this.#warned.add(wrapping.message);
-        process.emitWarning(wrapping.message, { code: wrapping.code });
-      }
+      const error = checkDeclarations(this.name, this.#backends, this.#ops, new Set(this.#functions.keys()), this.#warned);
+      this.#checked = { version: this.version, error };
     }
     if (this.#checked.error !== undefined) throw this.#checked.error;
   }

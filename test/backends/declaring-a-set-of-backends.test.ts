@@ -304,6 +304,41 @@ describe("typos found early", () => {
     );
   });
 
+  it("a priority naming no backend but one near a declared one is a coded warning at the first decision and a problem of the audit while it stands", () => {
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+    try {
+      const set = createBackends({ name: "priority-typo", discover: false, env: {} });
+      set.declare({ name: "numpy", primaryTypes: [Arr], implementations: { f: () => "numpy" } });
+      set.declare({ name: "fast", primaryTypes: [Arr], higherPriorityThan: ["nmupy"], implementations: { f: () => "fast" } });
+      // A name near none of the set's backends may be one whose package is not installed: left alone.
+      set.declare({ name: "slow", primaryTypes: [Arr], lowerPriorityThan: ["cupy"] });
+      // Near "fast" now, but declared before the first decision: no typo.
+      set.declare({ name: "typed", primaryTypes: [Arr], lowerPriorityThan: ["fast2"] });
+      set.declare({ name: "fast2", primaryTypes: [Arr] });
+      const problems = () => set.registry.verify().problems.map((p) => [p.kind, p.backend, p.code]);
+      // Before the first decision, a name may still be declared: nothing is judged.
+      expect(problems()).toEqual([]);
+      const f = dispatchable((_x: unknown) => "default", { name: "f", args: [0], backends: set });
+      expect(f(new Arr())).toBe("numpy");
+      expect(f(new Arr())).toBe("numpy");
+      const said = () =>
+        warn.mock.calls.filter((c) => (c[1] as { code?: string } | undefined)?.code === "ERR_DISPATCH_BACKEND_DECLARATION");
+      expect(said()).toHaveLength(1);
+      expect(String(said()[0]?.[0])).toContain(
+        'Backend "fast" of priority-typo names "nmupy" in higherPriorityThan, which the set does not declare (did you mean "numpy"?)',
+      );
+      expect(problems()).toEqual([["declaration", "fast", "ERR_DISPATCH_BACKEND_DECLARATION"]]);
+      expect(set.registry.verify().ok).toBe(false);
+      // Declared after all: the problem is gone.
+      set.declare({ name: "nmupy", primaryTypes: [] });
+      expect(set.backends().map((b) => b.name)).toEqual(["numpy", "fast", "slow", "fast2", "typed", "nmupy"]);
+      expect(problems()).toEqual([]);
+      expect(said()).toHaveLength(1);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
   it("a package.json backend with such a typo is left out with a coded warning", () => {
     const root = makeTree({
       "package.json": appJson({ dependencies: { typo: "*" } }),
