@@ -86,7 +86,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     // And, once the set knows its backends, each declaration in force that does not do what it says.
     this.registry.reportWith(() => [
       ...unresolvedImpls(this.#backends.values(), this.#ops),
-      ...(this.#discovered ? declarationProblems(this.name, this.#backends) : []),
+      ...(this.#discovered ? declarationProblems(this.name, this.#backends, this.#ops, new Set(this.#functions.keys())) : []),
     ]);
   }
 

@@ -57,8 +57,26 @@ const problem = (e: DispatchHookError, backend: string): AuditEvent => ({
 
 /**
  * The set's declarations in force that do not do what they say, as problems of its audit: made each
- * time it is read, so one corrected since (the backend a priority names declared after all) is none.
+ * time it is read, so one corrected since (the backend a priority names declared after all, a
+ * misspelt registration disposed) is none. An implementation keyed by a misspelt function name is
+ * one per backend; a package.json backend with one was left out, and is a logged problem instead.
  */
-export function declarationProblems(set: string, backends: ReadonlyMap<string, Checked>): AuditEvent[] {
-  return priorityTypos(set, backends).map((e) => problem(e, e.details.backend as string));
+export function declarationProblems(
+  set: string,
+  backends: ReadonlyMap<string, Checked>,
+  ops: ReadonlyMap<string, Class>,
+  functions: ReadonlySet<string>,
+): AuditEvent[] {
+  const names = registeredNames(backends, ops);
+  const misspelt = [...backends.keys()].flatMap((backend) => {
+    const error = unknownFunctions(
+      set,
+      names.filter((n) => n.backend === backend),
+      functions,
+    );
+    return error === undefined
+      ? []
+      : [{ ...problem(error, backend), message: `${error.message} Until then every call of ${set}'s functions fails.` }];
+  });
+  return [...misspelt, ...priorityTypos(set, backends).map((e) => problem(e, e.details.backend as string))];
 }

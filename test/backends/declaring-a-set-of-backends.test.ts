@@ -304,6 +304,35 @@ describe("typos found early", () => {
     );
   });
 
+  it("an implementation declared in code under a misspelt function name is a declaration problem of the audit while it stands, as in a package.json", () => {
+    const set = createBackends({ name: "typo-audit", discover: false });
+    set.declare({ name: "fast", primaryTypes: [Arr], implementations: { totl: () => "typo", mean: () => "fast mean" } });
+    const handle = set.register("slow", "totl", () => "typo too");
+    set.declare({ name: "slow", primaryTypes: [Arr] });
+    set.declare({ name: "fine", primaryTypes: [Arr], implementations: { mean: () => "fine mean" } });
+    const total = dispatchable((_x: unknown) => "reference total", { name: "total", args: [0], backends: set });
+    dispatchable((_x: unknown) => "reference mean", { name: "mean", args: [0], backends: set });
+    const problems = () => set.registry.verify().problems.map((p) => [p.kind, p.backend, p.code, p.message]);
+    // Before the first decision the functions may not all be defined yet: nothing is judged.
+    expect(problems()).toEqual([]);
+    expect(() => total(new Arr())).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_UNKNOWN_FUNCTION" }));
+    const says = (backend: string) => [
+      "declaration",
+      backend,
+      "ERR_DISPATCH_UNKNOWN_FUNCTION",
+      expect.stringMatching(
+        new RegExp(
+          `backend "${backend}" implements "totl" \\(did you mean "total"\\?\\).* Until then every call of typo-audit's functions fails\\.$`,
+        ),
+      ),
+    ];
+    expect(problems()).toEqual([says("fast"), says("slow")]);
+    expect(set.registry.verify().ok).toBe(false);
+    // Disposed, the registration is no problem any more.
+    handle.dispose();
+    expect(problems()).toEqual([says("fast")]);
+  });
+
   it("a priority naming no backend but one near a declared one is a coded warning at the first decision and a problem of the audit while it stands", () => {
     const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
     try {
