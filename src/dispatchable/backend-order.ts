@@ -9,6 +9,7 @@
 import { hub } from "../hub.js";
 import { DispatchHookError } from "../registry/errors.js";
 import { didYouMean } from "../registry/options.js";
+import { nearName } from "./impl-table.js";
 import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
 import { WeakCache } from "./weak-cache.js";
@@ -64,6 +65,37 @@ export function sortBackends(
   };
   for (const name of names) visit(name, []);
   return out;
+}
+
+/**
+ * The priority constraints that name no backend of the set but one near a backend it declares
+ * (`higherPriorityThan: ["nmupy"]` beside numpy): each orders nothing, so the set's order is not the
+ * one its author meant. A name near none may be a backend whose package is not installed, and is left
+ * alone. Judged once the set knows its backends (its first decision), each time it is asked.
+ */
+export function priorityTypos(set: string, backends: ReadonlyMap<string, Ordered>): DispatchHookError[] {
+  const errors: DispatchHookError[] = [];
+  for (const b of backends.values()) {
+    for (const option of ["higherPriorityThan", "lowerPriorityThan"] as const) {
+      for (const name of b[option]) {
+        if (backends.has(name)) continue;
+        const near = nearName(
+          name,
+          [...backends.keys()].filter((other) => other !== b.name),
+        );
+        if (near === undefined) continue;
+        errors.push(
+          new DispatchHookError(
+            "ERR_DISPATCH_BACKEND_DECLARATION",
+            `Backend ${JSON.stringify(b.name)} of ${set} names ${JSON.stringify(name)} in ${option}, which the set does not declare (did you mean ${JSON.stringify(near)}?), ` +
+              `so the constraint orders nothing. Its backends: ${[...backends.keys()].join(", ")}. To fix: correct the name in ${option}.`,
+            { details: { set, backend: b.name, option, name, near } },
+          ),
+        );
+      }
+    }
+  }
+  return errors;
 }
 
 function cycleError(left: readonly string[], edges: readonly Edge[]): DispatchHookError {

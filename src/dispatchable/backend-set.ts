@@ -4,7 +4,6 @@
  * each backend has a table, each dispatchable an op class, and an implementation is a registration.
  */
 import { path } from "../builtins.js";
-import { discover } from "../hooks/discovery.js";
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError } from "../registry/errors.js";
 import { checkBackend } from "../registry/options.js";
@@ -23,16 +22,20 @@ import {
 import { NamedTypeResolver } from "./named-type.js";
 import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
+import { checkDeclarations, declarationProblems } from "./set-checks.js";
 import {
   type BackendDeclaration,
   type BackendSetOptions,
+  type Concerning,
+  declarePackages,
   type FunctionMap,
   functionName,
   readDeclaration,
   readSetOptions,
+  withDetails,
 } from "./set-input.js";
 import { Classifier, TypeSet } from "./type-match.js";
-import { checkWraps, unknownWrapped, wrappingImplementations } from "./wrapping.js";
+import { checkWraps, wrappingImplementations } from "./wrapping.js";
 
 export type { BackendDeclaration, BackendSetOptions, FunctionMap } from "./set-input.js";
 
@@ -64,7 +67,6 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   /** The version at which registrations were last checked against the functions, and what was found. */
   #checked: { version: number; error: DispatchHookError | undefined } | undefined;
   readonly #warned = new Set<string>();
-  #declaring: string | undefined; // the backend declare() is declaring, for its errors' details
 
   constructor(options: BackendSetOptions) {
     const read = readSetOptions(options);
@@ -81,7 +83,11 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     // Without package.json declarations to read, the set knows its backends now (see #readPackages).
     if (discover === false) this.registry.setEvent({ kind: "backend-set", set: read.name });
     // Each time its audit is read: every lazy implementation in a table whose module does not resolve.
-    this.registry.reportWith(() => unresolvedImpls(this.#backends.values(), this.#ops));
+    // And, once the set knows its backends, each declaration in force that does not do what it says.
+    this.registry.reportWith(() => [
+      ...unresolvedImpls(this.#backends.values(), this.#ops),
+      ...(this.#discovered ? declarationProblems(this.name, this.#backends, this.#ops, new Set(this.#functions.keys())) : []),
+    ]);
   }
 
   /** @internal The op class that stands for a dispatchable function in the tables. */
@@ -126,21 +132,17 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     );
   }
 
-  /** Declares a backend; its implementations are registered at once. An error's details name the set and the backend. */
+  /**
+   * Declares a backend; its implementations are registered at once. An error's details name the set,
+   * the backend (when its name can be read) and the function (when it concerns one).
+   */
   declare(given: BackendDeclaration<Fns>, declaredIn = "code"): void {
-    this.#declaring = undefined;
-    try {
-      this.#declare(given, declaredIn);
-    } catch (error) {
-      if (!(error instanceof DispatchHookError) || error.details?.set !== undefined) throw error;
-      const details = { set: this.name, ...(this.#declaring === undefined ? {} : { backend: this.#declaring }), ...error.details };
-      throw new DispatchHookError(error.code, error.message, { details, ...(error.cause === undefined ? {} : { cause: error.cause }) });
-    }
+    const at: Concerning = {};
+    withDetails(this.name, at, () => this.#declare(given, declaredIn, at));
   }
 
-  #declare(given: BackendDeclaration<Fns>, declaredIn: string): void {
-    const declaration = readDeclaration(given);
-    this.#declaring = declaration.name;
+  #declare(given: BackendDeclaration<Fns>, declaredIn: string, at: Concerning): void {
+    const declaration = readDeclaration(given, at);
     const where = `Backend ${JSON.stringify(declaration.name)} of ${this.name}`;
     checkBackend(declaration.name, where);
     if (this.#backends.has(declaration.name)) {
@@ -173,9 +175,11 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
       wrapping: wraps,
       implementation: viaWraps === undefined ? own : (op) => own(op) ?? viaWraps(op),
     };
-    const impls = Object.entries(declaration.implementations ?? {}).map(
-      ([fn, impl]) => [fn, implementationOf(impl, base, declaration.name, fn, this.#eager)] as const,
-    );
+    const impls = Object.entries(declaration.implementations ?? {}).map(([fn, impl]) => {
+      at.function = fn;
+      return [fn, implementationOf(impl, base, declaration.name, fn, this.#eager)] as const;
+    });
+    at.function = undefined;
     this.#checkNames(impls.map(([fn]) => ({ backend: declaration.name, fn })));
     // A declaration whose priorities close a cycle is refused here, not at the first call.
     sortBackends([...this.#backends.values(), backend]);
@@ -184,12 +188,16 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.version++;
     this.registry.provide(declaration.name, table, { module: declaredIn });
     const site = declaredIn === "code" ? this.declare : path.relative(process.cwd(), declaredIn) || declaredIn;
-    for (const [fn, impl] of impls) this.registry.registerFrom(site, declaration.name, this.opFor(fn), impl);
+    for (const [fn, impl] of impls) {
+      at.function = fn;
+      this.registry.registerFrom(site, declaration.name, this.opFor(fn), impl);
+    }
   }
 
   /**
    * Adds an implementation of `fn` to a backend (declared now or later). The handle undoes it. Given
-   * the dispatchable itself (or a name in a typed set), the implementation is checked against its signature.
+   * the dispatchable itself (or a name in a typed set), the implementation is checked against its
+   * signature. An error's details name the set, the backend and the function (when they can be read).
    */
   register<F extends AnyFunction>(
     backend: string,
@@ -209,11 +217,15 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     impl: ImplementationOf<AnyFunction> | string,
     options?: RegisterOptions,
   ): RegistrationHandle {
-    checkBackend(backend, "register()");
-    const name = functionName(fn, `register(${JSON.stringify(backend)}, …)`);
-    const real = implementationOf(impl, process.cwd(), backend, name, this.#eager);
-    this.#checkNames([{ backend, fn: name }]);
-    return this.registry.registerFrom(this.register, backend, this.opFor(name), real, options);
+    const at: Concerning = { backend: typeof backend === "string" ? backend : undefined };
+    return withDetails(this.name, at, () => {
+      checkBackend(backend, "register()");
+      const name = functionName(fn, `register(${JSON.stringify(backend)}, …)`);
+      at.function = name;
+      const real = implementationOf(impl, process.cwd(), backend, name, this.#eager);
+      this.#checkNames([{ backend, fn: name }]);
+      return this.registry.registerFrom(this.register, backend, this.opFor(name), real, options);
+    });
   }
 
   /** Once the set has decided a call, its functions are known: a name near one of them is a typo. */
@@ -223,19 +235,11 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     if (error !== undefined) throw error;
   }
 
-  /** Registrations made before the first decision, and what backends wrap, checked at it (and again after each change while one stands). */
+  /** Registrations made before the first decision, and what backends wrap and put after, checked at it (and again after each change while one stands). */
   #checkRegistered(): void {
     if (this.#checked?.version !== this.version) {
-      const names = [...this.#backends.values()].flatMap((b) =>
-        [...this.#ops].filter(([, op]) => b.table.get(op) !== undefined).map(([fn]) => ({ backend: b.name, fn })),
-      );
-      this.#checked = { version: this.version, error: unknownFunctions(this.name, names, new Set(this.#functions.keys())) };
-      // A wrapper of a backend not declared (its package may be missing) loses only its own calls: said once.
-      const wrapping = unknownWrapped(this.name, this.#backends);
-      if (wrapping !== undefined && !this.#warned.has(wrapping.message)) {
-        this.#warned.add(wrapping.message);
-        process.emitWarning(wrapping.message, { code: wrapping.code });
-      }
+      const error = checkDeclarations(this.name, this.#backends, this.#ops, new Set(this.#functions.keys()), this.#warned);
+      this.#checked = { version: this.version, error };
     }
     if (this.#checked.error !== undefined) throw this.#checked.error;
   }
@@ -246,24 +250,10 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.#discovered = true;
     if (this.#discover === false) return;
     try {
-      this.#declarePackages();
+      declarePackages(this.name, this.#discover, (d, declaredIn) => this.declare(d as BackendDeclaration<Fns>, declaredIn), this.registry);
     } finally {
       // From now on the set knows its backends: one it does not declare is a problem of its audit.
       this.registry.setEvent({ kind: "backend-set", set: this.name });
-    }
-  }
-
-  #declarePackages(): void {
-    for (const d of discover({ ...(typeof this.#discover === "string" ? { root: this.#discover } : {}), transitive: true }).dispatchables) {
-      if (d.set !== this.name) continue;
-      try {
-        this.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration<Fns>, d.declaredIn);
-      } catch (error) {
-        const e = error as DispatchHookError;
-        const message = `${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`;
-        process.emitWarning(message, { code: e.code });
-        this.registry.setEvent({ kind: "declaration", backend: d.backend, code: e.code, message });
-      }
     }
   }
 

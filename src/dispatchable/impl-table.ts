@@ -167,6 +167,7 @@ export function implementationOf(impl: unknown, base: string, backend: string, f
   throw new DispatchHookError(
     "ERR_DISPATCH_INVALID_IMPL",
     `Backend ${JSON.stringify(backend)}: the implementation of ${fn} must be a function or "specifier#export", got ${describe(impl)}.`,
+    { details: { backend, function: fn } },
   );
 }
 

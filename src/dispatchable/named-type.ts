@@ -8,7 +8,10 @@
  * require.cache holds the module with that very class as the export, or the class's own source text
  * is in the module's file (an ES module imported with `import` is in no cache Node exposes). So the
  * specifier must name the module that defines the class, not one that re-exports it. The file is
- * read once, on the first value whose class has the name.
+ * read once, on the first value whose class has the name. A TypeScript file that Node runs itself
+ * is compared as Node runs it, its types stripped (the class's text no longer has them). A module
+ * not loaded has no class, but a class of the same name with the same source text, written
+ * elsewhere, counts as the export: telling them apart would need the module loaded.
  */
 import { fs, nodeModule, path } from "../builtins.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
@@ -31,11 +34,36 @@ export function parseNamedType(text: string): NamedType | undefined {
   return { ...parsed, mode: mode ?? "subclasses", label: text };
 }
 
+/**
+ * A TypeScript file's text as Node runs it: its types stripped (or transformed, under
+ * --experimental-transform-types) by module.stripTypeScriptTypes, as Node's own loader does; undefined
+ * where Node runs no TypeScript (Node 20, or 22 without the flag) or cannot strip this text. The
+ * function's ExperimentalWarning is Node's note to whoever calls it, not the app's: it is not shown.
+ */
+function asNodeRuns(source: string): string | undefined {
+  const mode = (process.features as { typescript?: unknown }).typescript;
+  const strip = (nodeModule as { stripTypeScriptTypes?: (code: string, options: { mode: string }) => string }).stripTypeScriptTypes;
+  if ((mode !== "strip" && mode !== "transform") || typeof strip !== "function") return undefined;
+  const emit = process.emitWarning;
+  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
+    const type = typeof rest[0] === "string" ? rest[0] : (rest[0] as { type?: unknown } | undefined)?.type;
+    if (type === "ExperimentalWarning" && String(warning).startsWith("stripTypeScriptTypes ")) return;
+    return (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
+  try {
+    return strip(source, { mode });
+  } catch {
+    return undefined; // syntax it cannot strip: Node could not run this file either
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
 /** Resolves named types against one directory (the declaring package's), remembering what it read. */
 export class NamedTypeResolver {
   readonly #base: string;
   readonly #paths = new Map<string, string | null>();
-  readonly #sources = new Map<string, string | null>();
+  readonly #sources = new Map<string, readonly string[]>();
 
   constructor(base: string) {
     this.#base = base;
@@ -64,18 +92,19 @@ export class NamedTypeResolver {
     if (file === null) return false;
     const cached = nodeModule.createRequire(file).cache?.[file];
     if (cached !== undefined && (cached.exports as Record<string, unknown> | undefined)?.[named.exportName] === type) return true;
-    let source = this.#sources.get(file);
-    if (source === undefined) {
+    let sources = this.#sources.get(file);
+    if (sources === undefined) {
       try {
-        source = fs.readFileSync(file, "utf8");
+        const raw = fs.readFileSync(file, "utf8");
+        const stripped = /\.[cm]?ts$/.test(file) ? asNodeRuns(raw) : undefined;
+        sources = stripped === undefined ? [raw] : [stripped, raw];
       } catch {
-        source = null;
+        sources = [];
       }
-      this.#sources.set(file, source);
+      this.#sources.set(file, sources);
     }
-    if (source === null) return false;
     const text = Function.prototype.toString.call(type);
-    return !text.endsWith("{ [native code] }") && source.includes(text);
+    return !text.endsWith("{ [native code] }") && sources.some((source) => source.includes(text));
   }
 
   /** An abstract type's export, loaded now with require(): a class, or an object with Symbol.hasInstance. */

@@ -2,8 +2,11 @@
  * What a backend set's methods are given: the declaration and option types, and the checks on what
  * they receive (each refusal has a code and changes nothing; each option is read once).
  */
+import { path } from "../builtins.js";
+import { discover } from "../hooks/discovery.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { readOptions } from "../registry/options.js";
+import type { Registry } from "../registry/registry.js";
 import type { AnyFunction, ImplementationOf } from "./impl-table.js";
 import type { TypeSpec } from "./type-match.js";
 import type { Wraps } from "./wrapping.js";
@@ -52,12 +55,27 @@ const declarationKinds = {
   wraps: "object",
 } as const;
 
-/** How declare() names itself in a refusal: with the backend's name, when it can be read. */
-function declareLabel(declaration: unknown): string {
+/** What a refusal of a set's declare() or register() concerns: the backend (when its name can be read), and the function (when one). */
+export interface Concerning {
+  backend?: string | undefined;
+  function?: string | undefined;
+}
+
+/**
+ * Runs `run`; a DispatchHookError it throws gets the set's name, and the backend and the function
+ * `at` names when it throws, in its details (what the error says itself wins).
+ */
+export function withDetails<T>(set: string, at: Concerning, run: () => T): T {
   try {
-    return `declare(${JSON.stringify((declaration as { name?: unknown } | undefined)?.name)})`;
-  } catch {
-    return "declare()";
+    return run();
+  } catch (error) {
+    if (!(error instanceof DispatchHookError)) throw error;
+    const added: Record<string, unknown> = { set };
+    if (at.backend !== undefined) added.backend = at.backend;
+    if (at.function !== undefined) added.function = at.function;
+    if (Object.keys(added).every((key) => Object.hasOwn(error.details, key))) throw error;
+    const details = { ...added, ...error.details };
+    throw new DispatchHookError(error.code, error.message, { details, ...(error.cause === undefined ? {} : { cause: error.cause }) });
   }
 }
 
@@ -76,9 +94,22 @@ export function functionName(fn: unknown, where: string): string {
   );
 }
 
-/** declare()'s declaration, checked and read once. */
-export function readDeclaration<Fns extends FunctionMap>(given: BackendDeclaration<Fns>): BackendDeclaration<Fns> {
-  return readOptions(given, declarationKinds, declareLabel(given)) as unknown as BackendDeclaration<Fns>;
+/**
+ * declare()'s declaration, checked and read once; `at.backend` is its name as soon as it can be read
+ * (a string), so that a refusal of another option names the backend too.
+ */
+export function readDeclaration<Fns extends FunctionMap>(given: BackendDeclaration<Fns>, at: Concerning): BackendDeclaration<Fns> {
+  let label = "declare()";
+  try {
+    const name = (given as { name?: unknown } | undefined)?.name;
+    label = `declare(${JSON.stringify(name)})`;
+    if (typeof name === "string") at.backend = name;
+  } catch {
+    // A name that cannot be read: readOptions() says so.
+  }
+  const read = readOptions(given, declarationKinds, label) as unknown as BackendDeclaration<Fns>;
+  at.backend = read.name;
+  return read;
 }
 
 /** createBackends()'s options, checked and read once. */
@@ -93,4 +124,27 @@ export function readSetOptions(options: BackendSetOptions): BackendSetOptions {
     );
   }
   return read;
+}
+
+/**
+ * Declares set `set`'s backends that package.json files declare (`discover`: true, or the app's
+ * directory) with `declare`; one it refuses is left out: a warning, and a problem of its audit.
+ */
+export function declarePackages(
+  set: string,
+  root: true | string,
+  declare: (declaration: BackendDeclaration, declaredIn: string) => void,
+  registry: Registry,
+): void {
+  for (const d of discover({ ...(typeof root === "string" ? { root } : {}), transitive: true }).dispatchables) {
+    if (d.set !== set) continue;
+    try {
+      declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration, d.declaredIn);
+    } catch (error) {
+      const e = error as DispatchHookError;
+      const message = `${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`;
+      process.emitWarning(message, { code: e.code });
+      registry.setEvent({ kind: "declaration", backend: d.backend, code: e.code, message });
+    }
+  }
 }

@@ -74,7 +74,11 @@ export type AuditEvent =
    * package.json): a registration pending on a backend it has not declared is a problem from here on.
    */
   | Event<"backend-set", { readonly set: string }>
-  /** A backend set left out a backend a package.json declared (an implementation keyed by a misspelt function name). */
+  /**
+   * A backend set left out a backend a package.json declared (an implementation keyed by a misspelt
+   * function name); or, made when the audit is read, not logged: a declaration in force that does not
+   * do what it says (a misspelt priority, an implementation declared in code under a misspelt function name).
+   */
   | Event<"declaration", { readonly backend: string; readonly code: string; readonly message: string }>
   /** Made when the audit is read, not logged: a backend set's lazily named implementation whose module does not resolve. */
   | Event<"unresolved", { readonly backend: string; readonly op: string; readonly message: string }>

@@ -4,19 +4,21 @@
  */
 import { DispatchHookError, describe } from "./errors.js";
 
-/** Levenshtein distance between two words. */
+/** Edit distance between two words: insertions, deletions, substitutions, and swaps of two neighbours (`nmupy` is one from `numpy`). */
 export function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  let before: number[] = []; // the row two back, for swaps
+  let last = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
-    let prev = row[0] as number;
-    row[0] = i;
+    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      const current = row[j] as number;
-      row[j] = Math.min(current + 1, (row[j - 1] as number) + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = current;
+      let d = Math.min((last[j] as number) + 1, (row[j - 1] as number) + 1, (last[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (before[j - 2] as number) + 1);
+      row.push(d);
     }
+    before = last;
+    last = row;
   }
-  return row[b.length] as number;
+  return last[b.length] as number;
 }
 
 /** The nearest known word, if it is near enough to be a typo. */

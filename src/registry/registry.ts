@@ -143,11 +143,11 @@ export class Registry {
     this.#record(event);
   }
 
-  /** @internal Added each time the audit is read, never logged: a backend set's "unresolved" events only (none makes a report ok). */
+  /** @internal Added each time the audit is read, never logged: a backend set's "unresolved" and "declaration" events only (each is a problem). */
   reportWith(extra: () => readonly AuditEvent[]): void {
     this.#extra = () => {
       try {
-        return extra().filter((event) => event.kind === "unresolved");
+        return extra().filter((event) => event.kind === "unresolved" || event.kind === "declaration");
       } catch {
         return []; // a thread's audit, read by every copy, never fails for one set
       }

@@ -219,7 +219,7 @@ describe("typos found early", () => {
     }
   });
 
-  it("a declaration's error names the set and the backend in its details, as well as in its message", () => {
+  it("a declaration's error names the set, the backend and the function in its details, as well as in its message", () => {
     const set = createBackends({ name: "details", discover: false });
     set.declare({ name: "fast", implementations: {} });
     const errorOf = (declaration: object) => {
@@ -239,15 +239,57 @@ describe("typos found early", () => {
       details: { set: "details", backend: "n2", type: "#X" },
     });
     expect(errorOf({ name: "fast" })?.details).toEqual({ set: "details", backend: "fast" });
+    // An error that concerns one function names it too.
     expect(errorOf({ name: "n3", implementations: { f: 42 } })).toEqual({
       code: "ERR_DISPATCH_INVALID_IMPL",
-      details: { set: "details", backend: "n3" },
+      details: { set: "details", backend: "n3", function: "f" },
     });
-    // An error that names its backend already (a registration's conflict) gets the set too.
+    // An error that names its backend already (a registration's conflict) gets the set and the function too.
     set.register("c", "f", () => 1);
     expect(errorOf({ name: "c", implementations: { f: () => 2 } })).toEqual({
       code: "ERR_DISPATCH_CONFLICT",
-      details: { set: "details", backend: "c", op: "f" },
+      details: { set: "details", backend: "c", op: "f", function: "f" },
+    });
+    // The name is read before the options are checked: a refusal of another option names the backend.
+    expect(errorOf({ name: "n4", implementation: { f: () => 1 } })).toEqual({
+      code: "ERR_DISPATCH_INVALID_OPTION",
+      details: { set: "details", backend: "n4" },
+    });
+    expect(errorOf({ name: 42, implementations: {} })).toEqual({ code: "ERR_DISPATCH_INVALID_OPTION", details: { set: "details" } });
+  });
+
+  it("register()'s error names the set, the backend and the function in its details, whatever refuses it", () => {
+    const set = createBackends({ name: "register-details", discover: false });
+    set.declare({ name: "fast", primaryTypes: [Arr], implementations: { total: () => 1 } });
+    const total = dispatchable((_x: unknown) => 0, { name: "total", args: [0], backends: set });
+    expect(total(new Arr())).toBe(1);
+    const errorOf = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return { code: (error as { code?: string }).code, details: (error as { details?: object }).details };
+      }
+      return undefined;
+    };
+    expect(errorOf(() => set.register("fast", total, 42 as never))).toEqual({
+      code: "ERR_DISPATCH_INVALID_IMPL",
+      details: { set: "register-details", backend: "fast", function: "total" },
+    });
+    expect(errorOf(() => set.register("fast", "total", () => 2))).toEqual({
+      code: "ERR_DISPATCH_CONFLICT",
+      details: { set: "register-details", backend: "fast", op: "total", function: "total" },
+    });
+    expect(errorOf(() => set.register("fast", "totl", () => 2))).toEqual({
+      code: "ERR_DISPATCH_UNKNOWN_FUNCTION",
+      details: expect.objectContaining({ set: "register-details", backend: "fast", function: "totl" }),
+    });
+    expect(errorOf(() => set.register("a b", "total", () => 2))).toEqual({
+      code: "ERR_DISPATCH_INVALID_BACKEND",
+      details: { set: "register-details", backend: "a b" },
+    });
+    expect(errorOf(() => set.register("fast", {} as never, () => 2))).toEqual({
+      code: "ERR_DISPATCH_INVALID_OPTION",
+      details: { set: "register-details", backend: "fast" },
     });
   });
 
@@ -260,6 +302,70 @@ describe("typos found early", () => {
     expect(() => sum(new Arr())).toThrow(
       expect.objectContaining({ code: "ERR_DISPATCH_UNKNOWN_FUNCTION", message: expect.stringContaining('"sun" (did you mean "sum"?)') }),
     );
+  });
+
+  it("an implementation declared in code under a misspelt function name is a declaration problem of the audit while it stands, as in a package.json", () => {
+    const set = createBackends({ name: "typo-audit", discover: false });
+    set.declare({ name: "fast", primaryTypes: [Arr], implementations: { totl: () => "typo", mean: () => "fast mean" } });
+    const handle = set.register("slow", "totl", () => "typo too");
+    set.declare({ name: "slow", primaryTypes: [Arr] });
+    set.declare({ name: "fine", primaryTypes: [Arr], implementations: { mean: () => "fine mean" } });
+    const total = dispatchable((_x: unknown) => "reference total", { name: "total", args: [0], backends: set });
+    dispatchable((_x: unknown) => "reference mean", { name: "mean", args: [0], backends: set });
+    const problems = () => set.registry.verify().problems.map((p) => [p.kind, p.backend, p.code, p.message]);
+    // Before the first decision the functions may not all be defined yet: nothing is judged.
+    expect(problems()).toEqual([]);
+    expect(() => total(new Arr())).toThrow(expect.objectContaining({ code: "ERR_DISPATCH_UNKNOWN_FUNCTION" }));
+    const says = (backend: string) => [
+      "declaration",
+      backend,
+      "ERR_DISPATCH_UNKNOWN_FUNCTION",
+      expect.stringMatching(
+        new RegExp(
+          `backend "${backend}" implements "totl" \\(did you mean "total"\\?\\).* Until then every call of typo-audit's functions fails\\.$`,
+        ),
+      ),
+    ];
+    expect(problems()).toEqual([says("fast"), says("slow")]);
+    expect(set.registry.verify().ok).toBe(false);
+    // Disposed, the registration is no problem any more.
+    handle.dispose();
+    expect(problems()).toEqual([says("fast")]);
+  });
+
+  it("a priority naming no backend but one near a declared one is a coded warning at the first decision and a problem of the audit while it stands", () => {
+    const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+    try {
+      const set = createBackends({ name: "priority-typo", discover: false, env: {} });
+      set.declare({ name: "numpy", primaryTypes: [Arr], implementations: { f: () => "numpy" } });
+      set.declare({ name: "fast", primaryTypes: [Arr], higherPriorityThan: ["nmupy"], implementations: { f: () => "fast" } });
+      // A name near none of the set's backends may be one whose package is not installed: left alone.
+      set.declare({ name: "slow", primaryTypes: [Arr], lowerPriorityThan: ["cupy"] });
+      // Near "fast" now, but declared before the first decision: no typo.
+      set.declare({ name: "typed", primaryTypes: [Arr], lowerPriorityThan: ["fast2"] });
+      set.declare({ name: "fast2", primaryTypes: [Arr] });
+      const problems = () => set.registry.verify().problems.map((p) => [p.kind, p.backend, p.code]);
+      // Before the first decision, a name may still be declared: nothing is judged.
+      expect(problems()).toEqual([]);
+      const f = dispatchable((_x: unknown) => "default", { name: "f", args: [0], backends: set });
+      expect(f(new Arr())).toBe("numpy");
+      expect(f(new Arr())).toBe("numpy");
+      const said = () =>
+        warn.mock.calls.filter((c) => (c[1] as { code?: string } | undefined)?.code === "ERR_DISPATCH_BACKEND_DECLARATION");
+      expect(said()).toHaveLength(1);
+      expect(String(said()[0]?.[0])).toContain(
+        'Backend "fast" of priority-typo names "nmupy" in higherPriorityThan, which the set does not declare (did you mean "numpy"?)',
+      );
+      expect(problems()).toEqual([["declaration", "fast", "ERR_DISPATCH_BACKEND_DECLARATION"]]);
+      expect(set.registry.verify().ok).toBe(false);
+      // Declared after all: the problem is gone.
+      set.declare({ name: "nmupy", primaryTypes: [] });
+      expect(set.backends().map((b) => b.name)).toEqual(["numpy", "fast", "slow", "fast2", "typed", "nmupy"]);
+      expect(problems()).toEqual([]);
+      expect(said()).toHaveLength(1);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it("a package.json backend with such a typo is left out with a coded warning", () => {

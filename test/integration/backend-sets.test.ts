@@ -107,6 +107,60 @@ describe("a package.json backend the set leaves out (real process)", () => {
   });
 });
 
+describe("a backend declared in code with an implementation keyed by a misspelt function name (real process)", () => {
+  it("fails a strict audit as a declaration problem, as in a package.json; spelt right, it passes", async () => {
+    const dir = makeTree({
+      "main.mjs": [
+        `import { createBackends, dispatchable } from ${api};`,
+        'const set = createBackends({ name: "ml-ops", discover: false });',
+        'set.declare({ name: "fast", primaryTypes: [Map], implementations: { [process.env.NAME]: () => "fast total" } });',
+        'const total = dispatchable((x) => "reference total", { name: "total", args: ["x"], backends: set });',
+        "let ran;",
+        "try { ran = total(new Map()); } catch (error) { ran = error.code; }",
+        "console.log(JSON.stringify({ ran }));",
+      ].join("\n"),
+    });
+    const env = { DISPATCH_HOOK_AUDIT: "strict" };
+    const bad = await run(dir, ["main.mjs"], { ...env, NAME: "totl" });
+    expect(lastJson(bad.stdout)).toEqual({ ran: "ERR_DISPATCH_UNKNOWN_FUNCTION" });
+    expect(bad.stderr).toMatch(
+      /\[declaration\] ml-ops has no dispatchable function named so: backend "fast" implements "totl" \(did you mean "total"\?\)/,
+    );
+    expect(bad.code).toBe(1);
+    const good = await run(dir, ["main.mjs"], { ...env, NAME: "total" });
+    expect(good.stderr).toBe("");
+    expect(lastJson(good.stdout)).toEqual({ ran: "fast total" });
+    expect(good.code).toBe(0);
+  });
+});
+
+describe("a misspelt priority in code (real process)", () => {
+  it("fails a strict audit as a declaration problem naming the nearest backend; spelt right, it passes", async () => {
+    const dir = makeTree({
+      "main.mjs": [
+        `import { createBackends, dispatchable } from ${api};`,
+        'const set = createBackends({ name: "ml-ops", discover: false });',
+        'set.declare({ name: "numpy", primaryTypes: [Map], implementations: { total: () => "numpy" } });',
+        'set.declare({ name: "fast", primaryTypes: [Map], higherPriorityThan: [process.env.NAME], implementations: { total: () => "fast" } });',
+        'const total = dispatchable((x) => "reference total", { name: "total", args: ["x"], backends: set });',
+        "console.log(JSON.stringify({ ran: total(new Map()) }));",
+      ].join("\n"),
+    });
+    const env = { DISPATCH_HOOK_AUDIT: "strict" };
+    const bad = await run(dir, ["main.mjs"], { ...env, NAME: "nmupy" });
+    expect(lastJson(bad.stdout)).toEqual({ ran: "numpy" });
+    expect(bad.stderr).toContain("[ERR_DISPATCH_BACKEND_DECLARATION] Warning");
+    expect(bad.stderr).toMatch(
+      /\[declaration\] Backend "fast" of ml-ops names "nmupy" in higherPriorityThan, .*\(did you mean "numpy"\?\)/,
+    );
+    expect(bad.code).toBe(1);
+    const good = await run(dir, ["main.mjs"], { ...env, NAME: "numpy" });
+    expect(good.stderr).toBe("");
+    expect(lastJson(good.stdout)).toEqual({ ran: "fast" });
+    expect(good.code).toBe(0);
+  });
+});
+
 describe("a lazy implementation whose module does not resolve (real process)", () => {
   it("is a problem of a strict audit before any call, in package.json and in code; with no audit running, nothing is checked", async () => {
     const dir = makeTree({

@@ -1,8 +1,9 @@
 // Protocol types asked per value, in a real process, with and without generated code: a plain
 // object that satisfies a backend's protocol must not send every later plain object there.
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { lastJson, makeTree, repoRoot, run } from "./fixture.js";
+import { appJson, lastJson, makeTree, nodeBinary, nodeVersion, repoRoot, run } from "./fixture.js";
 
 const script = `
 import * as api from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
@@ -87,4 +88,48 @@ describe("caches keyed by classes (real process)", () => {
     // under keeping them all. At 1 MB exactly this failed now and then at 1.06 MB.
     expect(out.growth).toBeLessThan(2 * 2 ** 20);
   });
+});
+
+// A named type defined in a TypeScript module that Node runs itself: the class's text, as
+// Function.prototype.toString gives it, has its types stripped, so it is not in the file as written.
+// Where the node under test runs no TypeScript (Node 20; 22 before 22.18), nothing can import the
+// file, and the test is skipped.
+const typescript = (...flags: string[]) =>
+  spawnSync(nodeBinary, ["--no-warnings", ...flags, "-p", "process.features.typescript"], { encoding: "utf8" }).stdout.trim();
+const strips = ["strip", "transform"].includes(typescript());
+// Node 26 has no transform mode (the flag is a bad option there).
+const transforms = strips && typescript("--experimental-transform-types") === "transform";
+
+describe(`a named type defined in a TypeScript module (real process, Node ${nodeVersion})`, () => {
+  const flagSets = [[], ...(transforms ? [["--experimental-transform-types"]] : [])];
+  for (const flags of flagSets) {
+    it.skipIf(!strips)(
+      `is matched by its class, whose text Node stripped of its types${flags.length ? " (transform mode)" : ""}; no warning is shown`,
+      async () => {
+        const dir = makeTree({
+          "package.json": appJson({ type: "module" }),
+          "src/ts-array.ts": [
+            "export class TsArray {",
+            "  readonly data: number[];",
+            "  constructor(data: number[]) { this.data = data; }",
+            "  get size(): number { return this.data.length; }",
+            "}",
+          ].join("\n"),
+          "main.mjs": `
+import { createBackends, dispatchable } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
+const set = createBackends({ name: "ts-types", discover: false });
+set.declare({ name: "ts", primaryTypes: ["./src/ts-array.ts#TsArray"], implementations: { size: (x) => "ts " + x.size } });
+const size = dispatchable(function size(x) { return "default"; }, { args: ["x"], backends: set });
+const { TsArray } = await import("./src/ts-array.ts");
+class Sub extends TsArray {}
+console.log(JSON.stringify({ own: size(new TsArray([1, 2])), sub: size(new Sub([1])), other: size([1]) }));
+`,
+        });
+        const result = await run(dir, [...flags, "main.mjs"]);
+        expect(result.stderr).not.toContain("stripTypeScriptTypes");
+        expect(lastJson(result.stdout)).toEqual({ own: "ts 2", sub: "ts 1", other: "default" });
+        expect(result.code).toBe(0);
+      },
+    );
+  }
 });

@@ -1,0 +1,82 @@
+/**
+ * What a backend set checks of its declarations once it knows its backends (at its first decision,
+ * which reads the package.json ones), since a name in one may refer to a backend declared later:
+ * implementations keyed by a misspelt function name (every call fails while one stands), wrappers of
+ * a backend it does not declare and misspelt priorities (each a warning, once), and, each time its
+ * audit is read, those that still stand as `declaration` problems.
+ */
+import type { AuditEvent } from "../registry/audit-events.js";
+import type { Class } from "../registry/dispatcher.js";
+import type { DispatchHookError } from "../registry/errors.js";
+import { type Ordered, priorityTypos } from "./backend-order.js";
+import { type ImplTable, unknownFunctions } from "./impl-table.js";
+import { unknownWrapped } from "./wrapping.js";
+
+export interface Checked extends Ordered {
+  readonly table: ImplTable;
+  readonly wraps: string | undefined;
+}
+
+/** Each function a backend's table has an implementation of. */
+function registeredNames(backends: ReadonlyMap<string, Checked>, ops: ReadonlyMap<string, Class>): Array<{ backend: string; fn: string }> {
+  return [...backends.values()].flatMap((b) =>
+    [...ops].filter(([, op]) => b.table.get(op) !== undefined).map(([fn]) => ({ backend: b.name, fn })),
+  );
+}
+
+/**
+ * The error every call of the set fails with while an implementation is keyed by a name near one of
+ * its `functions`, or undefined. A wrapper of a backend not declared (its package may be missing)
+ * loses only its own calls, and a misspelt priority only bends the order: each is a warning, once
+ * per set (`warned` holds what was said).
+ */
+export function checkDeclarations(
+  set: string,
+  backends: ReadonlyMap<string, Checked>,
+  ops: ReadonlyMap<string, Class>,
+  functions: ReadonlySet<string>,
+  warned: Set<string>,
+): DispatchHookError | undefined {
+  const wrapping = unknownWrapped(set, backends);
+  for (const warning of [...(wrapping === undefined ? [] : [wrapping]), ...priorityTypos(set, backends)]) {
+    const key = JSON.stringify(warning.details);
+    if (warned.has(key)) continue;
+    warned.add(key);
+    process.emitWarning(warning.message, { code: warning.code });
+  }
+  return unknownFunctions(set, registeredNames(backends, ops), functions);
+}
+
+const problem = (e: DispatchHookError, backend: string): AuditEvent => ({
+  kind: "declaration",
+  seq: -1,
+  backend,
+  code: e.code,
+  message: e.message,
+});
+
+/**
+ * The set's declarations in force that do not do what they say, as problems of its audit: made each
+ * time it is read, so one corrected since (the backend a priority names declared after all, a
+ * misspelt registration disposed) is none. An implementation keyed by a misspelt function name is
+ * one per backend; a package.json backend with one was left out, and is a logged problem instead.
+ */
+export function declarationProblems(
+  set: string,
+  backends: ReadonlyMap<string, Checked>,
+  ops: ReadonlyMap<string, Class>,
+  functions: ReadonlySet<string>,
+): AuditEvent[] {
+  const names = registeredNames(backends, ops);
+  const misspelt = [...backends.keys()].flatMap((backend) => {
+    const error = unknownFunctions(
+      set,
+      names.filter((n) => n.backend === backend),
+      functions,
+    );
+    return error === undefined
+      ? []
+      : [{ ...problem(error, backend), message: `${error.message} Until then every call of ${set}'s functions fails.` }];
+  });
+  return [...misspelt, ...priorityTypos(set, backends).map((e) => problem(e, e.details.backend as string))];
+}
