@@ -9,7 +9,7 @@
  * is in the module's file (an ES module imported with `import` is in no cache Node exposes). So the
  * specifier must name the module that defines the class, not one that re-exports it. The file is
  * read once, on the first value whose class has the name. A TypeScript file that Node runs itself
- * is compared as Node runs it, its types stripped (the class's text no longer has them). A module
+ * is compared as Node runs it, its types stripped to blanks (the class's text no longer has them). A module
  * not loaded has no class, but a class of the same name with the same source text, written
  * elsewhere, counts as the export: telling them apart would need the module loaded.
  */
@@ -35,35 +35,35 @@ export function parseNamedType(text: string): NamedType | undefined {
 }
 
 /**
- * A TypeScript file's text as Node runs it: its types stripped (or transformed, under
- * --experimental-transform-types) by module.stripTypeScriptTypes, as Node's own loader does; undefined
- * where Node runs no TypeScript (Node 20, or 22 without the flag) or cannot strip this text. The
- * function's ExperimentalWarning is Node's note to whoever calls it, not the app's: it is not shown.
+ * Whether `text` (a class's source as V8 gives it) stands in `source`, the file as written. In a
+ * TypeScript file Node runs itself, type stripping puts blanks of the same length where the types
+ * were, so every other character of the class's text is the file's, at the same place: where the
+ * text has a blank, the file may have anything. Under --experimental-transform-types, which rewrites
+ * the file, it is compared with the file as module.stripTypeScriptTypes transforms it.
  */
-function asNodeRuns(source: string): string | undefined {
-  const mode = (process.features as { typescript?: unknown }).typescript;
-  const strip = (nodeModule as { stripTypeScriptTypes?: (code: string, options: { mode: string }) => string }).stripTypeScriptTypes;
-  if ((mode !== "strip" && mode !== "transform") || typeof strip !== "function") return undefined;
-  const emit = process.emitWarning;
-  process.emitWarning = function (this: unknown, warning: string | Error, ...rest: unknown[]) {
-    const type = typeof rest[0] === "string" ? rest[0] : (rest[0] as { type?: unknown } | undefined)?.type;
-    if (type === "ExperimentalWarning" && String(warning).startsWith("stripTypeScriptTypes ")) return;
-    return (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
-  } as typeof process.emitWarning;
-  try {
-    return strip(source, { mode });
-  } catch {
-    return undefined; // syntax it cannot strip: Node could not run this file either
-  } finally {
-    process.emitWarning = emit;
+function standsIn(source: string, text: string, typescript: boolean): boolean {
+  if (source.includes(text)) return true;
+  const head = /^class\s+[\w$]+/.exec(text)?.[0];
+  if (!typescript || head === undefined) return false;
+  if ((process.features as { typescript?: unknown }).typescript === "transform") {
+    try {
+      const transform = (nodeModule as { stripTypeScriptTypes?: (code: string, options: object) => string }).stripTypeScriptTypes;
+      if (transform?.(source, { mode: "transform" }).includes(text) === true) return true;
+    } catch {} // text it cannot transform: Node could not run the file either
   }
+  for (let at = source.indexOf(head); at >= 0; at = source.indexOf(head, at + 1)) {
+    let j = head.length;
+    while (j < text.length && (/\s/.test(text[j] as string) || text[j] === source[at + j])) j++;
+    if (j === text.length) return true;
+  }
+  return false;
 }
 
 /** Resolves named types against one directory (the declaring package's), remembering what it read. */
 export class NamedTypeResolver {
   readonly #base: string;
   readonly #paths = new Map<string, string | null>();
-  readonly #sources = new Map<string, readonly string[]>();
+  readonly #sources = new Map<string, string | null>();
 
   constructor(base: string) {
     this.#base = base;
@@ -92,19 +92,17 @@ export class NamedTypeResolver {
     if (file === null) return false;
     const cached = nodeModule.createRequire(file).cache?.[file];
     if (cached !== undefined && (cached.exports as Record<string, unknown> | undefined)?.[named.exportName] === type) return true;
-    let sources = this.#sources.get(file);
-    if (sources === undefined) {
+    let source = this.#sources.get(file);
+    if (source === undefined) {
       try {
-        const raw = fs.readFileSync(file, "utf8");
-        const stripped = /\.[cm]?ts$/.test(file) ? asNodeRuns(raw) : undefined;
-        sources = stripped === undefined ? [raw] : [stripped, raw];
+        source = fs.readFileSync(file, "utf8");
       } catch {
-        sources = [];
+        source = null;
       }
-      this.#sources.set(file, sources);
+      this.#sources.set(file, source);
     }
     const text = Function.prototype.toString.call(type);
-    return !text.endsWith("{ [native code] }") && sources.some((source) => source.includes(text));
+    return source !== null && !text.endsWith("{ [native code] }") && standsIn(source, text, /\.[cm]?ts$/.test(file));
   }
 
   /** An abstract type's export, loaded now with require(): a class, or an object with Symbol.hasInstance. */

@@ -104,7 +104,7 @@ describe(`a named type defined in a TypeScript module (real process, Node ${node
   const flagSets = [[], ...(transforms ? [["--experimental-transform-types"]] : [])];
   for (const flags of flagSets) {
     it.skipIf(!strips)(
-      `is matched by its class, whose text Node stripped of its types${flags.length ? " (transform mode)" : ""}; no warning is shown`,
+      `is matched by its class, whose text Node stripped of its types${flags.length ? " (transform mode)" : "; no warning is shown"}`,
       async () => {
         const dir = makeTree({
           "package.json": appJson({ type: "module" }),
@@ -126,7 +126,8 @@ console.log(JSON.stringify({ own: size(new TsArray([1, 2])), sub: size(new Sub([
 `,
         });
         const result = await run(dir, [...flags, "main.mjs"]);
-        expect(result.stderr).not.toContain("stripTypeScriptTypes");
+        // Transform mode is itself experimental: there dispatch-hook asks module.stripTypeScriptTypes, which warns once.
+        if (flags.length === 0) expect(result.stderr).not.toContain("stripTypeScriptTypes");
         expect(lastJson(result.stdout)).toEqual({ own: "ts 2", sub: "ts 1", other: "default" });
         expect(result.code).toBe(0);
       },
