@@ -147,7 +147,7 @@ export function threadAudit(options: VerifyOptions = {}): AuditReport {
 function inNamespaceName(backend: string, namespace: string): string {
   if (namespace === frameworkNamespace) return backend;
   const set = /^backends(?:#(\d+))?:(.*)$/s.exec(namespace);
-  return `${backend} [${set === null ? namespace : `${set[2]}${set[1] === undefined ? "" : ` #${set[1]}`}`}]`;
+  return `${backend} [${set === null ? namespace : `${set[2]}${set[1] === undefined ? "" : `#${set[1]}`}`}]`;
 }
 
 /** A registry of another namespace (a backend set's) names its backends with it, apart from a framework's of the same name. */

@@ -49,17 +49,22 @@ describe("threadAudit", () => {
     class Add {}
     const framework = createRegistry({ name: "framework" });
     const privateSet = createRegistry({ name: "set", namespace: "backends:audit-test" });
+    // A second set of the same name in the realm: named as doctor and the reference name it.
+    const secondSet = createRegistry({ name: "set 2", namespace: "backends#2:audit-test" });
     framework.expect("ta-cpu", ["Add"], "test");
     framework.provide("ta-cpu", new Map());
     privateSet.register("ta-cpu", Add, () => 1);
     privateSet.provide("ta-cpu", new Map());
+    secondSet.register("ta-cpu", Add, () => 2);
     try {
       const report = threadAudit();
       expect(report.problems.filter((p) => p.kind === "missing").map((p) => [p.backend, p.op])).toEqual([["ta-cpu", "Add"]]);
       expect(report.registrations.map((r) => r.backend)).toContain("ta-cpu [audit-test]");
+      expect(report.registrations.map((r) => r.backend)).toContain("ta-cpu [audit-test#2]");
     } finally {
       framework.dispose();
       privateSet.dispose();
+      secondSet.dispose();
     }
   });
 });
