@@ -212,7 +212,9 @@ export function backendOptions<T>(given: BackendOptions, fn: () => T): T {
     scope = Object.freeze({ key, prioritize, disable, trace, types });
     holder.live++;
     collected.register(scope, holder);
-    if (siblings !== undefined && siblings.size < KEY_CAP) {
+    if (siblings !== undefined) {
+      // Past the cap, it starts over: a key whose scope was collected never blocks a new one.
+      if (siblings.size >= KEY_CAP) siblings.clear();
       siblings.set(key, new WeakRef(scope));
       made.set(outer ?? outermost, siblings);
     }

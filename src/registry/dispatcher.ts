@@ -1,4 +1,5 @@
 import { type DispatchMiss, dispatcherBrand, noticeTable } from "../channel.js";
+import { noteWrite } from "../direct-writes.js";
 import { hub } from "../hub.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
 import { DispatchHookError, describe } from "./errors.js";
@@ -111,6 +112,7 @@ export class Dispatcher<F extends Impl = Impl> {
       );
     }
     this.#entries.set(type, impl);
+    noteWrite(this, type);
     if (isAbstract(type)) this.#abstract.add(type);
     else this.#byProto.set(type.prototype as object, impl);
     if (this.#cache.size > 0) this.#cache.clear();

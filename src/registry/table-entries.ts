@@ -47,7 +47,9 @@ export function wrote(backends: Iterable<BackendState>, table: object, key: Func
   for (const state of backends) {
     const entry = state.table(table);
     if (entry === undefined) continue;
-    const is = (owner: Registration) => owner.impl === impl && owner.inTable(entry);
+    // What it wrote: the implementation, or what a table that wraps implementations made of it.
+    const is = (owner: Registration) =>
+      (owner.impl === impl || (entry.landed?.get(owner.opType) === impl && impl !== undefined)) && owner.inTable(entry);
     if (typeof key !== "string") {
       const owner = state.owners.get(key as Class);
       if (owner !== undefined && is(owner)) return true;

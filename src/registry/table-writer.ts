@@ -4,6 +4,7 @@
  * back, revived by restore(), and a withdrawn table's entries taken out. It holds the registry's backends.
  */
 import { summarizeError } from "../channel.js";
+import { hub } from "../hub.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
 import type { Class } from "./dispatcher.js";
@@ -133,24 +134,30 @@ export class TableWriter {
     if (state.owners.size === 0) this.host.stopListening(state.name);
   }
 
-  /** Keeps what the table holds for a registration it was just given, where that is not the implementation itself. */
+  /**
+   * Keeps what the table holds for a registration it was just given, where that is not the
+   * implementation itself: a table that wraps it. One whose get() gives a new object each time
+   * cannot say what it holds (undefined), and is not asked later.
+   */
   #readBack(registration: Registration, table: Table): void {
     const now = held(table, registration.opType);
     if (now === registration.impl) table.landed?.delete(registration.opType);
     else {
       table.landed ??= new Map();
-      table.landed.set(registration.opType, now);
+      table.landed.set(registration.opType, now === held(table, registration.opType) ? now : undefined);
     }
   }
 
-  /** Restores what a table held for the op type before the registry wrote it. */
+  /** Restores what a table held for the op type before the registry wrote it, unless another registry's entry has taken its place. */
   #putBack(table: Table, registration: Registration): void {
     const { opType } = registration;
     const original = table.originals.get(opType);
+    const landed = table.landed?.has(opType) === true ? table.landed.get(opType) : registration.impl;
     table.originals.delete(opType);
     table.landed?.delete(opType);
     const target = table.ref.deref();
-    if (target === undefined) return;
+    const now = landed === undefined ? undefined : held(table, opType);
+    if (target === undefined || (now !== undefined && now !== landed && hub().wrote(target, opType, now, table.backend))) return;
     try {
       if (original !== undefined) table.adapter.set(target, opType, original);
       else if (table.adapter.delete !== undefined) table.adapter.delete(target, opType);

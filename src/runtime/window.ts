@@ -18,6 +18,7 @@ import {
   type WindowFact,
   type WindowInfo,
 } from "../channel.js";
+import { writerOf } from "../direct-writes.js";
 import { hub } from "../hub.js";
 
 /** Announces a dispatch module's table to the hub. `exports`: an ES module's namespace, or a CommonJS `module.exports`. */
@@ -85,25 +86,25 @@ export function seen(info: WindowInfo, module: ModuleInfo, exports: unknown): bo
 
 /**
  * Gives what changed in the table since the last mark, and no registry wrote, to the window that ran:
- * the one in its synchronous part, or the one whose module has just finished after an await (its
- * last part ran just before its done marker). Only at the end of the pass, to every window awaiting.
+ * the one in its synchronous part, or after the pass, the one a Dispatcher noted as the writer, else
+ * every window awaiting (any of them may have written it).
  */
-function mark(line: Timeline, finished?: WindowFact): void {
+function mark(line: Timeline): void {
   const table = line.table?.deref();
   const last = line.last;
   const now = listEntries(table);
   if (table === undefined || last === undefined || now === undefined) return;
-  const owners =
-    finished !== undefined ? [finished] : line.syncOver ? [...line.awaiting] : line.current === undefined ? [] : [line.current];
-  const found: OutsideWrite[] = [];
+  const owners = line.syncOver ? [...line.awaiting] : line.current === undefined ? [] : [line.current];
   for (const [type, impl] of now) {
     const had = last.has(type);
     const op = keyName(type);
     if ((had && last.get(type) === impl) || op === undefined || owners.length === 0) continue;
     const opType = type as Function | string;
-    if (!hub().wrote(table, opType, impl, owners[0]?.info.backend ?? "")) found.push({ op, opType, replaced: had });
+    if (hub().wrote(table, opType, impl, owners[0]?.info.backend ?? "")) continue;
+    const writer = writerOf(table, type);
+    const by = owners.find((o) => o.info.id === writer);
+    for (const owner of by === undefined ? owners : [by]) owner.outside = [...owner.outside, { op, opType, replaced: had }];
   }
-  if (found.length > 0) for (const owner of owners) owner.outside = [...owner.outside, ...found];
   line.last = new Map(now);
 }
 
@@ -245,7 +246,7 @@ export function finish(windows: readonly WindowInfo[]): void {
     const line = timelines.get(fact);
     if (!running(fact) || line === undefined) continue;
     if (line.current === fact) suspend(line);
-    else mark(line, fact);
+    else mark(line);
     line.awaiting.delete(fact);
     fact.state = "done";
     h.settleWindow(fact);

@@ -229,6 +229,24 @@ describe(`a registration module that awaits at top level keeps its window (Node 
     expect(result.code).toBe(0);
   });
 
+  it("an entry written directly between two awaits is the writer's, though another plugin's module finishes before the writer's does", async () => {
+    const writesThenWaits = writesConv(awaits["after awaiting a timer"]).replace(
+      'cpuTable.register(Conv, () => "conv on cpu");',
+      'cpuTable.register(Conv, () => "conv on cpu");\nawait new Promise((resolve) => setTimeout(resolve, 80));',
+    );
+    const waits = 'import { cpuTable } from "tensorkit/backends/cpu/table.js";\nawait new Promise((resolve) => setTimeout(resolve, 40));\n';
+    const dir = makeTree({
+      ...tensorkit(),
+      ...cpuPlugin("kit-ops", writesThenWaits),
+      ...cpuPlugin("more-ops", waits),
+      "package.json": app(["kit-ops", "more-ops"]),
+      "main.mjs": reportCpu,
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    expect(lastJson(result.stdout)).toMatchObject({ conv: "conv on cpu", outside: ["Conv by kit-ops"] });
+    expect(result.code).toBe(0);
+  });
+
   for (const [label, wait] of Object.entries(awaits)) {
     it(`a registration made ${label} lands before any importer of the dispatch module runs a line (with the next plugin's registration)`, async () => {
       const dir = makeTree({
