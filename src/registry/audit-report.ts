@@ -48,7 +48,8 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   for (const f of folds) for (const [backend, ids] of f.tables) if (ids.size > 0) loaded.add(backend);
   const findings = facts.loaders.flatMap((l) => l.findings ?? []);
   // Why a backend's module loaded but gave no table: a loader's finding, or a declared export it lacks.
-  const unsignalled = new Map<string, string>(scope.connected ? (facts.unusable ?? []).map((u) => [u.backend, u.message]) : []);
+  const unusable = scope.connected ? (facts.unusable ?? []).filter((u) => !loaded.has(u.backend)) : [];
+  const unsignalled = new Map<string, string>(unusable.map((u) => [u.backend, u.message]));
   for (const finding of findings) if (finding.problem === "unsignalled") unsignalled.set(finding.backend, finding.message);
   for (const message of facts.refusals ?? []) problems.push(general("loader", "-", message));
   // A backend is in play once a table of it exists, a loader saw why none signalled, or the caller named it.

@@ -151,6 +151,8 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
     // A registration module that throws synchronously stops the whole pass: the steps after it
     // never run. Once the current job is over, a window still in its synchronous part did not finish.
     queueMicrotask(() => abandon(windows));
+    // A pass that a registration module's throw cut short never reached its last early marker.
+    earlyLines.delete(module.url);
     line = timeline(module, exports);
     for (const w of windows) {
       const fact = h.window(w.id);
