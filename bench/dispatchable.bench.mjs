@@ -64,8 +64,11 @@ const oneMixed = dispatchable(reference1, { name: "one", args: [0], backends });
 // Six types taking turns, more than the compiled chain's width (four): the fast path answers.
 const oneWide = dispatchable(reference1, { name: "one", args: [0], backends });
 // Relevant arguments picked by a function: no fast path, the general path's cache answers (what
-// the fast path buys).
-const onePicked = dispatchable(reference1, { name: "one", args: (x) => [x], backends });
+// the fast path buys). A set of its own: a set has one function per name, with one way to pick its arguments.
+const pickedSet = createBackends({ name: "bench-picked", discover: false, env: {} });
+pickedSet.declare({ name: "jax", primaryTypes: [JaxArray], implementations: { one: jax1 } });
+pickedSet.declare({ name: "cupy", primaryTypes: [CupyArray], implementations: { one: cupy1 } });
+const onePicked = dispatchable(reference1, { name: "one", args: (x) => [x], backends: pickedSet });
 const number = dispatchable(referenceNumber, { name: "number", args: [0], backends });
 // Values a protocol decides (objects marked by a property, half of them): a set of their own, so
 // that the rows above keep their classes decided by class.
