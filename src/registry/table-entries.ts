@@ -8,20 +8,22 @@ import type { AuditEvent } from "./audit-events.js";
 import type { Class, Impl } from "./dispatcher.js";
 import type { BackendState, Registration, Table } from "./registration.js";
 
-/** What a table holds for an op type, or `fallback` where it cannot say (gone, or its get() throws). */
-export function held(table: Table, opType: Class, fallback?: Impl): Impl | undefined {
+/** What a table holds for an op type: undefined where it holds nothing, is gone, or its get() throws (a table raising for a key it lacks). */
+export function held(table: Table, opType: Class): Impl | undefined {
   const target = table.ref.deref();
   try {
-    return target === undefined ? fallback : table.adapter.get(target, opType);
+    return target === undefined ? undefined : table.adapter.get(target, opType);
   } catch {
-    return fallback;
+    return undefined;
   }
 }
 
 /**
  * Made each time the audit is read: an applied registration whose entry a table no longer holds,
  * replaced or removed by code that went around the registry (a framework filling its defaults late,
- * an unregister()). A table that could not say what it held when written is not asked.
+ * an unregister()). A table that gave back something else than the implementation right after the
+ * write (it wraps, memoizes or binds it) can say only that the entry is gone; one that gave back
+ * nothing cannot say anything, and is not asked.
  */
 export function displaced(backends: Iterable<BackendState>): AuditEvent[] {
   const out: AuditEvent[] = [];
@@ -29,12 +31,14 @@ export function displaced(backends: Iterable<BackendState>): AuditEvent[] {
     for (const owner of state.owners.values()) {
       if (owner.state !== "applied") continue;
       for (const table of owner.tables) {
-        const landed = table.landed?.has(owner.opType) === true ? table.landed.get(owner.opType) : owner.impl;
+        const transforms = table.landed?.has(owner.opType) === true;
+        const landed = transforms ? table.landed?.get(owner.opType) : owner.impl;
         if (table.ref.deref() === undefined || landed === undefined) continue;
-        const now = held(table, owner.opType, landed);
+        const now = held(table, owner.opType);
         const { id, backend, op } = owner;
+        if (transforms ? now !== undefined : now === landed) continue;
         // Another registry's audited override (another copy's, a createRegistry()) is not code that went around them.
-        if (now === landed || (now !== undefined && hub().wrote(table.ref.deref() as object, owner.opType, now, backend))) continue;
+        if (now !== undefined && hub().wrote(table.ref.deref() as object, owner.opType, now, backend)) continue;
         out.push({ kind: "displaced", seq: -1, id, backend, op, table: table.id, module: table.module, removed: now === undefined });
       }
     }

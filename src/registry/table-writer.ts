@@ -78,7 +78,8 @@ export class TableWriter {
       const target = table.ref.deref();
       if (target === undefined) return;
       if (!table.originals.has(opType)) {
-        const original = table.adapter.get(target, opType);
+        // A table whose get() throws for a key it lacks holds nothing for it.
+        const original = held(table, opType);
         if (original !== undefined && !registration.override) {
           const message =
             `${op} already has an implementation in the ${backend} table${table.module ? ` of ${table.module}` : ""} that this registry did not put there. ` +
@@ -134,17 +135,13 @@ export class TableWriter {
     if (state.owners.size === 0) this.host.stopListening(state.name);
   }
 
-  /**
-   * Keeps what the table holds for a registration it was just given, where that is not the
-   * implementation itself: a table that wraps it. One whose get() gives a new object each time
-   * cannot say what it holds (undefined), and is not asked later.
-   */
+  /** Keeps what the table holds for a registration it was just given, where that is not the implementation itself (see displaced()). */
   #readBack(registration: Registration, table: Table): void {
     const now = held(table, registration.opType);
     if (now === registration.impl) table.landed?.delete(registration.opType);
     else {
       table.landed ??= new Map();
-      table.landed.set(registration.opType, now === held(table, registration.opType) ? now : undefined);
+      table.landed.set(registration.opType, now);
     }
   }
 

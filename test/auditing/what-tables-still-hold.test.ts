@@ -30,7 +30,7 @@ describe("what a table still holds of what landed", () => {
     registry.dispose();
   });
 
-  it("a table that wraps implementations, or gives a new function on every get(), is judged by what it gave back", () => {
+  it("a table that wraps implementations, or gives a new function on every get(), raises no alarm while it holds an entry", () => {
     const registry = createRegistry({ name: "wraps" });
     const wrapping = table((f) => () => f());
     const fresh = table(
@@ -42,7 +42,55 @@ describe("what a table still holds of what landed", () => {
     registry.register("th-wrap", Add, () => 1);
     registry.register("th-fresh", Add, () => 2);
     expect(kinds(registry)).toEqual([]);
+    // What it makes of an implementation can change (a cache cleared, a wrapper made again): only a removal is sure.
     wrapping.entries.set(Add, () => "someone else's");
+    expect(kinds(registry)).toEqual([]);
+    wrapping.entries.delete(Add);
+    fresh.entries.delete(Add);
+    expect(kinds(registry)).toEqual(["displaced", "displaced"]);
+    registry.dispose();
+  });
+
+  it("a table that memoizes or binds what it is given is asked only whether the entry is gone, and says so when it is", () => {
+    const registry = createRegistry({ name: "memo" });
+    // A cache of bound functions, cleared on every register(), as a single-dispatch cache is.
+    const cache = new Map<unknown, unknown>();
+    const memo = table(
+      (f) => f,
+      (kept) => {
+        if (typeof kept !== "function") return kept;
+        if (!cache.has(kept)) cache.set(kept, kept.bind(null));
+        return cache.get(kept);
+      },
+    );
+    const register = memo.register;
+    memo.register = (type, f) => {
+      cache.clear();
+      register(type, f);
+    };
+    registry.provide("th-memo", memo);
+    registry.register("th-memo", Add, () => "add");
+    registry.register("th-memo", class Pool {}, () => "pool");
+    expect(kinds(registry)).toEqual([]);
+    memo.unregister(Add);
+    expect(kinds(registry)).toEqual(["displaced"]);
+    registry.dispose();
+  });
+
+  it("a table whose get() throws for a key it lacks takes registrations, and one removed behind the registry's back is displaced", () => {
+    const registry = createRegistry({ name: "raises" });
+    const raising = table(
+      (f) => f,
+      (kept) => {
+        if (kept === undefined) throw new Error("no such key");
+        return kept;
+      },
+    );
+    registry.provide("th-raise", raising);
+    registry.register("th-raise", Add, () => "add");
+    expect(registry.verify().registrations.map((r) => r.state)).toEqual(["applied"]);
+    expect(kinds(registry)).toEqual([]);
+    raising.unregister(Add);
     expect(kinds(registry)).toEqual(["displaced"]);
     registry.dispose();
   });
