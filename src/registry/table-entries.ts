@@ -64,3 +64,31 @@ export function wrote(backends: Iterable<BackendState>, table: object, key: Func
   }
   return false;
 }
+
+/** Per table and op type, across registries and copies: what each implementation written over another registry's entry replaced. */
+type Chains = WeakMap<object, Map<unknown, Map<unknown, unknown>>>;
+const chains = (): Chains => hub().shared<Chains>("replaced@1", () => new WeakMap());
+
+/** A registration wrote `impl` over `original`, an entry it did not put there (another registry's, or the framework's). */
+export function noteReplaced(target: object, opType: unknown, impl: unknown, original: unknown): void {
+  const byOp = chains().get(target) ?? new Map<unknown, Map<unknown, unknown>>();
+  chains().set(target, byOp);
+  const chain = byOp.get(opType) ?? new Map<unknown, unknown>();
+  byOp.set(opType, chain);
+  chain.set(impl, original);
+}
+
+/**
+ * A registration leaves a table: what it replaced there (`own`, its registry's record, where no
+ * chain knows better), and it is taken out of the chain, so that one written over it later puts
+ * back what it had replaced instead of an implementation that is gone (`landed`: what the table
+ * made of it).
+ */
+export function leave(target: object, opType: unknown, impl: unknown, landed: unknown, own: unknown): unknown {
+  const chain = chains().get(target)?.get(opType);
+  if (chain === undefined) return own;
+  const back = chain.has(impl) ? chain.get(impl) : own;
+  chain.delete(impl);
+  for (const [other, original] of chain) if (original === impl || (original === landed && landed !== undefined)) chain.set(other, back);
+  return back;
+}

@@ -7,12 +7,12 @@ import { summarizeError } from "../channel.js";
 import { hub } from "../hub.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
-import type { Class } from "./dispatcher.js";
+import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
 import { BackendState, type Registration, type Table, type TableHandle } from "./registration.js";
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
-import { held } from "./table-entries.js";
+import { held, leave, noteReplaced } from "./table-entries.js";
 
 interface WriterHost {
   record(event: Unsequenced<AuditEvent>): void;
@@ -98,6 +98,7 @@ export class TableWriter {
           return;
         }
         table.originals.set(opType, original);
+        if (original !== undefined) noteReplaced(target, opType, registration.impl, original);
       }
       table.adapter.set(target, opType, registration.impl);
     } catch (error) {
@@ -148,11 +149,13 @@ export class TableWriter {
   /** Restores what a table held for the op type before the registry wrote it, unless another registry's entry has taken its place. */
   #putBack(table: Table, registration: Registration): void {
     const { opType } = registration;
-    const original = table.originals.get(opType);
     const landed = table.landed?.has(opType) === true ? table.landed.get(opType) : registration.impl;
+    const target = table.ref.deref();
+    const original = (target === undefined ? undefined : leave(target, opType, registration.impl, landed, table.originals.get(opType))) as
+      | Impl
+      | undefined;
     table.originals.delete(opType);
     table.landed?.delete(opType);
-    const target = table.ref.deref();
     const now = landed === undefined ? undefined : held(table, opType);
     if (target === undefined || (now !== undefined && now !== landed && hub().wrote(target, opType, now, table.backend))) return;
     try {

@@ -115,3 +115,31 @@ describe("what a table still holds of what landed", () => {
     }
   });
 });
+
+describe("overrides across registries, disposed in any order", () => {
+  const orders = ["ABC", "ACB", "BAC", "BCA", "CAB", "CBA"];
+  for (const order of orders) {
+    it(`registered A, B over A, C over B, disposed ${order.split("").join(", ")}: the table holds the newest live one, then the framework's own`, () => {
+      const framework = () => "framework";
+      const map = new Map<unknown, unknown>([[Add, framework]]);
+      const names = ["A", "B", "C"] as const;
+      const registries = names.map((name) => createRegistry({ name: `chain ${name}` }));
+      const impls = names.map((name) => () => name);
+      const handles = registries.map((r, i) => {
+        r.provide("th-chain", map);
+        return r.register("th-chain", Add, impls[i] as () => string, { override: true });
+      });
+      const live = new Set<number>([0, 1, 2]);
+      expect(map.get(Add)).toBe(impls[2]);
+      for (const name of order) {
+        const i = names.indexOf(name as (typeof names)[number]);
+        handles[i]?.dispose();
+        live.delete(i);
+        const newest = Math.max(-1, ...live);
+        expect(map.get(Add)).toBe(newest < 0 ? framework : impls[newest]);
+        for (const r of registries) expect(kinds(r)).toEqual([]);
+      }
+      for (const r of registries) r.dispose();
+    });
+  }
+});
