@@ -26,7 +26,9 @@ const record = {
 describe("formatReport", () => {
   it("says ok only when something was checked and nothing is wrong", () => {
     expect(verdict(empty)).toBe("nothing was checked: no registrations were made");
-    expect(verdict({ ...empty, checked: 1 })).toBe("ok: every registration landed");
+    // Checked, with no registration (an expectation, an entry a plugin wrote directly): nothing to say "landed" of.
+    expect(verdict({ ...empty, checked: 1 })).toBe("ok: every entry checked is in its table");
+    expect(verdict({ ...empty, checked: 1, registrations: [record] })).toBe("ok: every registration landed");
     const problem = { kind: "pending" as const, backend: "cpu", op: "Conv", id: 0, message: "waiting" };
     expect(verdict({ ...empty, ok: false, checked: 1, problems: [problem] })).toBe("1 problem(s):");
     expect(formatReport({ ...empty, ok: false, problems: [problem] })).toContain("  [pending] waiting");

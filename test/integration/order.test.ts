@@ -100,7 +100,8 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     expect(out).toMatchObject({ add: "add on cpu", conv: "conv on cpu", problems: [], outside: ["Conv by kit-ops"] });
     // The exit audit shows the write, who made it, and counts it for the expectation.
     expect(result.stderr).toMatch(/Conv\s+applied\s+outside\s+added by .*kit-ops\/reg\/cpu\.js, outside the registry \(kit-ops\)/);
-    expect(result.stderr).toContain("ok: every registration landed");
+    // No registration was made, only a direct write: the verdict does not say one landed.
+    expect(result.stderr).toContain("ok: every entry checked is in its table");
     expect(result.code).toBe(0);
   });
 
@@ -118,7 +119,8 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
     expect(lastJson(result.stdout)).toEqual({ conv: "conv on cpu", add: "add on cpu", problems: [], outside: ["Conv by kit-ops"] });
     expect(result.stderr).toMatch(/Conv\s+applied\s+outside\s+added by .*kit-ops\/reg\/cpu\.js, outside the registry \(kit-ops\)/);
-    expect(result.stderr).toContain("ok: every registration landed");
+    // No registration was made, only a direct write: the verdict does not say one landed.
+    expect(result.stderr).toContain("ok: every entry checked is in its table");
     expect(result.code).toBe(0);
   });
 
