@@ -8,14 +8,22 @@ import type { AuditEvent } from "./audit-events.js";
 import type { Class, Impl } from "./dispatcher.js";
 import type { BackendState, Registration, Table } from "./registration.js";
 
-/** What a table holds for an op type: undefined where it holds nothing, is gone, or its get() throws (a table raising for a key it lacks). */
-export function held(table: Table, opType: Class): Impl | undefined {
+const CANNOT_SAY: unique symbol = Symbol("cannot say");
+
+/** What a table holds for an op type: undefined where it holds nothing or is gone; CANNOT_SAY where its get() throws. */
+function lookUp(table: Table, opType: Class): Impl | undefined | typeof CANNOT_SAY {
   const target = table.ref.deref();
   try {
     return target === undefined ? undefined : table.adapter.get(target, opType);
   } catch {
-    return undefined;
+    return CANNOT_SAY;
   }
+}
+
+/** What a table holds for an op type, undefined where it cannot say (it holds nothing, is gone, or its get() throws). */
+export function held(table: Table, opType: Class): Impl | undefined {
+  const now = lookUp(table, opType);
+  return now === CANNOT_SAY ? undefined : now;
 }
 
 /**
@@ -34,7 +42,8 @@ export function displaced(backends: Iterable<BackendState>): AuditEvent[] {
         const transforms = table.landed?.has(owner.opType) === true;
         const landed = transforms ? table.landed?.get(owner.opType) : owner.impl;
         if (table.ref.deref() === undefined || landed === undefined) continue;
-        const now = held(table, owner.opType);
+        const now = lookUp(table, owner.opType);
+        if (now === CANNOT_SAY) continue;
         const { id, backend, op } = owner;
         if (transforms ? now !== undefined : now === landed) continue;
         // Another registry's audited override (another copy's, a createRegistry()) is not code that went around them.
@@ -65,17 +74,26 @@ export function wrote(backends: Iterable<BackendState>, table: object, key: Func
   return false;
 }
 
-/** Per table and op type, across registries and copies: what each implementation written over another registry's entry replaced. */
-type Chains = WeakMap<object, Map<unknown, Map<unknown, unknown>>>;
-const chains = (): Chains => hub().shared<Chains>("replaced@1", () => new WeakMap());
+/**
+ * Per table and op type, across registries and copies: what each implementation written over an
+ * entry it did not put there replaced (`live`), and what each that left would give back (`gone`),
+ * so that an entry found later that names one that left leads on to what is still live.
+ */
+interface Chain {
+  readonly live: Map<unknown, unknown>;
+  readonly gone: Map<unknown, unknown>;
+}
+type Chains = WeakMap<object, Map<unknown, Chain>>;
+const chains = (): Chains => hub().shared<Chains>("replaced@2", () => new WeakMap());
 
 /** A registration wrote `impl` over `original`, an entry it did not put there (another registry's, or the framework's). */
 export function noteReplaced(target: object, opType: unknown, impl: unknown, original: unknown): void {
-  const byOp = chains().get(target) ?? new Map<unknown, Map<unknown, unknown>>();
+  const byOp = chains().get(target) ?? new Map<unknown, Chain>();
   chains().set(target, byOp);
-  const chain = byOp.get(opType) ?? new Map<unknown, unknown>();
+  const chain = byOp.get(opType) ?? { live: new Map(), gone: new Map() };
   byOp.set(opType, chain);
-  chain.set(impl, original);
+  chain.live.set(impl, original);
+  chain.gone.delete(impl);
 }
 
 /**
@@ -87,8 +105,12 @@ export function noteReplaced(target: object, opType: unknown, impl: unknown, ori
 export function leave(target: object, opType: unknown, impl: unknown, landed: unknown, own: unknown): unknown {
   const chain = chains().get(target)?.get(opType);
   if (chain === undefined) return own;
-  const back = chain.has(impl) ? chain.get(impl) : own;
-  chain.delete(impl);
-  for (const [other, original] of chain) if (original === impl || (original === landed && landed !== undefined)) chain.set(other, back);
+  let back = chain.live.has(impl) ? chain.live.get(impl) : own;
+  // What it would give back left too (a registration superseded in its own registry names the one before it).
+  for (let hops = 0; chain.gone.has(back) && hops <= chain.gone.size; hops++) back = chain.gone.get(back);
+  chain.live.delete(impl);
+  chain.gone.set(impl, back);
+  for (const [other, original] of chain.live)
+    if (original === impl || (original === landed && landed !== undefined)) chain.live.set(other, back);
   return back;
 }

@@ -78,8 +78,8 @@ export class TableWriter {
       const target = table.ref.deref();
       if (target === undefined) return;
       if (!table.originals.has(opType)) {
-        // A table whose get() throws for a key it lacks holds nothing for it.
-        const original = held(table, opType);
+        // A get() that throws is a table fault: the registration fails, and nothing is overwritten blind.
+        const original = table.adapter.get(target, opType);
         if (original !== undefined && !registration.override) {
           const message =
             `${op} already has an implementation in the ${backend} table${table.module ? ` of ${table.module}` : ""} that this registry did not put there. ` +
@@ -98,9 +98,10 @@ export class TableWriter {
           return;
         }
         table.originals.set(opType, original);
-        if (original !== undefined) noteReplaced(target, opType, registration.impl, original);
       }
       table.adapter.set(target, opType, registration.impl);
+      const replaced = table.originals.get(opType);
+      if (replaced !== undefined) noteReplaced(target, opType, registration.impl, replaced);
     } catch (error) {
       this.host.setState(registration, "failed");
       this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });

@@ -77,21 +77,21 @@ describe("what a table still holds of what landed", () => {
     registry.dispose();
   });
 
-  it("a table whose get() throws for a key it lacks takes registrations, and one removed behind the registry's back is displaced", () => {
+  it("a table whose get() throws is asked nothing: a registration fails there rather than write over an entry it could not see, and the audit does not guess", () => {
     const registry = createRegistry({ name: "raises" });
+    const framework = () => "framework";
     const raising = table(
       (f) => f,
       (kept) => {
-        if (kept === undefined) throw new Error("no such key");
+        if (kept === framework || kept === undefined) throw new Error("lookup exploded");
         return kept;
       },
     );
+    raising.entries.set(Add, framework);
     registry.provide("th-raise", raising);
     registry.register("th-raise", Add, () => "add");
-    expect(registry.verify().registrations.map((r) => r.state)).toEqual(["applied"]);
-    expect(kinds(registry)).toEqual([]);
-    raising.unregister(Add);
-    expect(kinds(registry)).toEqual(["displaced"]);
+    expect(registry.verify().registrations.map((r) => r.state)).toEqual(["failed"]);
+    expect(raising.entries.get(Add)).toBe(framework);
     registry.dispose();
   });
 
@@ -142,4 +142,27 @@ describe("overrides across registries, disposed in any order", () => {
       for (const r of registries) r.dispose();
     });
   }
+});
+
+describe("overrides across registries, superseded inside one", () => {
+  it("A over the framework, B over A, B's second over its first: disposed B's first, A, B's second, the framework's entry comes back", () => {
+    const framework = () => "framework";
+    const map = new Map<unknown, unknown>([[Add, framework]]);
+    const [A, B] = [createRegistry({ name: "heir A" }), createRegistry({ name: "heir B" })];
+    A.provide("th-heir", map);
+    B.provide("th-heir", map);
+    const a = A.register("th-heir", Add, () => "a", { override: true });
+    const b = B.register("th-heir", Add, () => "b", { override: true });
+    const b2 = B.register("th-heir", Add, () => "b2", { override: true });
+    expect((map.get(Add) as () => string)()).toBe("b2");
+    b.dispose();
+    a.dispose();
+    expect((map.get(Add) as () => string)()).toBe("b2");
+    b2.dispose();
+    expect(map.get(Add)).toBe(framework);
+    for (const r of [A, B]) {
+      expect(kinds(r)).toEqual([]);
+      r.dispose();
+    }
+  });
 });
