@@ -80,19 +80,21 @@ export function wrote(backends: Iterable<BackendState>, table: object, key: Func
  * so that an entry found later that names one that left leads on to what is still live.
  */
 interface Chain {
-  readonly live: Map<unknown, unknown>;
+  /** By registration (two may write the same function): what it wrote, and what that replaced. */
+  readonly live: Map<object, { readonly impl: unknown; original: unknown }>;
+  /** By what a registration that left wrote: what it gave back. */
   readonly gone: Map<unknown, unknown>;
 }
 type Chains = WeakMap<object, Map<unknown, Chain>>;
-const chains = (): Chains => hub().shared<Chains>("replaced@2", () => new WeakMap());
+const chains = (): Chains => hub().shared<Chains>("replaced@3", () => new WeakMap());
 
-/** A registration wrote `impl` over `original`, an entry it did not put there (another registry's, or the framework's). */
-export function noteReplaced(target: object, opType: unknown, impl: unknown, original: unknown): void {
+/** `writer` (a registration) wrote `impl` over `original`, an entry its registry did not put there (another registry's, or the framework's). */
+export function noteReplaced(target: object, opType: unknown, writer: object, impl: unknown, original: unknown): void {
   const byOp = chains().get(target) ?? new Map<unknown, Chain>();
   chains().set(target, byOp);
   const chain = byOp.get(opType) ?? { live: new Map(), gone: new Map() };
   byOp.set(opType, chain);
-  chain.live.set(impl, original);
+  chain.live.set(writer, { impl, original });
   chain.gone.delete(impl);
 }
 
@@ -102,15 +104,15 @@ export function noteReplaced(target: object, opType: unknown, impl: unknown, ori
  * back what it had replaced instead of an implementation that is gone (`landed`: what the table
  * made of it).
  */
-export function leave(target: object, opType: unknown, impl: unknown, landed: unknown, own: unknown): unknown {
+export function leave(target: object, opType: unknown, writer: object, impl: unknown, landed: unknown, own: unknown): unknown {
   const chain = chains().get(target)?.get(opType);
   if (chain === undefined) return own;
-  let back = chain.live.has(impl) ? chain.live.get(impl) : own;
+  let back = chain.live.get(writer)?.original ?? own;
   // What it would give back left too (a registration superseded in its own registry names the one before it).
   for (let hops = 0; chain.gone.has(back) && hops <= chain.gone.size; hops++) back = chain.gone.get(back);
-  chain.live.delete(impl);
-  chain.gone.set(impl, back);
-  for (const [other, original] of chain.live)
-    if (original === impl || (original === landed && landed !== undefined)) chain.live.set(other, back);
+  chain.live.delete(writer);
+  if (![...chain.live.values()].some((e) => e.impl === impl)) chain.gone.set(impl, back);
+  for (const entry of chain.live.values())
+    if (entry.original === impl || (entry.original === landed && landed !== undefined)) entry.original = back;
   return back;
 }

@@ -101,7 +101,7 @@ export class TableWriter {
       }
       table.adapter.set(target, opType, registration.impl);
       const replaced = table.originals.get(opType);
-      if (replaced !== undefined) noteReplaced(target, opType, registration.impl, replaced);
+      if (replaced !== undefined) noteReplaced(target, opType, registration, registration.impl, replaced);
     } catch (error) {
       this.host.setState(registration, "failed");
       this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
@@ -152,13 +152,14 @@ export class TableWriter {
     const { opType } = registration;
     const landed = table.landed?.has(opType) === true ? table.landed.get(opType) : registration.impl;
     const target = table.ref.deref();
-    const original = (target === undefined ? undefined : leave(target, opType, registration.impl, landed, table.originals.get(opType))) as
-      | Impl
-      | undefined;
+    const original = (
+      target === undefined ? undefined : leave(target, opType, registration, registration.impl, landed, table.originals.get(opType))
+    ) as Impl | undefined;
     table.originals.delete(opType);
     table.landed?.delete(opType);
     const now = landed === undefined ? undefined : held(table, opType);
-    if (target === undefined || (now !== undefined && now !== landed && hub().wrote(target, opType, now, table.backend))) return;
+    // Another live registration's entry (of any registry; it may be the very same function) stays.
+    if (target === undefined || (now !== undefined && hub().wrote(target, opType, now, table.backend))) return;
     try {
       if (original !== undefined) table.adapter.set(target, opType, original);
       else if (table.adapter.delete !== undefined) table.adapter.delete(target, opType);

@@ -166,3 +166,29 @@ describe("overrides across registries, superseded inside one", () => {
     }
   });
 });
+
+describe("the same function registered by two registries", () => {
+  for (const order of ["AB", "BA"]) {
+    it(`over the framework's entry, disposed ${order.split("").join(", ")}: the function stays while either holds it, then the framework's entry comes back`, () => {
+      const framework = () => "framework";
+      const shared = () => "shared";
+      const map = new Map<unknown, unknown>([[Add, framework]]);
+      const registries = { A: createRegistry({ name: "same A" }), B: createRegistry({ name: "same B" }) };
+      const handles = Object.fromEntries(
+        Object.entries(registries).map(([name, r]) => {
+          r.provide("th-same", map);
+          return [name, r.register("th-same", Add, shared, { override: true })];
+        }),
+      );
+      const [first, second] = order.split("") as ["A" | "B", "A" | "B"];
+      handles[first]?.dispose();
+      expect(map.get(Add)).toBe(shared);
+      handles[second]?.dispose();
+      expect(map.get(Add)).toBe(framework);
+      for (const r of Object.values(registries)) {
+        expect(kinds(r)).toEqual([]);
+        r.dispose();
+      }
+    });
+  }
+});
