@@ -13,9 +13,10 @@ const writers = (): Writers => hub().shared<Writers>("direct-writers@1", () => n
 export function noteWrite(table: object, key: unknown): void {
   const window = hub().currentWindow();
   if (window === undefined) return;
-  const byKey = writers().get(table) ?? new Map<unknown, string>();
+  const all = writers();
+  const byKey = all.get(table) ?? new Map<unknown, string>();
   byKey.set(key, window.id);
-  writers().set(table, byKey);
+  all.set(table, byKey);
 }
 
 /** The window that last wrote this entry through a Dispatcher, by id, if one did. */

@@ -8,8 +8,8 @@
  * require.cache holds the module with that very class as the export, or the class's own source text
  * is in the module's file (an ES module imported with `import` is in no cache Node exposes). So the
  * specifier must name the module that defines the class, not one that re-exports it. The file is
- * read once, on the first value whose class has the name. A TypeScript file that Node runs itself
- * is compared as Node runs it, its types stripped to blanks (the class's text no longer has them). A module
+ * read once, on the first value whose class has the name. In a TypeScript file that Node runs itself,
+ * the class's text (its types stripped to blanks) is compared with the file as written (standsIn()). A module
  * not loaded has no class, but a class of the same name with the same source text, written
  * elsewhere, counts as the export: telling them apart would need the module loaded.
  */

@@ -53,16 +53,16 @@ function naming<T>(fn: string, run: () => T): T {
   }
 }
 
+/** The key of what the protocols say of `asks`' values: a letter each ("n" for null or undefined, "-" for no claim). */
+function answerKey(asks: Plan["asks"], values: readonly unknown[], claim: (types: TypeSet, i: number) => Claim | undefined): string {
+  let key = "";
+  for (const [i, types] of asks) key += values[i] === null || values[i] === undefined ? "n" : (claim(types, i)?.[0] ?? "-");
+  return key;
+}
+
 /** What the protocols a plan asked say of these values, as a key (asked anew on every call). */
 export function answers(fn: string, p: Plan, values: readonly unknown[]): string {
-  return naming(fn, () => {
-    let key = "";
-    for (const [i, types] of p.asks) {
-      const v = values[i];
-      key += v === null || v === undefined ? "n" : (types.protocolClaim(v)?.[0] ?? "-");
-    }
-    return key;
-  });
+  return naming(fn, () => answerKey(p.asks, values, (types, i) => types.protocolClaim(values[i])));
 }
 
 export function plan(
@@ -136,8 +136,7 @@ export function plan(
       );
     };
     const error = candidates.length === 0 ? mixed() : undefined;
-    const answered = asks.map(([i, set]) => (values[i] === null || values[i] === undefined ? "n" : (claimOf(set, i)?.[0] ?? "-"))).join("");
-    return { candidates, skipped, types, error, asks, answered, prioritized: control.optedIn };
+    return { candidates, skipped, types, error, asks, answered: answerKey(asks, values, claimOf), prioritized: control.optedIn };
   });
 }
 

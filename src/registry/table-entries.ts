@@ -39,15 +39,16 @@ export function displaced(backends: Iterable<BackendState>): AuditEvent[] {
     for (const owner of state.owners.values()) {
       if (owner.state !== "applied") continue;
       for (const table of owner.tables) {
+        const target = table.ref.deref();
         const transforms = table.landed?.has(owner.opType) === true;
         const landed = transforms ? table.landed?.get(owner.opType) : owner.impl;
-        if (table.ref.deref() === undefined || landed === undefined) continue;
+        if (target === undefined || landed === undefined) continue;
         const now = lookUp(table, owner.opType);
         if (now === CANNOT_SAY) continue;
         const { id, backend, op } = owner;
         if (transforms ? now !== undefined : now === landed) continue;
         // Another registry's audited override (another copy's, a createRegistry()) is not code that went around them.
-        if (now !== undefined && hub().wrote(table.ref.deref() as object, owner.opType, now, backend)) continue;
+        if (now !== undefined && hub().wrote(target, owner.opType, now, backend)) continue;
         out.push({ kind: "displaced", seq: -1, id, backend, op, table: table.id, module: table.module, removed: now === undefined });
       }
     }

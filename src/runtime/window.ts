@@ -9,15 +9,7 @@
  */
 
 import { contextFrames } from "../builtins.js";
-import {
-  frameworkNamespace,
-  keyName,
-  listEntries,
-  type ModuleInfo,
-  type OutsideWrite,
-  type WindowFact,
-  type WindowInfo,
-} from "../channel.js";
+import { frameworkNamespace, keyName, listEntries, type ModuleInfo, type WindowFact, type WindowInfo } from "../channel.js";
 import { writerOf } from "../direct-writes.js";
 import { hub } from "../hub.js";
 
@@ -156,8 +148,8 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
     line = timeline(module, exports);
     for (const w of windows) {
       const fact = h.window(w.id);
-      const early = fact === undefined ? undefined : timelines.get(fact)?.early;
-      if (early !== undefined) early.next = line;
+      const opened = fact === undefined ? undefined : timelines.get(fact)?.early;
+      if (opened !== undefined) opened.next = line;
     }
   }
   line ??= timeline(module, exports);
@@ -172,9 +164,9 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
   const hosted = module.host?.name === "dispatch-hook/vite" && contextFrames();
   // A window an early marker opened: one whose module has not run, or awaits, goes on as this step's.
   const opened = info === undefined ? undefined : h.window(info.id);
-  const early = opened !== undefined && timelines.get(opened)?.early !== undefined;
-  if (early && running(opened)) adopt(line, opened, hosted);
-  else if (info === undefined || early || seen(info, module, exports)) h.enterWindow(line.outer, hosted);
+  const openedEarly = opened !== undefined && timelines.get(opened)?.early !== undefined;
+  if (openedEarly && running(opened)) adopt(line, opened, hosted);
+  else if (info === undefined || openedEarly || seen(info, module, exports)) h.enterWindow(line.outer, hosted);
   else {
     record(line, info, missing, hosted);
     if (missing !== undefined) h.enterWindow(line.outer, hosted);

@@ -196,7 +196,7 @@ describe("doctor --load", () => {
   });
 
   // Where the node under test runs TypeScript itself (22.18+, 24, 26): the class's text has its types
-  // stripped, and is compared with the file as Node runs it, not as written. Skipped where it runs none.
+  // stripped to blanks, and is compared with the file as written, those blanks standing for anything. Skipped where it runs none.
   const strips = ["strip", "transform"].includes(
     spawnSync(nodeBinary, ["-p", "process.features.typescript"], { encoding: "utf8" }).stdout.trim(),
   );
