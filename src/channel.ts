@@ -142,7 +142,7 @@ export interface HubMember {
   readonly copy: string; // the package directory of the copy it belongs to
   table(notice: TableNotice): void; // a table of a backend it listens to appeared in its namespace
   miss(miss: DispatchMiss): void;
-  wrote(table: object, key: Function | string, impl: unknown): boolean; // did it write exactly this entry?
+  wrote(table: object, key: Function | string, impl: unknown): unknown; // did it write exactly this entry? (truthy: yes, the registration where it can say)
   events(): readonly unknown[]; // its audit events, as plain data
   readonly isDefault?: boolean; // a copy's default registry: each one's report folds them all
 }
@@ -165,7 +165,7 @@ export interface HubApi {
   hasLoader(): boolean;
   /** A Dispatcher missed: registries of the backend and the loaders say why. */
   miss(miss: DispatchMiss): void;
-  wrote(table: object, key: Function | string, impl: unknown, backend: string): boolean; // did any registry write exactly this entry?
+  wrote(table: object, key: Function | string, impl: unknown, backend: string): unknown; // did any registry write exactly this entry? (as above)
   /** Records a window, held while `table` lives; it becomes the current window when `enter` is set. */
   openWindow(fact: WindowFact, table: object | undefined, enter: boolean, hosted?: boolean): void;
   /** Makes `fact` (or no window) current for the code that runs next, and its async continuations; `hosted`: see step() in window.ts. */

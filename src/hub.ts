@@ -214,8 +214,8 @@ class Hub implements HubApi {
       } catch {}
   }
 
-  wrote(table: object, key: Function | string, impl: unknown, backend: string): boolean {
-    return this.#concerned(backend).some((member) => member.wrote(table, key, impl));
+  wrote(table: object, key: Function | string, impl: unknown, backend: string): unknown {
+    return this.#concerned(backend).reduce<unknown>((found, member) => found || member.wrote(table, key, impl), false);
   }
 
   openWindow(fact: WindowFact, table: object | undefined, enter: boolean, hosted = false): void {

@@ -1,5 +1,6 @@
 /** A registration and its handle, its call site (formatted only when read), and the state of a backend in a registry. */
 import { path, url } from "../builtins.js";
+import { hub } from "../hub.js";
 import type { AuditEvent, Mechanism, Origin } from "./audit-events.js";
 import type { Class, Impl } from "./dispatcher.js";
 import type { TableAdapter } from "./table-adapter.js";
@@ -54,6 +55,8 @@ export class Registration implements RegistrationHandle {
   requested: RequestedEvent | undefined;
   /** @internal Set when a plugin's registration module made it while its backend loaded. */
   origin: Origin | undefined;
+  /** @internal Its place in registration order, across the registries and copies of the thread: of two live entries in a table, the newer is written. */
+  readonly seq = hub().shared("registration order@1", () => ({ next: 0 })).next++;
   readonly #onDispose: (registration: Registration) => void;
 
   constructor(

@@ -57,7 +57,7 @@ export function displaced(backends: Iterable<BackendState>): AuditEvent[] {
 }
 
 /** Answers a window's question: did the registry write exactly this entry into that table? */
-export function wrote(backends: Iterable<BackendState>, table: object, key: Function | string, impl: unknown): boolean {
+export function wrote(backends: Iterable<BackendState>, table: object, key: Function | string, impl: unknown): Writer | false {
   for (const state of backends) {
     const entry = state.table(table);
     if (entry === undefined) continue;
@@ -66,54 +66,99 @@ export function wrote(backends: Iterable<BackendState>, table: object, key: Func
       (owner.impl === impl || (entry.landed?.get(owner.opType) === impl && impl !== undefined)) && owner.inTable(entry);
     if (typeof key !== "string") {
       const owner = state.owners.get(key as Class);
-      if (owner !== undefined && is(owner)) return true;
+      if (owner !== undefined && is(owner)) return { key: entry, seq: owner.seq, impl: owner.impl };
       continue;
     }
     // A table keyed by op name (an adapter that writes under the class's name) holds the name.
-    for (const owner of state.owners.values()) if (owner.op === key && is(owner)) return true;
+    for (const owner of state.owners.values()) if (owner.op === key && is(owner)) return { key: entry, seq: owner.seq, impl: owner.impl };
   }
   return false;
 }
 
-/**
- * Per table and op type, across registries and copies: what each implementation written over an
- * entry it did not put there replaced (`live`), and what each that left would give back (`gone`),
- * so that an entry found later that names one that left leads on to what is still live.
- */
-interface Chain {
-  /** By registration (two may write the same function): what it wrote, and what that replaced. */
-  readonly live: Map<object, { readonly impl: unknown; original: unknown }>;
-  /** By what a registration that left wrote: what it gave back. */
-  readonly gone: Map<unknown, unknown>;
-}
-type Chains = WeakMap<object, Map<unknown, Chain>>;
-const chains = (): Chains => hub().shared<Chains>("replaced@3", () => new WeakMap());
-
-/** `writer` (a registration) wrote `impl` over `original`, an entry its registry did not put there (another registry's, or the framework's). */
-export function noteReplaced(target: object, opType: unknown, writer: object, impl: unknown, original: unknown): void {
-  const byOp = chains().get(target) ?? new Map<unknown, Chain>();
-  chains().set(target, byOp);
-  const chain = byOp.get(opType) ?? { live: new Map(), gone: new Map() };
-  byOp.set(opType, chain);
-  chain.live.set(writer, { impl, original });
-  chain.gone.delete(impl);
+/** A registry's entry in a table: its live registration's, of any copy. The registry's record of the table is held weakly (a dropped registry is collected). */
+interface Entry {
+  readonly key: WeakRef<object>;
+  /** The registration's place in registration order, across registries and copies (Registration.seq). */
+  readonly seq: number;
+  readonly impl: unknown;
 }
 
 /**
- * A registration leaves a table: what it replaced there (`own`, its registry's record, where no
- * chain knows better), and it is taken out of the chain, so that one written over it later puts
- * back what it had replaced instead of an implementation that is gone (`landed`: what the table
- * made of it).
+ * Per table and op type, made once an entry is written over another (a second registry's, or the
+ * table's own): the live entries in registration order, and what the table held before any of them
+ * (`base`). The table holds the newest; when it leaves, the next newest, or the base, is written back.
  */
-export function leave(target: object, opType: unknown, writer: object, impl: unknown, landed: unknown, own: unknown): unknown {
-  const chain = chains().get(target)?.get(opType);
-  if (chain === undefined) return own;
-  let back = chain.live.get(writer)?.original ?? own;
-  // What it would give back left too (a registration superseded in its own registry names the one before it).
-  for (let hops = 0; chain.gone.has(back) && hops <= chain.gone.size; hops++) back = chain.gone.get(back);
-  chain.live.delete(writer);
-  if (![...chain.live.values()].some((e) => e.impl === impl)) chain.gone.set(impl, back);
-  for (const entry of chain.live.values())
-    if (entry.original === impl || (entry.original === landed && landed !== undefined)) entry.original = back;
-  return back;
+interface Stack {
+  base: unknown;
+  readonly entries: Entry[];
+}
+type Stacks = WeakMap<object, Map<unknown, Stack>>;
+const stacks = (): Stacks => hub().shared<Stacks>("entries@4", () => new WeakMap());
+
+/** What wrote() gives another registry: enough to put the entry in its place in a stack. */
+interface Writer {
+  readonly key: object;
+  readonly seq: number;
+  readonly impl: unknown;
+}
+
+const entryOf = (w: Writer): Entry => ({ key: new WeakRef(w.key), seq: w.seq, impl: w.impl });
+const isWriter = (w: unknown): w is Writer => typeof (w as Writer | null)?.key === "object" && typeof (w as Writer).seq === "number";
+
+/** Nothing to write: the table holds what it should. */
+export const KEEP: unique symbol = Symbol("keep");
+
+/**
+ * A registry (`writer.key`, its record of the table) writes its registration's `impl` where the table
+ * holds `current`; `again` when the registry has an entry there already (it supersedes its own).
+ * Its entry goes in by registration order. What the table must hold now: this implementation when it
+ * is the newest entry; a newer one's of another registry where this registry's own entry was the
+ * newest and is now behind it (an heir coming back); or KEEP.
+ */
+export function enter(target: object, opType: unknown, backend: string, writer: Writer, current: unknown, again: boolean): unknown {
+  const byOp = stacks().get(target);
+  let stack = byOp?.get(opType);
+  if (stack === undefined) {
+    // Alone over an empty slot, or over its own lone entry: leaving, it empties the slot again.
+    if (current === undefined || again) return writer.impl;
+    // Over a lone entry of another registry, or over the table's own.
+    const owner = hub().wrote(target, opType as Class, current, backend);
+    stack = isWriter(owner) ? { base: undefined, entries: [entryOf(owner)] } : { base: current, entries: [] };
+    const map = byOp ?? new Map<unknown, Stack>();
+    map.set(opType, stack);
+    if (byOp === undefined) stacks().set(target, map);
+  } else if (
+    !stack.entries.some((e) => e.impl === current) &&
+    !(current !== undefined && hub().wrote(target, opType as Class, current, backend))
+  ) {
+    // The table holds what no live entry wrote (the framework's own, written since): a leaving entry gives that back.
+    stack.base = current;
+  }
+  const entries = stack.entries;
+  const old = entries.findIndex((e) => e.key.deref() === writer.key);
+  const wasNewest = old >= 0 && old === entries.length - 1;
+  if (old >= 0) entries.splice(old, 1);
+  let at = entries.length;
+  while (at > 0 && (entries[at - 1] as Entry).seq > writer.seq) at--;
+  entries.splice(at, 0, entryOf(writer));
+  if (at === entries.length - 1) return writer.impl;
+  return wasNewest ? (entries[entries.length - 1] as Entry).impl : KEEP;
+}
+
+/**
+ * A registry's entry leaves the table (`key`: its record of the table). Where it was the newest, what
+ * to write there now: the next newest entry's implementation, or what the table held before them all
+ * (undefined: the slot is emptied); else KEEP.
+ */
+export function leave(target: object, opType: unknown, key: object): unknown {
+  const byOp = stacks().get(target);
+  const stack = byOp?.get(opType);
+  if (stack === undefined) return undefined;
+  const entries = stack.entries;
+  const index = entries.findIndex((e) => e.key.deref() === key);
+  if (index < 0) return KEEP;
+  entries.splice(index, 1);
+  if (entries.length === 0) byOp?.delete(opType);
+  if (index < entries.length) return KEEP;
+  return entries.length === 0 ? stack.base : (entries[entries.length - 1] as Entry).impl;
 }

@@ -4,15 +4,14 @@
  * back, revived by restore(), and a withdrawn table's entries taken out. It holds the registry's backends.
  */
 import { summarizeError } from "../channel.js";
-import { hub } from "../hub.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
-import type { Class, Impl } from "./dispatcher.js";
+import type { Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
 import { BackendState, type Registration, type Table, type TableHandle } from "./registration.js";
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
-import { held, leave, noteReplaced } from "./table-entries.js";
+import { enter, held, KEEP, leave } from "./table-entries.js";
 
 interface WriterHost {
   record(event: Unsequenced<AuditEvent>): void;
@@ -74,13 +73,15 @@ export class TableWriter {
 
   readonly apply = (registration: Registration, table: Table, mechanism: Mechanism): void => {
     const { backend, op, opType, id } = registration;
+    let write: unknown = KEEP;
     try {
       const target = table.ref.deref();
       if (target === undefined) return;
-      if (!table.originals.has(opType)) {
-        // A get() that throws is a table fault: the registration fails, and nothing is overwritten blind.
-        const original = table.adapter.get(target, opType);
-        if (original !== undefined && !registration.override) {
+      // A get() that throws is a table fault: the registration fails, and nothing is overwritten blind.
+      const current = table.adapter.get(target, opType);
+      const again = table.originals.has(opType);
+      if (!again) {
+        if (current !== undefined && !registration.override) {
           const message =
             `${op} already has an implementation in the ${backend} table${table.module ? ` of ${table.module}` : ""} that this registry did not put there. ` +
             "Pass { override: true } to replace it.";
@@ -97,17 +98,18 @@ export class TableWriter {
           });
           return;
         }
-        table.originals.set(opType, original);
+        table.originals.set(opType, current);
       }
-      table.adapter.set(target, opType, registration.impl);
-      const replaced = table.originals.get(opType);
-      if (replaced !== undefined) noteReplaced(target, opType, registration, registration.impl, replaced);
+      // Of live entries of several registries, the newest registration's is written (table-entries.ts).
+      write = enter(target, opType, backend, { key: table, seq: registration.seq, impl: registration.impl }, current, again);
+      if (write !== KEEP) table.adapter.set(target, opType, write as Impl);
     } catch (error) {
       this.host.setState(registration, "failed");
       this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
       return;
     }
-    this.#readBack(registration, table);
+    if (write === registration.impl) this.#readBack(registration, table);
+    else table.landed?.delete(opType);
     registration.addTable(table);
     if (registration.state === "pending") this.host.setState(registration, "applied");
     this.host.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
@@ -147,21 +149,17 @@ export class TableWriter {
     }
   }
 
-  /** Restores what a table held for the op type before the registry wrote it, unless another registry's entry has taken its place. */
+  /** Takes the registry's entry out of a table: where it was the newest, the next newest goes back in, or what the table held before. */
   #putBack(table: Table, registration: Registration): void {
     const { opType } = registration;
-    const landed = table.landed?.has(opType) === true ? table.landed.get(opType) : registration.impl;
     const target = table.ref.deref();
-    const original = (
-      target === undefined ? undefined : leave(target, opType, registration, registration.impl, landed, table.originals.get(opType))
-    ) as Impl | undefined;
     table.originals.delete(opType);
     table.landed?.delete(opType);
-    const now = landed === undefined ? undefined : held(table, opType);
-    // Another live registration's entry (of any registry; it may be the very same function) stays.
-    if (target === undefined || (now !== undefined && hub().wrote(target, opType, now, table.backend))) return;
+    if (target === undefined) return;
+    const next = leave(target, opType, table);
+    if (next === KEEP) return;
     try {
-      if (original !== undefined) table.adapter.set(target, opType, original);
+      if (next !== undefined) table.adapter.set(target, opType, next as Impl);
       else if (table.adapter.delete !== undefined) table.adapter.delete(target, opType);
     } catch (error) {
       // The table refused to give the entry back: the implementation is still in it. Say so.

@@ -192,3 +192,93 @@ describe("the same function registered by two registries", () => {
     });
   }
 });
+
+describe("an override's predecessor inside one registry comes back behind a newer registry's entry", () => {
+  it("A registers three over the framework, B one over them; disposing A's newest leaves B's in the table, and A's second comes back when B leaves", () => {
+    const framework = () => "framework";
+    const map = new Map<unknown, unknown>([[Add, framework]]);
+    const [A, B] = [createRegistry({ name: "heir A" }), createRegistry({ name: "heir B" })];
+    for (const r of [A, B]) r.provide("th-heir", map);
+    const [a1, a2, a3] = [1, 2, 3].map((n) => A.register("th-heir", Add, () => `a${n}`, { override: true }));
+    const b = B.register("th-heir", Add, () => "b", { override: true });
+    a3?.dispose();
+    expect((map.get(Add) as () => string)()).toBe("b");
+    expect(kinds(A)).toEqual([]);
+    b.dispose();
+    expect((map.get(Add) as () => string)()).toBe("a2");
+    a2?.dispose();
+    expect((map.get(Add) as () => string)()).toBe("a1");
+    a1?.dispose();
+    expect(map.get(Add)).toBe(framework);
+    for (const r of [A, B]) r.dispose();
+  });
+});
+
+describe("any order of overrides and disposals across registries", () => {
+  // The rule, as the reference states it: inside a registry, an override takes over and the one it
+  // replaced waits, newest last; the same function again waits behind the first; disposing the owner
+  // brings back the newest waiting. Across registries, the table holds the live owner registered
+  // last, else the framework's own entry (or none).
+  const trial = (seed: number, shared: boolean): string | undefined => {
+    let state = seed;
+    const random = () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+    const framework = () => "framework";
+    const hasFramework = random() < 0.7;
+    const map = new Map<unknown, unknown>(hasFramework ? [[Add, framework]] : []);
+    const pool = [() => "f0", () => "f1", () => "f2"];
+    const registries = Array.from({ length: 2 + Math.floor(random() * 2) }, (_, i) => createRegistry({ name: `order ${seed} ${i}` }));
+    for (const r of registries) r.provide("th-order", map);
+    type Live = { handle: { dispose(): void }; f: unknown; seq: number; owner: number };
+    const model = registries.map(() => ({ owner: undefined as Live | undefined, waiting: [] as Live[] }));
+    const live: Live[] = [];
+    const log: string[] = [];
+    const expected = () => {
+      let newest: Live | undefined;
+      for (const m of model) if (m.owner !== undefined && (newest === undefined || m.owner.seq > newest.seq)) newest = m.owner;
+      return newest?.f ?? (hasFramework ? framework : undefined);
+    };
+    const check = () => (map.get(Add) === expected() ? undefined : `seed ${seed}: ${log.join(", ")}`);
+    let wrong: string | undefined;
+    const steps = 3 + Math.floor(random() * 4);
+    for (let seq = 0; seq < steps && wrong === undefined; seq++) {
+      const owner = Math.floor(random() * registries.length);
+      const f = shared ? pool[Math.floor(random() * pool.length)] : () => `g${seq}`;
+      const entry: Live = {
+        handle: (registries[owner] as (typeof registries)[0]).register("th-order", Add, f as () => string, { override: true }),
+        f,
+        seq,
+        owner,
+      };
+      const m = model[owner] as (typeof model)[0];
+      if (m.owner?.f === f) m.waiting.unshift(entry);
+      else {
+        if (m.owner !== undefined) m.waiting.push(m.owner);
+        m.owner = entry;
+      }
+      live.push(entry);
+      log.push(`r${owner} registers #${seq}`);
+      wrong = check();
+    }
+    while (wrong === undefined && live.length > 0) {
+      const [entry] = live.splice(Math.floor(random() * live.length), 1) as [Live];
+      const m = model[entry.owner] as (typeof model)[0];
+      if (m.owner === entry) m.owner = m.waiting.pop();
+      else m.waiting.splice(m.waiting.indexOf(entry), 1);
+      entry.handle.dispose();
+      log.push(`#${entry.seq} disposed`);
+      wrong = check();
+    }
+    for (const r of registries) r.dispose();
+    return wrong;
+  };
+
+  for (const shared of [false, true]) {
+    it(`the table always holds the newest live registration (${shared ? "functions shared between registrations" : "a function each"}, 400 seeded orders)`, () => {
+      const wrong = Array.from({ length: 400 }, (_, i) => trial(i + 1, shared)).filter((w) => w !== undefined);
+      expect(wrong.slice(0, 3)).toEqual([]);
+    });
+  }
+});

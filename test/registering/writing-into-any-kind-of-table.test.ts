@@ -148,7 +148,8 @@ describe("TableWriter", () => {
     const forced = registration(() => "forced", true);
     w.activate(forced, "immediate");
     expect(table.get(Pool)).toBe(forced.impl);
-    expect(wrote(w.backends.values(), table, Pool, forced.impl)).toBe(true);
+    // It says which registration wrote it (its place in registration order and its implementation).
+    expect(wrote(w.backends.values(), table, Pool, forced.impl)).toMatchObject({ seq: forced.seq, impl: forced.impl });
     handle.dispose();
     // Withdrawn: the framework's own entry is back, and the registration waits for another table.
     expect(table.get(Pool)).toBe(framework);
@@ -164,7 +165,7 @@ describe("TableWriter", () => {
     w.activate(mine, "immediate");
     expect(table.get("Pool")).toBe(mine.impl);
     const ask = (opType: Function | string, impl: unknown) => wrote(w.backends.values(), table, opType, impl);
-    expect(ask("Pool", mine.impl)).toBe(true);
+    expect(ask("Pool", mine.impl)).toMatchObject({ seq: mine.seq, impl: mine.impl });
     expect(ask("Pool", () => "someone else's")).toBe(false);
     expect(ask("Conv", mine.impl)).toBe(false);
   });
