@@ -41,6 +41,13 @@ export interface Table {
   handle?: TableHandle;
 }
 
+/** The thread's registration order, shared by every copy through the hub. */
+let order: { next: number } | undefined;
+const nextSeq = (): number => {
+  order ??= hub().shared("registration order@1", () => ({ next: 0 }));
+  return order.next++;
+};
+
 /** @internal */
 export const noTables: readonly Table[] = Object.freeze([]);
 
@@ -56,7 +63,7 @@ export class Registration implements RegistrationHandle {
   /** @internal Set when a plugin's registration module made it while its backend loaded. */
   origin: Origin | undefined;
   /** @internal Its place in registration order, across the registries and copies of the thread: of two live entries in a table, the newer is written. */
-  readonly seq = hub().shared("registration order@1", () => ({ next: 0 })).next++;
+  readonly seq = nextSeq();
   readonly #onDispose: (registration: Registration) => void;
 
   constructor(
