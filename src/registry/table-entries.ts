@@ -8,10 +8,10 @@ import type { AuditEvent } from "./audit-events.js";
 import type { Class, Impl } from "./dispatcher.js";
 import type { BackendState, Registration, Table } from "./registration.js";
 
-const CANNOT_SAY: unique symbol = Symbol("cannot say");
+export const CANNOT_SAY: unique symbol = Symbol("cannot say");
 
 /** What a table holds for an op type: undefined where it holds nothing or is gone; CANNOT_SAY where its get() throws. */
-function lookUp(table: Table, opType: Class): Impl | undefined | typeof CANNOT_SAY {
+export function lookUp(table: Table, opType: Class): Impl | undefined | typeof CANNOT_SAY {
   const target = table.ref.deref();
   try {
     return target === undefined ? undefined : table.adapter.get(target, opType);
@@ -83,13 +83,19 @@ interface Entry {
   readonly impl: unknown;
 }
 
+/** A table whose get() gives something else each time (it binds): what it shows cannot be compared. */
+const UNSTABLE: unique symbol = Symbol("unstable");
+
 /**
  * Per table and op type, made once an entry is written over another (a second registry's, or the
- * table's own): the live entries in registration order, and what the table held before any of them
- * (`base`). The table holds the newest; when it leaves, the next newest, or the base, is written back.
+ * table's own): the live entries in registration order, what the table held before any of them
+ * (`base`), and what it gave back after the last write (`shows`: anything else there now was written
+ * around the registries, and is what the table gives back when the last entry leaves). The table
+ * holds the newest entry; when it leaves, the next newest, or the base, is written back.
  */
 interface Stack {
   base: unknown;
+  shows: unknown;
   readonly entries: Entry[];
 }
 type Stacks = WeakMap<object, Map<unknown, Stack>>;
@@ -102,38 +108,56 @@ interface Writer {
   readonly impl: unknown;
 }
 
+/** What the table is to hold: `value` (undefined: nothing), the entry of the registry whose record of the table is `to` (none: the table's own). */
+export interface Show {
+  readonly value: unknown;
+  readonly to: object | undefined;
+}
+
 const entryOf = (w: Writer): Entry => ({ key: new WeakRef(w.key), seq: w.seq, impl: w.impl });
 const isWriter = (w: unknown): w is Writer => typeof (w as Writer | null)?.key === "object" && typeof (w as Writer).seq === "number";
+const newest = (stack: Stack): Show => {
+  const top = stack.entries[stack.entries.length - 1];
+  return top === undefined ? { value: stack.base, to: undefined } : { value: top.impl, to: top.key.deref() };
+};
 
 /** Nothing to write: the table holds what it should. */
 export const KEEP: unique symbol = Symbol("keep");
+
+/** The table holds `current`, not what the last write left: written around the registries, it is what the table gives back in the end. */
+function noteAround(stack: Stack, current: unknown): void {
+  if (current !== CANNOT_SAY && stack.shows !== UNSTABLE && current !== stack.shows) stack.base = current;
+}
 
 /**
  * A registry (`writer.key`, its record of the table) writes its registration's `impl` where the table
  * holds `current`; `again` when the registry has an entry there already (it supersedes its own).
  * Its entry goes in by registration order. What the table must hold now: this implementation when it
- * is the newest entry; a newer one's of another registry where this registry's own entry was the
- * newest and is now behind it (an heir coming back); or KEEP.
+ * is the newest entry; the newest where this registry's own entry was the newest and is now behind
+ * another (an heir coming back); or KEEP.
  */
-export function enter(target: object, opType: unknown, backend: string, writer: Writer, current: unknown, again: boolean): unknown {
+export function enter(
+  target: object,
+  opType: unknown,
+  backend: string,
+  writer: Writer,
+  current: unknown,
+  again: boolean,
+): Show | typeof KEEP {
   const byOp = stacks().get(target);
   let stack = byOp?.get(opType);
   if (stack === undefined) {
     // Alone over an empty slot, or over its own lone entry: leaving, it empties the slot again.
-    if (current === undefined || again) return writer.impl;
+    if (current === undefined || again) return { value: writer.impl, to: writer.key };
     // Over a lone entry of another registry, or over the table's own.
     const owner = hub().wrote(target, opType as Class, current, backend);
-    stack = isWriter(owner) ? { base: undefined, entries: [entryOf(owner)] } : { base: current, entries: [] };
+    stack = isWriter(owner)
+      ? { base: undefined, shows: current, entries: [entryOf(owner)] }
+      : { base: current, shows: current, entries: [] };
     const map = byOp ?? new Map<unknown, Stack>();
     map.set(opType, stack);
     if (byOp === undefined) stacks().set(target, map);
-  } else if (
-    !stack.entries.some((e) => e.impl === current) &&
-    !(current !== undefined && hub().wrote(target, opType as Class, current, backend))
-  ) {
-    // The table holds what no live entry wrote (the framework's own, written since): a leaving entry gives that back.
-    stack.base = current;
-  }
+  } else noteAround(stack, current);
   const entries = stack.entries;
   const old = entries.findIndex((e) => e.key.deref() === writer.key);
   const wasNewest = old >= 0 && old === entries.length - 1;
@@ -141,24 +165,31 @@ export function enter(target: object, opType: unknown, backend: string, writer: 
   let at = entries.length;
   while (at > 0 && (entries[at - 1] as Entry).seq > writer.seq) at--;
   entries.splice(at, 0, entryOf(writer));
-  if (at === entries.length - 1) return writer.impl;
-  return wasNewest ? (entries[entries.length - 1] as Entry).impl : KEEP;
+  return at === entries.length - 1 || wasNewest ? newest(stack) : KEEP;
 }
 
 /**
- * A registry's entry leaves the table (`key`: its record of the table). Where it was the newest, what
- * to write there now: the next newest entry's implementation, or what the table held before them all
- * (undefined: the slot is emptied); else KEEP.
+ * A registry's entry leaves the table (`key`: its record of the table), which holds `current`. Where
+ * it was the newest, what the table must hold now: the next newest entry, or what the table held
+ * before them all (undefined: nothing); else KEEP.
  */
-export function leave(target: object, opType: unknown, key: object): unknown {
+export function leave(target: object, opType: unknown, key: object, current: unknown): Show | typeof KEEP {
   const byOp = stacks().get(target);
   const stack = byOp?.get(opType);
-  if (stack === undefined) return undefined;
+  if (stack === undefined) return { value: undefined, to: undefined };
   const entries = stack.entries;
   const index = entries.findIndex((e) => e.key.deref() === key);
   if (index < 0) return KEEP;
+  noteAround(stack, current);
   entries.splice(index, 1);
   if (entries.length === 0) byOp?.delete(opType);
-  if (index < entries.length) return KEEP;
-  return entries.length === 0 ? stack.base : (entries[entries.length - 1] as Entry).impl;
+  return index < entries.length ? KEEP : newest(stack);
+}
+
+/** After a write a stack asked for: what the table gives back now, read twice (`read`), so that a table that binds is known as one. */
+export function shown(target: object, opType: unknown, read: () => unknown): void {
+  const stack = stacks().get(target)?.get(opType);
+  if (stack === undefined) return;
+  const first = read();
+  stack.shows = first !== CANNOT_SAY && first === read() ? first : UNSTABLE;
 }

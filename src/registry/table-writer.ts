@@ -6,12 +6,12 @@
 import { summarizeError } from "../channel.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
-import type { Impl } from "./dispatcher.js";
+import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
 import { BackendState, type Registration, type Table, type TableHandle } from "./registration.js";
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
-import { enter, held, KEEP, leave } from "./table-entries.js";
+import { CANNOT_SAY, enter, held, KEEP, leave, lookUp, type Show, shown } from "./table-entries.js";
 
 interface WriterHost {
   record(event: Unsequenced<AuditEvent>): void;
@@ -73,7 +73,7 @@ export class TableWriter {
 
   readonly apply = (registration: Registration, table: Table, mechanism: Mechanism): void => {
     const { backend, op, opType, id } = registration;
-    let write: unknown = KEEP;
+    let write: Show | typeof KEEP = KEEP;
     try {
       const target = table.ref.deref();
       if (target === undefined) return;
@@ -102,14 +102,17 @@ export class TableWriter {
       }
       // Of live entries of several registries, the newest registration's is written (table-entries.ts).
       write = enter(target, opType, backend, { key: table, seq: registration.seq, impl: registration.impl }, current, again);
-      if (write !== KEEP) table.adapter.set(target, opType, write as Impl);
+      if (write !== KEEP) this.#show(table, target, opType, write);
     } catch (error) {
+      // Its entry does not stay in the order of entries: the table never held it.
+      const target = table.ref.deref();
+      if (target !== undefined) leave(target, opType, table, CANNOT_SAY);
       this.host.setState(registration, "failed");
       this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
       return;
     }
-    if (write === registration.impl) this.#readBack(registration, table);
-    else table.landed?.delete(opType);
+    // Behind a newer registry's entry, it is not in the table yet: nothing of it to read back.
+    if (write === KEEP || write.to !== table) table.landed?.delete(opType);
     registration.addTable(table);
     if (registration.state === "pending") this.host.setState(registration, "applied");
     this.host.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
@@ -139,13 +142,22 @@ export class TableWriter {
     if (state.owners.size === 0) this.host.stopListening(state.name);
   }
 
-  /** Keeps what the table holds for a registration it was just given, where that is not the implementation itself (see displaced()). */
-  #readBack(registration: Registration, table: Table): void {
-    const now = held(table, registration.opType);
-    if (now === registration.impl) table.landed?.delete(registration.opType);
+  /**
+   * Makes the table hold what the order of entries asks for (table-entries.ts), and keeps what it gives
+   * back: for the order, and for the registry whose entry it is, where that is not the implementation
+   * itself (a table that wraps it, or cannot say: see displaced()).
+   */
+  #show(table: Table, target: object, opType: Class, show: Show): void {
+    if (show.value !== undefined) table.adapter.set(target, opType, show.value as Impl);
+    else if (table.adapter.delete !== undefined) table.adapter.delete(target, opType);
+    shown(target, opType, () => lookUp(table, opType));
+    const to = show.to as Table | undefined;
+    if (to === undefined) return;
+    const now = held(table, opType);
+    if (now === show.value) to.landed?.delete(opType);
     else {
-      table.landed ??= new Map();
-      table.landed.set(registration.opType, now);
+      to.landed ??= new Map();
+      to.landed.set(opType, now);
     }
   }
 
@@ -156,11 +168,10 @@ export class TableWriter {
     table.originals.delete(opType);
     table.landed?.delete(opType);
     if (target === undefined) return;
-    const next = leave(target, opType, table);
+    const next = leave(target, opType, table, lookUp(table, opType));
     if (next === KEEP) return;
     try {
-      if (next !== undefined) table.adapter.set(target, opType, next as Impl);
-      else if (table.adapter.delete !== undefined) table.adapter.delete(target, opType);
+      this.#show(table, target, opType, next);
     } catch (error) {
       // The table refused to give the entry back: the implementation is still in it. Say so.
       const { id, backend, op } = registration;
