@@ -80,7 +80,11 @@ function keyFor(prioritize: readonly string[], disable: ReadonlySet<string>, tra
   return key;
 }
 
-type Storage = import("node:async_hooks").AsyncLocalStorage<Scope>;
+/** What the scopes use of Node's AsyncLocalStorage: written out, so that the published types need no @types/node. */
+interface Storage {
+  getStore(): Scope | undefined;
+  run<R>(store: Scope, fn: () => R): R;
+}
 
 /**
  * Where the realm's scopes live. The holder also keeps the innermost `backendOptions()` scope whose

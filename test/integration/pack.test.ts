@@ -153,21 +153,24 @@ describe("the packed package, installed", () => {
         join(app, "internal.mts"),
         'import { registry } from "dispatch-hook";\nregistry.registerFrom(() => {}, "cpu", class {}, () => 1);\n',
       );
-      const config = (file: string) =>
+      const config = (file: string, nodeTypes = true) =>
         JSON.stringify({
           compilerOptions: {
             ...options,
-            target: "es2022",
+            // Without @types/node, Disposable comes from the language's own lib (esnext).
+            target: nodeTypes ? "es2022" : "esnext",
             strict: true,
             noEmit: true,
             skipLibCheck: false,
-            types: ["node"],
-            typeRoots: [join(repoRoot, "node_modules/@types")],
+            // Without @types/node too: a consumer's project need not have it.
+            types: nodeTypes ? ["node"] : [],
+            typeRoots: nodeTypes ? [join(repoRoot, "node_modules/@types")] : [],
           },
           files: [file],
         });
       writeFileSync(join(app, "tsconfig.consumer.json"), config("consumer.mts"));
       writeFileSync(join(app, "tsconfig.internal.json"), config("internal.mts"));
+      writeFileSync(join(app, "tsconfig.bare.json"), config("consumer.mts", false));
       const check = (project: string) => {
         try {
           execFileSync(nodeBinary, [tsc, "-p", project], { cwd: app, encoding: "utf8", stdio: "pipe" });
@@ -177,8 +180,9 @@ describe("the packed package, installed", () => {
         }
       };
       expect(check("tsconfig.consumer.json")).toBe("");
+      expect(check("tsconfig.bare.json")).toBe("");
       expect(check("tsconfig.internal.json")).toContain("Property 'registerFrom' does not exist");
-      // Two full type-checks: well over the default timeout on a busy two-core machine.
+      // Three full type-checks: well over the default timeout on a busy two-core machine.
     }, 120_000);
   }
 
