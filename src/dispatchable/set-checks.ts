@@ -3,7 +3,8 @@
  * which reads the package.json ones), since a name in one may refer to a backend declared later:
  * implementations keyed by a misspelt function name (every call fails while one stands), wrappers of
  * a backend it does not declare and misspelt priorities (each a warning, once), and, each time its
- * audit is read, those that still stand as `declaration` problems.
+ * audit is read, those that still stand as `declaration` problems (a wrapper only where the backend it
+ * names is a typo away from a declared one: one far from every name may wrap a package not installed).
  */
 import type { AuditEvent } from "../registry/audit-events.js";
 import type { Class } from "../registry/dispatcher.js";
@@ -37,8 +38,7 @@ export function checkDeclarations(
   functions: ReadonlySet<string>,
   warned: Set<string>,
 ): DispatchHookError | undefined {
-  const wrapping = unknownWrapped(set, backends);
-  for (const warning of [...(wrapping === undefined ? [] : [wrapping]), ...priorityTypos(set, backends)]) {
+  for (const warning of [...unknownWrapped(set, backends), ...priorityTypos(set, backends)]) {
     const key = JSON.stringify(warning.details);
     if (warned.has(key)) continue;
     warned.add(key);
@@ -78,5 +78,7 @@ export function declarationProblems(
       ? []
       : [{ ...problem(error, backend), message: `${error.message} Until then every call of ${set}'s functions fails.` }];
   });
-  return [...misspelt, ...priorityTypos(set, backends).map((e) => problem(e, e.details.backend as string))];
+  // A wrapper of a backend a typo away from a declared one; one far from every name may wrap a package not installed.
+  const typos = [...unknownWrapped(set, backends).filter((e) => e.details.near !== undefined), ...priorityTypos(set, backends)];
+  return [...misspelt, ...typos.map((e) => problem(e, e.details.backend as string))];
 }

@@ -25,24 +25,24 @@ export const wrappedBackends = new WeakMap<Function, string>();
  * What to say of a backend that wraps one the set does not declare, once the set knows its backends
  * (its first decision): it has nothing to run, and its calls would quietly go elsewhere.
  */
-export function unknownWrapped(
-  set: string,
-  backends: ReadonlyMap<string, { readonly wraps?: string | undefined }>,
-): DispatchHookError | undefined {
+export function unknownWrapped(set: string, backends: ReadonlyMap<string, { readonly wraps?: string | undefined }>): DispatchHookError[] {
+  const errors: DispatchHookError[] = [];
   for (const [backend, { wraps }] of backends) {
     if (wraps === undefined || backends.has(wraps)) continue;
     const near = nearName(
       wraps,
       [...backends.keys()].filter((name) => name !== backend),
     );
-    return new DispatchHookError(
-      "ERR_DISPATCH_BACKEND_DECLARATION",
-      `Backend ${JSON.stringify(backend)} of ${set} wraps ${JSON.stringify(wraps)}, which the set does not declare${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}. ` +
-        `Its backends: ${[...backends.keys()].join(", ")}. Until then its calls go to the next backend. To fix: name a declared backend in wraps.backend, or declare ${JSON.stringify(wraps)}.`,
-      { details: { set, backend, wraps } },
+    errors.push(
+      new DispatchHookError(
+        "ERR_DISPATCH_BACKEND_DECLARATION",
+        `Backend ${JSON.stringify(backend)} of ${set} wraps ${JSON.stringify(wraps)}, which the set does not declare${near === undefined ? "" : ` (did you mean ${JSON.stringify(near)}?)`}. ` +
+          `Its backends: ${[...backends.keys()].join(", ")}. Until then its calls go to the next backend. To fix: name a declared backend in wraps.backend, or declare ${JSON.stringify(wraps)}.`,
+        { details: { set, backend, wraps, ...(near === undefined ? {} : { near }) } },
+      ),
     );
   }
-  return undefined;
+  return errors;
 }
 
 /** Checks a declaration's `wraps` where it enters; `convert` and `restore` as functions. */

@@ -117,21 +117,26 @@ describe("wrapping backends", () => {
     expect(backends.backends().map((b) => b.name)).toEqual(["jax", "jax-on-nd", "a"]);
   });
 
-  it("wrapping a backend the set does not declare is a warning at the first decision, naming the nearest; only the wrapper's calls go elsewhere", () => {
+  it("wrapping a backend the set does not declare is a warning at the first decision, naming the nearest, and a problem of the audit while a typo stands; only the wrapper's calls go elsewhere", () => {
     const warn = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
     try {
       const backends = createBackends({ name: "wrapping-typo", discover: false, env: {} });
       backends.declare({ name: "jax", primaryTypes: [Jax], implementations: { total: (x: Jax) => x.data.length } });
       backends.declare({ name: "on-nd", primaryTypes: [Nd], wraps: { backend: "jaxx", convert: (v) => v, restore: (r) => r } });
+      // Far from every declared name: a backend whose package may not be installed, left alone by the audit.
+      backends.declare({ name: "on-gpu", primaryTypes: [], wraps: { backend: "tensorflow", convert: (v) => v, restore: (r) => r } });
+      const problems = () => backends.registry.verify().problems.map((p) => [p.kind, p.backend, p.code]);
       const total = dispatchable((_x: Nd | Jax) => -1, { name: "total", args: [0], backends });
       expect(total(new Nd([1]))).toBe(-1);
+      expect(problems()).toEqual([["declaration", "on-nd", "ERR_DISPATCH_BACKEND_DECLARATION"]]);
       expect(total(new Jax([1, 2]))).toBe(2);
       expect(total(new Nd([1]))).toBe(-1);
       const said = warn.mock.calls.filter((c) => (c[1] as { code?: string } | undefined)?.code === "ERR_DISPATCH_BACKEND_DECLARATION");
-      expect(said).toHaveLength(1);
+      expect(said).toHaveLength(2);
       expect(String(said[0]?.[0])).toContain('wraps "jaxx", which the set does not declare (did you mean "jax"?)');
       backends.declare({ name: "jaxx", primaryTypes: [], implementations: { total: () => 7 } });
       expect(total(new Nd([1]))).toBe(7);
+      expect(problems()).toEqual([]);
     } finally {
       warn.mockRestore();
     }
