@@ -83,10 +83,10 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     // Without package.json declarations to read, the set knows its backends now (see #readPackages).
     if (discover === false) this.registry.setEvent({ kind: "backend-set", set: read.name });
     // Each time its audit is read: every lazy implementation in a table whose module does not resolve.
-    // And, once the set knows its backends, each declaration in force that does not do what it says.
+    // And each declaration in force that does not do what it says (see declarationProblems).
     this.registry.reportWith(() => [
       ...unresolvedImpls(this.#backends.values(), this.#ops),
-      ...(this.#discovered ? declarationProblems(this.name, this.#backends, this.#ops, new Set(this.#functions.keys())) : []),
+      ...declarationProblems(this.name, this.#backends, this.#ops, new Set(this.#functions.keys()), this.#discovered),
     ]);
   }
 

@@ -59,13 +59,16 @@ const problem = (e: DispatchHookError, backend: string): AuditEvent => ({
  * The set's declarations in force that do not do what they say, as problems of its audit: made each
  * time it is read, so one corrected since (the backend a priority names declared after all, a
  * misspelt registration disposed) is none. An implementation keyed by a misspelt function name is
- * one per backend; a package.json backend with one was left out, and is a logged problem instead.
+ * one per backend, judged once the set has functions, called or not; a package.json backend with one
+ * was left out, and is a logged problem instead. Names of backends (priorities, wrappers) are judged
+ * once the set knows its backends (`known`: its first decision read its package.json declarations).
  */
 export function declarationProblems(
   set: string,
   backends: ReadonlyMap<string, Checked>,
   ops: ReadonlyMap<string, Class>,
   functions: ReadonlySet<string>,
+  known: boolean,
 ): AuditEvent[] {
   const names = registeredNames(backends, ops);
   const misspelt = [...backends.keys()].flatMap((backend) => {
@@ -78,6 +81,7 @@ export function declarationProblems(
       ? []
       : [{ ...problem(error, backend), message: `${error.message} Until then every call of ${set}'s functions fails.` }];
   });
+  if (!known) return misspelt;
   // A wrapper of a backend a typo away from a declared one; one far from every name may wrap a package not installed.
   const typos = [...unknownWrapped(set, backends).filter((e) => e.details.near !== undefined), ...priorityTypos(set, backends)];
   return [...misspelt, ...typos.map((e) => problem(e, e.details.backend as string))];
