@@ -60,4 +60,19 @@ describe("referenceCheck", () => {
       [8, 8 + 1e-12],
     ]);
   });
+
+  it("never compares what an implementation's shouldRun() declines, called directly or through a backend that wraps it, as calls never send it there", () => {
+    const backends = createBackends({ name: "refcheck-declines", discover: false });
+    class Other {}
+    // Declines negative inputs (a call sends them on to the next backend); wrong on them, were it asked.
+    const sum = Object.assign((x: number) => (x < 0 ? -1 : x), { shouldRun: (_c: unknown, x: number) => x >= 0 });
+    backends.declare({ name: "picky", primaryTypes: [Fast], implementations: { ident: sum } });
+    backends.declare({ name: "on-other", primaryTypes: [Other], wraps: { backend: "picky", convert: (v) => v, restore: (r) => r } });
+    const ident = dispatchable((x: number) => x, { name: "ident", args: [0], backends });
+    const report = referenceCheck(ident, { inputs: [[2], [-2]] });
+    expect(report.backends).toEqual(["picky", "on-other"]);
+    expect(report.disagreements).toEqual([]);
+    // Each backend on the input it takes; the declined one on neither.
+    expect(report.checked).toBe(2);
+  });
 });

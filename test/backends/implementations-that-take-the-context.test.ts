@@ -67,7 +67,7 @@ describe("implementations that take the call's context", () => {
 });
 
 describe("referenceCheck and the call's context", () => {
-  it("gives an implementation that takes the context one, whose next() runs the reference", () => {
+  it("gives an implementation that takes the context one, whose next() runs the reference; what it hands on as it is is not compared", () => {
     const backends = createBackends({ name: "refcheck-context", discover: false });
     const impl = Object.assign(
       (context: { backend: string; next(...a: unknown[]): unknown }, x: number) => (x < 0 ? context.next() : x * 2),
@@ -77,6 +77,17 @@ describe("referenceCheck and the call's context", () => {
     );
     backends.declare({ name: "ctx", primaryTypes: [Fast], implementations: { twice: impl } });
     const twice = dispatchable((x: number) => x * 2, { name: "twice", args: [0], backends });
-    expect(referenceCheck(twice, { inputs: [[1], [-3]] })).toMatchObject({ checked: 2, disagreements: [] });
+    expect(referenceCheck(twice, { inputs: [[1], [-3]] })).toMatchObject({ checked: 1, disagreements: [] });
+    // What it makes of the next backend's result is its own, and compared.
+    const off = Object.assign(
+      (context: { next(...a: unknown[]): unknown }, x: number) => (x < 0 ? (context.next() as number) + 1 : x * 2),
+      {
+        usesContext: true,
+      },
+    );
+    backends.declare({ name: "off", primaryTypes: [], implementations: { twice: off } });
+    expect(referenceCheck(twice, { inputs: [[-3]] }).disagreements.map((d) => [d.backend, d.expected, d.actual])).toEqual([
+      ["off", -6, -5],
+    ]);
   });
 });
