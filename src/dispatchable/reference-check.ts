@@ -60,7 +60,14 @@ export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, 
             deferred = reference(...(a.length === 0 ? prepared : a));
             return deferred;
           };
-          const context = contextFor(fn.name, { ...only, asks: [], answered: "", prioritized: new Set() }, 0, undefined, () => prepared, next);
+          const context = contextFor(
+            fn.name,
+            { ...only, asks: [], answered: "", prioritized: new Set() },
+            0,
+            undefined,
+            () => prepared,
+            next,
+          );
           if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(context, ...prepared)) return;
           raw = real.usesContext === true ? real(context, ...prepared) : real(...prepared);
         } else raw = real(...prepared);
