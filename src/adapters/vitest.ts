@@ -11,17 +11,33 @@
 import { afterEach, test as base, beforeEach, expect } from "vitest";
 // Through the package's main entry (kept external by the build), so that the fixture's registries
 // are the same Registry class the tests import.
-import { type AuditReport, DispatchHookError, formatReport, type Registry, registry, threadAudit } from "../index.js";
+import {
+  type AuditReport,
+  DispatchHookError,
+  formatReport,
+  type Registry,
+  type RegistrySnapshot,
+  registry,
+  threadAudit,
+} from "../index.js";
 
-/** Vitest's `test`, with the default `registry`, restored after each test. */
+/**
+ * Tests that run at once (`test.concurrent`) share the default registry: the first to start takes the
+ * snapshot, and the last to finish puts it back, so that one test's end never undoes what another
+ * registered while that one still runs.
+ */
+let running = 0;
+let before: RegistrySnapshot | undefined;
+
+/** Vitest's `test`, with the default `registry`, restored after each test (after the last of tests running at once). */
 export const test = base.extend<{ registry: Registry }>({
   // biome-ignore lint/correctness/noEmptyPattern: Vitest reads the fixture's dependencies from this pattern.
   registry: async ({}, use) => {
-    const snapshot = registry.snapshot();
+    if (running++ === 0) before = registry.snapshot();
     try {
       await use(registry);
     } finally {
-      registry.restore(snapshot);
+      if (--running === 0 && before !== undefined) registry.restore(before);
     }
   },
 });

@@ -126,7 +126,7 @@ export function fold(events: readonly unknown[], registry?: string): Fold {
         break;
       case "expected": {
         const ops = getOrCreate(out.expected, event.backend, () => new Map());
-        for (const op of event.ops) ops.set(op, event.source);
+        for (const op of event.ops) event.withdrawn === true ? ops.delete(op) : ops.set(op, event.source);
         break;
       }
       case "sealed":

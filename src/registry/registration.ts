@@ -223,6 +223,8 @@ export class BackendState {
   /** Registrations waiting behind an owner, newest last: they come back when it goes. */
   readonly #waiting = new Map<Class, Registration[]>();
   sealed = false;
+  /** Op types named with expect(). */
+  readonly expected = new Set<string>();
   adapter: TableAdapter | undefined;
   readonly #queue: Job[] = [];
   #draining = false;

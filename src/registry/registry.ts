@@ -131,7 +131,7 @@ export class Registry {
     this.#checkOpen("expect()");
     checkExpectInput(backend, ops, source);
     this.#join();
-    this.#record({ kind: "expected", backend, ops: [...ops], source: source ?? formatCallSite(captureCallSite(this.expect)) });
+    this.#writer.expect(backend, ops, source ?? formatCallSite(captureCallSite(this.expect)));
     this.#sticky++;
     this.#hold();
   }
@@ -184,13 +184,13 @@ export class Registry {
     throwIfIncomplete((o) => this.#report(o), options);
   }
 
-  /** Records which registrations are live and which backends are sealed. */
+  /** Records which registrations are live, which backends are sealed, and which op types are expected. */
   snapshot(): RegistrySnapshot {
     this.#checkOpen("snapshot()");
     return this.#writer.snapshot(this.#registrations);
   }
 
-  /** Back to a snapshot: later registrations are disposed (not a plugin module's), disposed ones come back, seals as they were. */
+  /** Back to a snapshot: later registrations are disposed (not a plugin module's), disposed ones come back, seals and expect() as they were. */
   restore(snapshot: RegistrySnapshot): void {
     this.#checkOpen("restore()");
     this.#writer.restore(snapshot, this.#registrations);

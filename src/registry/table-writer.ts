@@ -245,11 +245,18 @@ export class TableWriter {
     return entry.handle;
   }
 
-  /** Which registrations are live and which backends sealed. */
+  /** Op types that must be registered on `backend` (registry.expect()). */
+  expect(backend: string, ops: readonly string[], source: string): void {
+    for (const op of ops) this.backend(backend).expected.add(op);
+    this.host.record({ kind: "expected", backend, ops: [...ops], source });
+  }
+
+  /** Which registrations are live, which backends sealed, and which op types expected. */
   snapshot(registrations: readonly Registration[]): RegistrySnapshot {
     const live = new Set(registrations.filter((r) => r.state !== "disposed").map((r) => r.id));
     const sealed = new Set([...this.backends.values()].filter((b) => b.sealed).map((b) => b.name));
-    const snapshot: RegistrySnapshot = Object.freeze({ live, sealed });
+    const expected = new Map([...this.backends.values()].map((b) => [b.name, new Set(b.expected)]));
+    const snapshot: RegistrySnapshot = Object.freeze({ live, sealed, expected });
     this.#snapshots.add(snapshot);
     return snapshot;
   }
@@ -274,6 +281,10 @@ export class TableWriter {
         state.sealed = sealed;
         this.host.record({ kind: "sealed", backend: state.name, sealed });
       }
+      const before = snapshot.expected.get(state.name);
+      const ops = [...state.expected].filter((op) => before?.has(op) !== true);
+      for (const op of ops) state.expected.delete(op);
+      if (ops.length > 0) this.host.record({ kind: "expected", backend: state.name, ops, source: "restore()", withdrawn: true });
     }
   }
 }

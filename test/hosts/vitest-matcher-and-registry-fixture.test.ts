@@ -64,3 +64,51 @@ describe("the registry fixture", () => {
     expect(last.map((r) => r.state)).toEqual(["disposed"]);
   });
 });
+
+describe("the registry fixture takes back expect() too", () => {
+  class Missing {}
+  const table = new Map();
+  withRegistry("a test names an op type that must arrive on a backend that loaded: a problem while the test runs", ({ registry }) => {
+    registry.provide("fixture-expect", table);
+    registry.expect("fixture-expect", [Missing.name]);
+    expect(
+      registry
+        .verify()
+        .problems.filter((p) => p.backend === "fixture-expect")
+        .map((p) => p.kind),
+    ).toEqual(["missing"]);
+  });
+
+  withRegistry("the next test starts without it", ({ registry }) => {
+    expect(registry.verify().problems.filter((p) => p.backend === "fixture-expect")).toEqual([]);
+  });
+});
+
+describe("the registry fixture with tests that run at once", () => {
+  class Stubbed {}
+  class Other {}
+  const table = new Map<unknown, unknown>([
+    [Stubbed, () => "real"],
+    [Other, () => "real other"],
+  ]);
+  const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const call = (op: unknown) => (table.get(op) as () => string)();
+
+  withRegistry.concurrent("a stub stays while its test runs, though a test that started later ended first", async ({ registry }) => {
+    registry.provide("fixture-concurrent", table);
+    registry.register("fixture-concurrent", Stubbed, () => "stub", { override: true });
+    await tick(60);
+    expect(call(Stubbed)).toBe("stub");
+  });
+
+  withRegistry.concurrent("the test that ends first", async ({ registry }) => {
+    await tick(10);
+    registry.register("fixture-concurrent", Other, () => "stub other", { override: true });
+    await tick(10);
+    expect(call(Other)).toBe("stub other");
+  });
+
+  withRegistry("once both ended, both stubs are undone", () => {
+    expect([call(Stubbed), call(Other)]).toEqual(["real", "real other"]);
+  });
+});

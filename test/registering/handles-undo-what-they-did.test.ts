@@ -69,6 +69,31 @@ describe("snapshot and restore", () => {
     expect(table.has(PoolLayer)).toBe(false);
   });
 
+  it("takes back an expect() made since the snapshot, and keeps one made before", () => {
+    const registry = createRegistry();
+    registry.provide("numba", new Map());
+    registry.expect("numba", ["PoolLayer"]);
+    const snapshot = registry.snapshot();
+    registry.expect("numba", ["Im2Col", "PoolLayer"]);
+    registry.expect("cuda", ["Im2Col"]);
+    const missing = () =>
+      registry
+        .verify()
+        .problems.filter((p) => p.kind === "missing")
+        .map((p) => `${p.backend} ${p.op}`);
+    expect(missing()).toEqual(["numba PoolLayer", "numba Im2Col"]);
+    registry.restore(snapshot);
+    expect(missing()).toEqual(["numba PoolLayer"]);
+    // Said in the log, as data.
+    const withdrawn = registry.audit
+      .events()
+      .flatMap((e) => (e.kind === "expected" && e.withdrawn === true ? [`${e.backend}: ${e.ops.join()}`] : []));
+    expect(withdrawn).toEqual(["numba: Im2Col", "cuda: Im2Col"]);
+    // The backend it was withdrawn for loads: nothing is missing there.
+    registry.provide("cuda", new Map());
+    expect(missing()).toEqual(["numba PoolLayer"]);
+  });
+
   it("refuses a snapshot from another registry", () => {
     const a = createRegistry();
     const b = createRegistry();
