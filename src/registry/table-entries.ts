@@ -99,7 +99,12 @@ interface Stack {
   readonly entries: Entry[];
 }
 type Stacks = WeakMap<object, Map<unknown, Stack>>;
-const stacks = (): Stacks => hub().shared<Stacks>("entries@4", () => new WeakMap());
+let shared: Stacks | undefined;
+/** The thread's stacks, shared by every copy through the hub; looked up once per copy. */
+const stacks = (): Stacks => {
+  shared ??= hub().shared<Stacks>("entries@4", () => new WeakMap());
+  return shared;
+};
 
 /** What wrote() gives another registry: enough to put the entry in its place in a stack. */
 interface Writer {
