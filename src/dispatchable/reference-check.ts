@@ -26,7 +26,7 @@ export interface Disagreement {
 }
 
 export interface ReferenceReport {
-  /** Backend × input pairs compared (a pair an implementation declines with shouldRun(), or hands on to the next backend as it is, is not one). */
+  /** Backend × input pairs compared (inputs a backend's shouldRun() declines are compared as a call would run them: on the reference). */
   readonly checked: number;
   readonly backends: readonly string[];
   readonly disagreements: readonly Disagreement[];
@@ -44,22 +44,15 @@ export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, 
     if (impl === undefined) continue;
     backends.push(backend.name);
     options.inputs.forEach((args, i) => {
+      checked++;
       const prepared = options.prepare?.(backend.name, args) ?? args;
-      // What a call would do with these inputs: an implementation whose shouldRun() declines them, or
-      // that hands them on to the next backend and returns its result as it is (a wrapper whose wrapped
-      // implementation declines), does not run them itself, and nothing of it is compared.
-      const none = Symbol("none");
-      let deferred: unknown = none;
       try {
         const real = realImpl(impl) as Implementation & Fn;
         let raw: unknown;
         if (real.usesContext === true || real.shouldRun !== undefined) {
           // A context of its own: this backend, nothing after it but the reference, which context.next() runs.
           const only = { candidates: [{ backend: backend.name, impl }], skipped: [], types: prepared.map(typeName), error: undefined };
-          const next = (a: unknown[]) => {
-            deferred = reference(...(a.length === 0 ? prepared : a));
-            return deferred;
-          };
+          const next = (a: unknown[]) => reference(...(a.length === 0 ? prepared : a));
           const context = contextFor(
             fn.name,
             { ...only, asks: [], answered: "", prioritized: new Set() },
@@ -68,15 +61,14 @@ export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, 
             () => prepared,
             next,
           );
-          if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(context, ...prepared)) return;
-          raw = real.usesContext === true ? real(context, ...prepared) : real(...prepared);
+          // Inputs its shouldRun() declines go where a call sends them: to the next backend, here the
+          // reference (as a wrapping backend's calls of it do).
+          if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(context, ...prepared)) raw = reference(...prepared);
+          else raw = real.usesContext === true ? real(context, ...prepared) : real(...prepared);
         } else raw = real(...prepared);
-        if (deferred !== none && raw === deferred) return;
-        checked++;
         const actual = options.normalize?.(backend.name, raw) ?? raw;
         if (!equal(actual, expected[i])) disagreements.push({ backend: backend.name, inputs: args, expected: expected[i], actual });
       } catch (error) {
-        checked++;
         disagreements.push({ backend: backend.name, inputs: args, expected: expected[i], actual: undefined, error });
       }
     });

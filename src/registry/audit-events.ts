@@ -67,8 +67,9 @@ export type AuditEvent =
   /** A table was announced, but it is not a table the registry can use. */
   | Event<"rejected", { readonly backend: string; readonly module: string | undefined; readonly message: string }>
   | Event<"withdrawn", { readonly backend: string; readonly table: number }>
-  /** Op types named with expect(); `withdrawn`: taken back by restore() to a snapshot from before. */
-  | Event<"expected", { readonly backend: string; readonly ops: readonly string[]; readonly source: string; readonly withdrawn?: true }>
+  | Event<"expected", { readonly backend: string; readonly ops: readonly string[]; readonly source: string }>
+  /** Op types named with expect() since a snapshot, taken back by restore(). */
+  | Event<"expectation-withdrawn", { readonly backend: string; readonly ops: readonly string[] }>
   | Event<"sealed", { readonly backend: string; readonly sealed: boolean }>
   /**
    * The registry is a backend set's, which now knows its backends (declared in code or read from

@@ -126,7 +126,13 @@ export function fold(events: readonly unknown[], registry?: string): Fold {
         break;
       case "expected": {
         const ops = getOrCreate(out.expected, event.backend, () => new Map());
-        for (const op of event.ops) event.withdrawn === true ? ops.delete(op) : ops.set(op, event.source);
+        for (const op of event.ops) ops.set(op, event.source);
+        break;
+      }
+      case "expectation-withdrawn": {
+        const ops = out.expected.get(event.backend);
+        for (const op of event.ops) ops?.delete(op);
+        if (ops?.size === 0) out.expected.delete(event.backend);
         break;
       }
       case "sealed":

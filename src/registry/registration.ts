@@ -223,8 +223,8 @@ export class BackendState {
   /** Registrations waiting behind an owner, newest last: they come back when it goes. */
   readonly #waiting = new Map<Class, Registration[]>();
   sealed = false;
-  /** Op types named with expect(). */
-  readonly expected = new Set<string>();
+  /** Op types named with expect() outside a plugin's registration window, and where. */
+  readonly expected = new Map<string, string>();
   adapter: TableAdapter | undefined;
   readonly #queue: Job[] = [];
   #draining = false;

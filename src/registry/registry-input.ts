@@ -45,8 +45,8 @@ export interface RegistryOptions {
 export interface RegistrySnapshot {
   readonly live: ReadonlySet<number>;
   readonly sealed: ReadonlySet<string>;
-  /** Op types named with expect(), by backend. */
-  readonly expected: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Op types named with expect(), by backend, and where. */
+  readonly expected: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 /** Checks register()'s input; returns whether it overrides (read once from the options). */

@@ -131,7 +131,7 @@ export class Registry {
     this.#checkOpen("expect()");
     checkExpectInput(backend, ops, source);
     this.#join();
-    this.#writer.expect(backend, ops, source ?? formatCallSite(captureCallSite(this.expect)));
+    this.#writer.expect(backend, ops, source ?? formatCallSite(captureCallSite(this.expect)), hub().currentWindow() === undefined);
     this.#sticky++;
     this.#hold();
   }

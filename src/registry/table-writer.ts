@@ -245,9 +245,12 @@ export class TableWriter {
     return entry.handle;
   }
 
-  /** Op types that must be registered on `backend` (registry.expect()). */
-  expect(backend: string, ops: readonly string[], source: string): void {
-    for (const op of ops) this.backend(backend).expected.add(op);
+  /**
+   * Op types that must be registered on `backend` (registry.expect()). `undoable`: made outside a
+   * plugin's registration module, which runs once, so that restore() never takes back what it expects.
+   */
+  expect(backend: string, ops: readonly string[], source: string, undoable: boolean): void {
+    if (undoable) for (const op of ops) this.backend(backend).expected.set(op, source);
     this.host.record({ kind: "expected", backend, ops: [...ops], source });
   }
 
@@ -255,7 +258,7 @@ export class TableWriter {
   snapshot(registrations: readonly Registration[]): RegistrySnapshot {
     const live = new Set(registrations.filter((r) => r.state !== "disposed").map((r) => r.id));
     const sealed = new Set([...this.backends.values()].filter((b) => b.sealed).map((b) => b.name));
-    const expected = new Map([...this.backends.values()].map((b) => [b.name, new Set(b.expected)]));
+    const expected = new Map([...this.backends.values()].map((b) => [b.name, new Map(b.expected)]));
     const snapshot: RegistrySnapshot = Object.freeze({ live, sealed, expected });
     this.#snapshots.add(snapshot);
     return snapshot;
@@ -281,10 +284,12 @@ export class TableWriter {
         state.sealed = sealed;
         this.host.record({ kind: "sealed", backend: state.name, sealed });
       }
-      const before = snapshot.expected.get(state.name);
-      const ops = [...state.expected].filter((op) => before?.has(op) !== true);
-      for (const op of ops) state.expected.delete(op);
-      if (ops.length > 0) this.host.record({ kind: "expected", backend: state.name, ops, source: "restore()", withdrawn: true });
+      // What was expected since is taken back; what was expected then comes back, each where it was.
+      const then = snapshot.expected.get(state.name) ?? new Map<string, string>();
+      const since = [...state.expected.keys()].filter((op) => !then.has(op));
+      for (const op of since) state.expected.delete(op);
+      if (since.length > 0) this.host.record({ kind: "expectation-withdrawn", backend: state.name, ops: since });
+      for (const [op, source] of then) if (!state.expected.has(op)) this.expect(state.name, [op], source, true);
     }
   }
 }

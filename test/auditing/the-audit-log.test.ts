@@ -22,6 +22,7 @@ const kinds = {
   rejected: 1,
   withdrawn: 1,
   expected: 1,
+  "expectation-withdrawn": 1,
   sealed: 1,
   "backend-set": 1,
   declaration: 1,
@@ -48,6 +49,7 @@ describe("audit events", () => {
       rejected: { backend: "cpu", module: undefined, message: "m" },
       withdrawn: { backend: "cpu", table: 0 },
       expected: { backend: "cpu", ops: ["X"], source: "s" },
+      "expectation-withdrawn": { backend: "cpu", ops: ["X"] },
       sealed: { backend: "cpu", sealed: true },
       "backend-set": { set: "ml-ops" },
       declaration: { backend: "fast", code: "ERR_DISPATCH_UNKNOWN_FUNCTION", message: "m" },
@@ -55,13 +57,15 @@ describe("audit events", () => {
       displaced: { id: 0, backend: "cpu", op: "Conv", table: 0, module: undefined, removed: true },
     };
     for (const kind of Object.keys(kinds)) {
-      // "restored" and "withdrawn" undo something: give them something to undo first.
+      // "restored", "withdrawn" and "expectation-withdrawn" undo something: give them something to undo first.
       const before =
         kind === "restored"
           ? [...base, { kind: "superseded", seq: 1, id: 0, backend: "cpu", op: "Conv", by: 1 }]
           : kind === "withdrawn"
             ? [...base, { kind: "provided", seq: 1, backend: "cpu", table: 0, tableKind: "Map", module: undefined, mechanism: "hook" }]
-            : base;
+            : kind === "expectation-withdrawn"
+              ? [...base, { kind: "expected", seq: 1, backend: "cpu", ops: ["X"], source: "s" }]
+              : base;
       const changed = JSON.stringify(summary(fold([...before, { kind, seq: 9, ...samples[kind] }])));
       expect(changed, kind).not.toBe(JSON.stringify(summary(fold(before))));
     }

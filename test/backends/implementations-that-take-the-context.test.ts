@@ -67,7 +67,7 @@ describe("implementations that take the call's context", () => {
 });
 
 describe("referenceCheck and the call's context", () => {
-  it("gives an implementation that takes the context one, whose next() runs the reference; what it hands on as it is is not compared", () => {
+  it("gives an implementation that takes the context one, whose next() runs the reference; what it makes of next() is compared", () => {
     const backends = createBackends({ name: "refcheck-context", discover: false });
     const impl = Object.assign(
       (context: { backend: string; next(...a: unknown[]): unknown }, x: number) => (x < 0 ? context.next() : x * 2),
@@ -77,7 +77,7 @@ describe("referenceCheck and the call's context", () => {
     );
     backends.declare({ name: "ctx", primaryTypes: [Fast], implementations: { twice: impl } });
     const twice = dispatchable((x: number) => x * 2, { name: "twice", args: [0], backends });
-    expect(referenceCheck(twice, { inputs: [[1], [-3]] })).toMatchObject({ checked: 1, disagreements: [] });
+    expect(referenceCheck(twice, { inputs: [[1], [-3]] })).toMatchObject({ checked: 2, disagreements: [] });
     // What it makes of the next backend's result is its own, and compared.
     const off = Object.assign(
       (context: { next(...a: unknown[]): unknown }, x: number) => (x < 0 ? (context.next() as number) + 1 : x * 2),
@@ -88,6 +88,20 @@ describe("referenceCheck and the call's context", () => {
     backends.declare({ name: "off", primaryTypes: [], implementations: { twice: off } });
     expect(referenceCheck(twice, { inputs: [[-3]] }).disagreements.map((d) => [d.backend, d.expected, d.actual])).toEqual([
       ["off", -6, -5],
+    ]);
+  });
+});
+
+describe("referenceCheck and next() with other arguments", () => {
+  it("compares what an implementation returns after calling next() with arguments of its own", () => {
+    const backends = createBackends({ name: "refcheck-next-args", discover: false });
+    const swapped = Object.assign((context: { next(...a: unknown[]): unknown }, a: number, b: number) => context.next(b, a), {
+      usesContext: true,
+    });
+    backends.declare({ name: "swaps", primaryTypes: [Fast], implementations: { sub: swapped } });
+    const sub = dispatchable((a: number, b: number) => a - b, { name: "sub", args: [0], backends });
+    expect(referenceCheck(sub, { inputs: [[5, 3]] }).disagreements.map((d) => [d.backend, d.expected, d.actual])).toEqual([
+      ["swaps", 2, -2],
     ]);
   });
 });

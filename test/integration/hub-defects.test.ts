@@ -580,3 +580,39 @@ describe(`dropped tables are collected (Node ${nodeVersion}, ${mode})`, () => {
     expect(result.code).toBe(0);
   });
 });
+
+describe(`restore() keeps what a plugin's registration module expects (Node ${nodeVersion}, ${mode})`, () => {
+  // A harness snapshots, the backend loads during the "test" (its plugin's module runs once and names
+  // an op type it must have), then the harness restores: the plugin's registrations stay, and so must
+  // what it expects, or a miss it names is forgotten for good. A test's own expect() is taken back.
+  it("a plugin's expect() survives a restore, the app's own is taken back", async () => {
+    const dir = makeTree({
+      ...tensorkit(),
+      ...cpuPlugin(
+        "kit-ops",
+        [
+          'import { register, registry } from "dispatch-hook";',
+          'import { Conv } from "../ops.js";',
+          'register("cpu", Conv, () => "conv on cpu");',
+          'registry.expect("cpu", ["Conv", "Pool"]);',
+          "",
+        ].join("\n"),
+      ),
+      "package.json": app(["kit-ops"]),
+      "main.mjs": [
+        'import { registry } from "dispatch-hook";',
+        "const before = registry.snapshot();",
+        'registry.expect("cpu", ["Relu"]);',
+        'const { cpuTable } = await import("tensorkit/backends/cpu/table.js");',
+        'const missing = () => registry.verify().problems.filter((p) => p.kind === "missing").map((p) => p.op).sort();',
+        "const during = missing();",
+        "registry.restore(before);",
+        'const { Conv } = await import("kit-ops/ops.js");',
+        "console.log(JSON.stringify({ during, after: missing(), conv: cpuTable.resolve(new Conv())() }));",
+        "",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"]);
+    expect(lastJson(result.stdout), result.stderr).toEqual({ during: ["Pool", "Relu"], after: ["Pool"], conv: "conv on cpu" });
+  });
+});

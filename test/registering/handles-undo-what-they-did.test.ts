@@ -85,13 +85,30 @@ describe("snapshot and restore", () => {
     registry.restore(snapshot);
     expect(missing()).toEqual(["numba PoolLayer"]);
     // Said in the log, as data.
-    const withdrawn = registry.audit
-      .events()
-      .flatMap((e) => (e.kind === "expected" && e.withdrawn === true ? [`${e.backend}: ${e.ops.join()}`] : []));
+    const withdrawn = registry.audit.events().flatMap((e) => (e.kind === "expectation-withdrawn" ? [`${e.backend}: ${e.ops.join()}`] : []));
     expect(withdrawn).toEqual(["numba: Im2Col", "cuda: Im2Col"]);
+    // Taken back for a backend with no table and no loader, it asks for no loader any more.
+    expect(registry.verify().problems.filter((p) => p.backend === "cuda")).toEqual([]);
     // The backend it was withdrawn for loads: nothing is missing there.
     registry.provide("cuda", new Map());
     expect(missing()).toEqual(["numba PoolLayer"]);
+  });
+
+  it("brings back, restoring a later snapshot, what was expected then, from where it was", () => {
+    const registry = createRegistry();
+    registry.provide("numba", new Map());
+    const empty = registry.snapshot();
+    registry.expect("numba", ["PoolLayer"], "the test's own file");
+    const later = registry.snapshot();
+    registry.restore(empty);
+    const missing = () =>
+      registry
+        .verify()
+        .problems.filter((p) => p.kind === "missing")
+        .map((p) => `${p.op} (${p.message.includes("the test's own file")})`);
+    expect(missing()).toEqual([]);
+    registry.restore(later);
+    expect(missing()).toEqual(["PoolLayer (true)"]);
   });
 
   it("refuses a snapshot from another registry", () => {
