@@ -4,10 +4,11 @@
  */
 import { keyName, type TableNotice } from "../channel.js";
 import type { Origin } from "./audit-events.js";
+import type { CallSite } from "./call-site.js";
 import { type Class, type Impl, isClass } from "./dispatcher.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { checkBackend, readOptions } from "./options.js";
-import type { CallSite, Registration } from "./registration.js";
+import type { Registration } from "./registration.js";
 import { checkAdapter, type TableAdapter } from "./table-adapter.js";
 
 export interface RegisterOptions {

@@ -27,6 +27,14 @@ describe("layering", () => {
     adapters: ["base", "registry", "hooks", "entry", "adapters"],
   };
 
+  it("no file in src/ is over 300 lines: each is small enough to hold in one sitting", () => {
+    const long = files(src)
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => [f.slice(src.length + 1), readFileSync(f, "utf8").split("\n").length - 1] as const)
+      .filter(([, lines]) => lines > 300);
+    expect(long).toEqual([]);
+  });
+
   it("each layer imports only from the layers beneath it, with no exceptions", () => {
     const offenders: string[] = [];
     for (const file of files(src).filter((f) => f.endsWith(".ts"))) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { captureCallSite, formatCallSite, Registration, RequestedEvent } from "../../src/registry/registration.js";
+import { captureCallSite, formatCallSite } from "../../src/registry/call-site.js";
+import { Registration, RequestedEvent } from "../../src/registry/registration.js";
 import { createRegistry } from "../../src/registry/registry.js";
 
 class PoolLayer {}
