@@ -33,8 +33,8 @@ export interface Table {
   readonly adapter: TableAdapter;
   readonly module: string | undefined;
   readonly mechanism: "hook" | "native";
-  /** What the table held for an op type before the registry first wrote it. */
-  readonly originals: Map<Class, Impl | undefined>;
+  /** Op types the registry has an entry for in this table (what the table held before is kept in the order of entries, table-entries.ts). */
+  readonly entered: Set<Class>;
   /** What the table gave back for an op type right after the registry wrote it, where that was not the implementation itself (a table that wraps it, or cannot say: undefined). */
   landed?: Map<Class, Impl | undefined>;
   /** Made when provide() hands it out: a table a loader announced (one per module instance) never needs one. */

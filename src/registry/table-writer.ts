@@ -79,7 +79,7 @@ export class TableWriter {
       if (target === undefined) return;
       // A get() that throws is a table fault: the registration fails, and nothing is overwritten blind.
       const current = table.adapter.get(target, opType);
-      const again = table.originals.has(opType);
+      const again = table.entered.has(opType);
       if (!again) {
         if (current !== undefined && !registration.override) {
           const message =
@@ -98,7 +98,7 @@ export class TableWriter {
           });
           return;
         }
-        table.originals.set(opType, current);
+        table.entered.add(opType);
       }
       // Of live entries of several registries, the newest registration's is written (table-entries.ts).
       write = enter(target, opType, backend, { key: table, seq: registration.seq, impl: registration.impl }, current, again);
@@ -165,7 +165,7 @@ export class TableWriter {
   #putBack(table: Table, registration: Registration): void {
     const { opType } = registration;
     const target = table.ref.deref();
-    table.originals.delete(opType);
+    table.entered.delete(opType);
     table.landed?.delete(opType);
     if (target === undefined) return;
     const next = leave(target, opType, table, lookUp(table, opType));
@@ -220,7 +220,7 @@ export class TableWriter {
       adapter,
       module: meta?.module,
       mechanism: meta?.via ?? "native",
-      originals: new Map(),
+      entered: new Set(),
     };
     state.add(entry, table);
     this.#collected.register(table, entry);
