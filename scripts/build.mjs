@@ -49,9 +49,6 @@ await build({
   entryPoints: {
     index: join(src, "index.ts"),
     hooks: join(src, "hooks/index.ts"),
-    install: join(src, "hooks/loader-entry.ts"),
-    "hooks-thread": join(src, "hooks/hooks-thread.ts"),
-    runtime: join(src, "runtime/index.ts"),
     cli: join(src, "cli/bin.ts"),
     "doctor-probe": join(src, "cli/doctor-probe.ts"),
     vite: join(src, "adapters/vite.ts"),
@@ -93,7 +90,29 @@ await build({
 // installed copies do.
 await build({
   ...bundle,
-  entryPoints: { runtime: join(src, "runtime/index.ts"), index: join(src, "index.ts") },
+  entryPoints: { index: join(src, "index.ts") },
+  format: "cjs",
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__dispatchHookUrl" },
+  banner: { js: 'const __dispatchHookUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
+// What only the loader loads, minified: V8 scans every byte of a module it loads, and these load at
+// the start of every process under the loader, beside an app that may never import dispatch-hook
+// (bench/RESULTS.md §10). The hooks (in-thread, or on their own thread) lose their names too: no
+// user calls them, and the source maps beside them give names and lines back (node
+// --enable-source-maps). The runtime that generated code imports keeps its names, since bundlers
+// copy it into users' bundles (the Vite and esbuild adapters), where they read it.
+await build({
+  ...bundle,
+  minify: true,
+  entryPoints: { install: join(src, "hooks/loader-entry.ts"), "hooks-thread": join(src, "hooks/hooks-thread.ts") },
+  format: "esm",
+});
+const runtimeBundle = { ...bundle, minifyWhitespace: true, minifySyntax: true };
+await build({ ...runtimeBundle, entryPoints: { runtime: join(src, "runtime/index.ts") }, format: "esm" });
+await build({
+  ...runtimeBundle,
+  entryPoints: { runtime: join(src, "runtime/index.ts") },
   format: "cjs",
   outExtension: { ".js": ".cjs" },
   define: { "import.meta.url": "__dispatchHookUrl" },

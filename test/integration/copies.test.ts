@@ -24,13 +24,21 @@ interface Handshake {
   readonly versions: readonly number[];
 }
 
-/** The handshake in the built files, as esbuild and tsc emit src/channel.ts and src/hub.ts. */
-const askText = "version: hubVersion, accepts: hubAccepts";
-const acceptsText = "hubAccepts = [hubVersion];";
-const hubText = "versions = [hubVersion];";
+/**
+ * The handshake in the built files, as esbuild and tsc emit src/channel.ts and src/hub.ts, spaced
+ * or minified (the loader's own bundles are): the request names the version and accepted versions
+ * by variable, the accepted list is built from the version, and the hub's list holds it.
+ */
+const askPattern = /kind: ?"dispatch-hook:hub", ?version: ?([\w$]+), ?accepts: ?([\w$]+)/g;
+const hubPattern = /\bversions ?= ?\[([\w$]+)\]/g;
+const literal = (name: string) => name.replace(/\$/g, "\\$");
 
-function count(text: string, part: string): number {
-  return text.split(part).length - 1;
+/** Replaces the one match of `pattern` in `text`; anything but exactly one fails, naming `what`. */
+function replaceOnce(text: string, pattern: RegExp, what: string, make: (match: RegExpExecArray) => string): string {
+  const matches = [...text.matchAll(new RegExp(pattern.source, "g"))];
+  if (matches.length !== 1) throw new Error(`${what} is there ${matches.length} times, not once`);
+  const match = matches[0] as RegExpExecArray;
+  return text.slice(0, match.index) + make(match) + text.slice(match.index + match[0].length);
 }
 
 /**
@@ -45,15 +53,18 @@ function patchHandshake(copy: string, to: Handshake): void {
     if (!/\.c?js$/.test(file)) continue;
     const path = join(copy, "dist", file);
     let text = readFileSync(path, "utf8");
-    const asks = text.includes('kind: "dispatch-hook:hub", version:');
-    const answers = /\bclass Hub\b|\bHub = class\b/.test(text);
-    if (!asks && !answers) continue;
-    if (asks && count(text, askText) !== 1) throw new Error(`${file}: the handshake request "${askText}" is not there once`);
-    if (asks && count(text, acceptsText) !== 1) throw new Error(`${file}: "${acceptsText}" is not there once`);
-    if (answers && count(text, hubText) !== 1) throw new Error(`${file}: the hub's "${hubText}" is not there once`);
-    text = text.replace(askText, `version: ${to.version}, accepts: hubAccepts`);
-    text = text.replace(acceptsText, `hubAccepts = ${JSON.stringify(to.accepts)};`);
-    text = text.replace(hubText, `versions = ${JSON.stringify(to.versions)};`);
+    const asks = new RegExp(askPattern.source).exec(text);
+    const answers = /\bclass Hub\b|\bHub = class\b|\bversions ?= ?\[/.test(text);
+    if (asks === null && !answers) continue;
+    if (asks !== null) {
+      const [, version, accepts] = asks as unknown as [string, string, string];
+      text = replaceOnce(text, askPattern, `${file}: the handshake request`, (m) =>
+        m[0].replace(/version: ?[\w$]+/, `version: ${to.version}`),
+      );
+      const acceptsPattern = new RegExp(`\\b${literal(accepts)} ?= ?\\[${literal(version)}\\]`);
+      text = replaceOnce(text, acceptsPattern, `${file}: the accepted versions`, () => `${accepts} = ${JSON.stringify(to.accepts)}`);
+    }
+    if (answers) text = replaceOnce(text, hubPattern, `${file}: the hub's versions`, () => `versions = ${JSON.stringify(to.versions)}`);
     writeFileSync(path, text);
     patched.push(file);
   }
