@@ -16,7 +16,7 @@ import { moduleFormat } from "../hooks/package-scope.js";
 import { foldRun, type RunAudit } from "../hooks/run-fold.js";
 import { runDirVariable } from "../registry/run-records.js";
 import { coded, distinct, type Finding, type FindingKind, problemCodes, unrequirable } from "./doctor-findings.js";
-import type { ProbeFailure, ProbeInput } from "./doctor-probe.js";
+import type { ProbeInput, ProbeOutput } from "./doctor-probe.js";
 import type { NamedTypeEntry } from "./doctor-types.js";
 
 export type { Finding } from "./doctor-findings.js";
@@ -86,18 +86,23 @@ async function runProbe(root: string, input: ProbeInput, env: Record<string, str
       child.on("error", reject);
       child.on("close", (code) => resolve({ code, stderr }));
     });
-    let failures: ProbeFailure[] = [];
+    let output: ProbeOutput | undefined;
     try {
-      failures = JSON.parse(readFileSync(join(work, "output.json"), "utf8")) as ProbeFailure[];
-    } catch {
-      failures = [
-        {
-          kind: "dispatch-module",
-          backend: "?",
-          code: undefined,
-          message: `the probe stopped (exit code ${exit.code}): ${exit.stderr.trim()}`,
-        },
-      ];
+      output = JSON.parse(readFileSync(join(work, "output.json"), "utf8")) as ProbeOutput;
+    } catch {}
+    const failures = [...(output?.failures ?? [])];
+    if (output === undefined || output.loading !== undefined) {
+      const during =
+        output?.loading === undefined
+          ? ""
+          : ` while ${output.loading}'s dispatch module loaded (the module itself, or a registration module it ran)`;
+      const said = exit.stderr.trim();
+      failures.push({
+        kind: "dispatch-module",
+        backend: output?.loading ?? "?",
+        code: undefined,
+        message: `the probe stopped: something ended the process (exit code ${exit.code})${during}${said === "" ? "" : `: ${said}`}`,
+      });
     }
     return { audit: foldRun(runDir), failures };
   } finally {

@@ -41,7 +41,14 @@ function messageOf(error: unknown): { code: string | undefined; message: string;
   return { code: undefined, message: String(error) };
 }
 
-export async function probe(input: ProbeInput): Promise<ProbeFailure[]> {
+/** What the probe writes: what failed so far and, until it has finished, the backend whose dispatch module is loading. */
+export interface ProbeOutput {
+  readonly failures: readonly ProbeFailure[];
+  readonly loading?: string;
+}
+
+/** `progress` gets what failed so far before each dispatch module loads, so that a module that ends the process is named. */
+export async function probe(input: ProbeInput, progress: (output: ProbeOutput) => void = () => {}): Promise<ProbeFailure[]> {
   const failures: ProbeFailure[] = [];
   // The loader, installed for the app's directory (this file is not the app's entry), feeding the
   // default registry of this copy of dispatch-hook, which the plugins' `import "dispatch-hook"` reaches.
@@ -49,6 +56,7 @@ export async function probe(input: ProbeInput): Promise<ProbeFailure[]> {
   const { install } = (await import(new URL("./install.js", import.meta.url).href)) as typeof import("../hooks/loader-entry.js");
   install({ root: input.root, registry });
   for (const { backend, file, require } of input.backends) {
+    progress({ failures, loading: backend });
     try {
       if (require) nodeModule.createRequire(file)(file);
       else await import(url.pathToFileURL(file).href);
@@ -76,6 +84,9 @@ export async function probe(input: ProbeInput): Promise<ProbeFailure[]> {
 // Run as a program: node doctor-probe.js <input.json> <output.json>
 const [input, output] = process.argv.slice(2);
 if (input !== undefined && output !== undefined && import.meta.url === url.pathToFileURL(process.argv[1] ?? "").href) {
-  const failures = await probe(JSON.parse(fs.readFileSync(input, "utf8")) as ProbeInput);
-  fs.writeFileSync(output, JSON.stringify(failures));
+  const write = (result: ProbeOutput) => fs.writeFileSync(output, JSON.stringify(result));
+  write({ failures: await probe(JSON.parse(fs.readFileSync(input, "utf8")) as ProbeInput, write) });
+  // Done: what the modules left running (a timer, a pool's heartbeat) must not keep the pre-flight
+  // waiting. Exiting writes this process's audit record (run-records.ts, on "exit").
+  process.exit();
 }

@@ -274,6 +274,34 @@ describe("doctor --load", () => {
     expect(report.findings.map((f) => [f.kind, f.code])).toEqual([["config", "ERR_DISPATCH_MODULE_NOT_FOUND"]]);
   });
 
+  it("a dispatch module that keeps the event loop alive (a timer, a pool's heartbeat) does not keep the pre-flight waiting", async () => {
+    const dir = makeTree({
+      ...healthy,
+      "node_modules/tensorlab/link/numba/dispatch/basic.js": `${healthy["node_modules/tensorlab/link/numba/dispatch/basic.js"]}setInterval(() => {}, 1000);\n`,
+    });
+    const started = Date.now();
+    const result = await Promise.race([
+      doctor(dir, "--load"),
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 20_000).unref()),
+    ]);
+    expect(result, "doctor --load was still running after 20 s").toBeDefined();
+    expect(result?.stdout).toMatch(/numba\s+node_modules\/tensorlab\/link\/numba\/dispatch\/basic\.js\n\s+landed\s+Pool \(ml-ops\)\n/);
+    expect(result?.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 30_000);
+
+  it("a dispatch module that ends the process: the finding says so, and names the backend being loaded", async () => {
+    const dir = makeTree({
+      ...healthy,
+      "node_modules/tensorlab/link/jax/dispatch/basic.js": "process.exit(0);\n",
+    });
+    const report = JSON.parse((await doctor(dir, "--load", "--json")).stdout) as DoctorReport;
+    const stopped = report.findings.filter((f) => f.message.includes("probe stopped"));
+    expect(stopped).toHaveLength(1);
+    expect(stopped[0]?.backend).toBe("jax");
+    expect(stopped[0]?.message).toMatch(/ended the process \(exit code 0\) while jax's dispatch module loaded/);
+  });
+
   it("usage errors print the subcommand's usage and exit 2; --help exits 0", async () => {
     const dir = makeTree(healthy);
     const unknown = await doctor(dir, "--lod");
