@@ -26,7 +26,8 @@ With --dir and no command, it folds the records already in that directory.
 
   --json              print the report as one JSON document (format "dispatch-hook/audit",
                       version 1) on stdout; the program's own stdout goes to stderr instead
-  --json-file <path>  write that JSON document to a file; the program's output is left alone
+  --json-file <path>  write that JSON document to a file; without --json, the program's
+                      output is left alone and the text report prints
   --dir <path>        use this run directory (created if missing), and keep it
   --keep              keep the run directory, and print where it is
   --help              show this help
@@ -129,7 +130,8 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
   const given = typeof flags["--dir"] === "string" ? resolve(io.cwd, flags["--dir"]) : undefined;
   if (words.length === 0 && given === undefined) return usage("nothing to run");
   const jsonFile = typeof flags["--json-file"] === "string" ? resolve(io.cwd, flags["--json-file"]) : undefined;
-  const toStdout = flags["--json"] === true && jsonFile === undefined;
+  // --json puts the document on stdout, with --json-file too (then in both places).
+  const toStdout = flags["--json"] === true;
   const style = createStyle({ isTTY: io.isTTY }, io.env);
   const fileError = (why: string) => {
     io.err(`${style.red("dispatch-hook audit:")} [ERR_DISPATCH_HOOK_AUDIT_FILE] cannot write the JSON file ${jsonFile}: ${why}\n`);

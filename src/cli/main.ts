@@ -10,7 +10,7 @@ export const help = `Usage: dispatch-hook <command> [options]
 Commands:
   audit [options] -- <command…>    run a command with the loader in every Node process it starts,
                                    then print one audit over all of them
-  doctor [--load] [path]           check the configuration of the project (--load: a pre-flight
+  doctor [options] [path]          check the configuration of the project (--load: a pre-flight
                                    that loads each backend under the loader in a child process)
 
 Run "dispatch-hook <command> --help" for a command's options, "dispatch-hook --version" for the version.

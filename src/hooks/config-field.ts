@@ -28,7 +28,7 @@ export class FieldReader {
     code: ConfigErrorCode = "ERR_DISPATCH_CONFIG_INVALID",
     readAnyway = false,
   ): void {
-    const text = `${message} (in ${source.label}, ${source.file})`;
+    const text = `${message} (in ${source.label === source.file ? source.label : `${source.label}, ${source.file}`})`;
     this.problems.push({ code, file: source.file, key, message: text, fix, ...(readAnyway ? { readAnyway: true as const } : {}) });
   }
 

@@ -23,7 +23,7 @@ export function runRegistration(info: WindowInfo, module: ModuleInfo, exports: u
     h.settleWindow(fact);
     // Contained (require() returns the module): said, so that it is not silent without an audit.
     process.emitWarning(
-      `${info.plugin}'s registration module for ${info.backend} (${info.module}) threw while it evaluated: ${fact.error.message}. ` +
+      `${info.plugin}'s registration module for ${info.backend} (${info.module}) threw while it evaluated: ${fact.error.message.replace(/\.$/, "")}. ` +
         `The ${info.backend} backend loaded without what it registers.`,
       { code: "DISPATCH_HOOK_REGISTRATION_FAILED" },
     );

@@ -82,6 +82,12 @@ describe("dispatchHook fields", () => {
     expect(problem?.fix).toContain('Rename it to "registrations"');
   });
 
+  it("names where a declaration given in code came from once, not twice", () => {
+    const root = makeTree({ "package.json": pkg({ name: "app" }) });
+    const [problem] = discover({ root, inline: [{ field: { registation: {} } as never }] }).problems;
+    expect(problem?.message).toMatch(/\(in install\(\) options\)$/);
+  });
+
   it("reports fields of the wrong type and keeps the good parts", () => {
     const root = makeTree({
       "package.json": pkg({

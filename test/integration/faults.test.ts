@@ -122,7 +122,7 @@ describe("faults around the loader", () => {
   it.skipIf(hookMode(nodeVersion) === "register")(
     `require() of a CommonJS dispatch module whose registration module throws: contained, and a coded warning (Node ${nodeVersion})`,
     async () => {
-      const tree = requiringApp("./dispatch/numba.cjs", { "node_modules/ml-ops/dispatch/numba.cjs": 'throw new Error("plugin bug");\n' }, [
+      const tree = requiringApp("./dispatch/numba.cjs", { "node_modules/ml-ops/dispatch/numba.cjs": 'throw new Error("plugin bug.");\n' }, [
         'const { numbaFuncify } = require("tensorlab-cjs/link/numba/dispatch/basic.js");',
         'const { registry } = require("dispatch-hook");',
         "console.log(JSON.stringify({ loaded: typeof numbaFuncify.get, plugins: registry.verify().plugins.map((p) => p.state) }));",
@@ -131,7 +131,8 @@ describe("faults around the loader", () => {
       expect(lastJson(result.stdout), result.stderr).toEqual({ loaded: "function", plugins: ["failed"] });
       expect(result.stderr).toContain("[DISPATCH_HOOK_REGISTRATION_FAILED]");
       expect(result.stderr).toContain("ml-ops's registration module for numba");
-      expect(result.stderr).toContain("threw while it evaluated: plugin bug");
+      // One full stop after a message that ends with its own.
+      expect(result.stderr).toContain("threw while it evaluated: plugin bug. The numba backend loaded without what it registers.");
     },
   );
 

@@ -161,6 +161,16 @@ describe("one audit over every process of a run", () => {
     expect(readdirSync(where).filter((f) => f.endsWith(".json"))).toHaveLength(1);
   });
 
+  it("--json with --json-file: the document on stdout and in the file, the program's output on stderr", async () => {
+    const dir = makeTree({ ...app, "hello.mjs": 'console.log("hello from the program");\nawait import("./backend.mjs");\n' });
+    const result = await audit(dir, ["--json", "--json-file", "out.json", "--", "hello.mjs", "numba"]);
+    expect(result.code).toBe(0);
+    const printed = JSON.parse(result.stdout) as RunAudit;
+    expect(printed.ok).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, "out.json"), "utf8"))).toEqual(printed);
+    expect(result.stderr).toContain("hello from the program");
+  });
+
   it("a killed child, a truncated record and a foreign file are each named; never ok, never a crash", async () => {
     const dir = makeTree({
       ...app,
