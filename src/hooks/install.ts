@@ -228,6 +228,13 @@ export function install(options: InstallOptions = {}): Installation {
     // replaces the generic "register an implementation" (a registry's hint may have said it already).
     for (const finding of findings())
       if (finding.backend === backend && !m.hints.some((hint) => hint.includes(finding.message))) m.hints.push(finding.message);
+    // A registration module of this backend that threw (its warning comes a tick later, after a miss in this one).
+    for (const { info, state, error } of hub().windows()) {
+      if (info.backend !== backend || state !== "failed" || error === undefined) continue;
+      m.hints.push(
+        `${info.plugin}'s registration module for ${backend} (${info.module}) threw while it evaluated: ${error.message.replace(/\.$/, "")}; what it registers is missing.`,
+      );
+    }
     const declaring = config.plugins
       .filter((p) => p.registrations[backend] !== undefined)
       .map((p) => `${p.name} (${p.registrations[backend]})`);

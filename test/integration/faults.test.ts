@@ -136,6 +136,43 @@ describe("faults around the loader", () => {
     },
   );
 
+  it.skipIf(hookMode(nodeVersion) === "register")(
+    `a miss right after a registration module threw (in the same tick as its warning) names that module and its error (Node ${nodeVersion})`,
+    async () => {
+      const dir = makeTree({
+        "node_modules/dispatch-hook": { symlink: "<repo>" },
+        "node_modules/fw/package.json": JSON.stringify({
+          name: "fw",
+          type: "commonjs",
+          dispatchHook: { backends: { numba: { module: "./numba.js", export: "numbaFuncify" } } },
+        }),
+        "node_modules/fw/numba.js": [
+          'const { Dispatcher } = require("dispatch-hook");',
+          'exports.numbaFuncify = new Dispatcher({ name: "numbaFuncify", backend: "numba" });',
+          "exports.Elemwise = class Elemwise {};",
+          "",
+        ].join("\n"),
+        "node_modules/pl/package.json": JSON.stringify({
+          name: "pl",
+          type: "commonjs",
+          dispatchHook: { registrations: { numba: "./r.js" } },
+        }),
+        "node_modules/pl/r.js": 'throw new Error("cannot import the framework in a cycle");\n',
+        "main.cjs": [
+          'const fw = require("fw/numba.js");',
+          "try { fw.numbaFuncify.resolve(new fw.Elemwise()); } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }",
+          "",
+        ].join("\n"),
+        "package.json": JSON.stringify({ name: "app", dependencies: { fw: "*", pl: "*", "dispatch-hook": "*" } }),
+      });
+      const result = await run(dir, ["--import", loader, "main.cjs"]);
+      const miss = lastJson(result.stdout) as { code: string; message: string };
+      expect(miss.code, result.stderr).toBe("ERR_DISPATCH_NO_IMPL");
+      expect(miss.message).toContain("pl's registration module for numba");
+      expect(miss.message).toContain("threw while it evaluated: cannot import the framework in a cycle");
+    },
+  );
+
   // require() of the dispatch module is served on this Node only: it required a directory's index,
   // ran a text file as JavaScript, and took a JSON file as a module that registered nothing.
   it.skipIf(hookMode(nodeVersion) === "register")(
