@@ -17,7 +17,8 @@ NODE_OPTIONS), and gives them a run directory (${runDirVariable}) where each pro
 worker thread writes its own audit record when it ends. One exception: Node's test runner process
 (node --test) runs no --import preload, so it writes none; it runs none of the tests, and each test
 file's process does write one. Then folds every record into one report:
-one row per process, the audit of each process with a problem, and the verdict.
+one row per process, the audit of each process with a problem (where none has one, of the
+only process, or of the only one that registered anything), and the verdict.
 
 "-- node app.mjs", "-- npm test", "-- npx vitest run" and "-- ./run.sh" run that command;
 "-- app.mjs" and "-- --test a.test.mjs" (a JavaScript or TypeScript file, .js .mjs .cjs .ts .mts

@@ -6,7 +6,7 @@
 import { fs, os, path } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
 import { formatReport, formatTable, okVerdict, shortPath, waitingText } from "../registry/audit-format.js";
-import { alive, type ProcessRecord, type RecordWriter, recordFormat, runDirVariable } from "../registry/run-records.js";
+import { alive, asRecord, type Parsed, type ProcessRecord, type RecordWriter, runDirVariable } from "../registry/run-records.js";
 
 const runFormat = "dispatch-hook/audit";
 
@@ -44,8 +44,6 @@ export interface KnownExit {
   readonly text: string;
 }
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; why: string };
-
 function parse(file: string): Parsed<unknown> {
   let failing = "it cannot be read";
   try {
@@ -55,24 +53,6 @@ function parse(file: string): Parsed<unknown> {
   } catch (error) {
     return { ok: false, why: `${failing} (${error instanceof Error ? error.message : String(error)})` };
   }
-}
-
-function asRecord(value: unknown): Parsed<ProcessRecord> {
-  const record = value as Partial<ProcessRecord> | null;
-  if (typeof record !== "object" || record === null || record.format !== recordFormat) {
-    return { ok: false, why: "it is not a dispatch-hook audit record" };
-  }
-  if (record.version !== 1)
-    return { ok: false, why: `it is a record of version ${String(record.version)}, which this version does not read` };
-  const report = record.report as Partial<AuditReport> | undefined;
-  const valid =
-    typeof record.pid === "number" &&
-    typeof report === "object" &&
-    report !== null &&
-    typeof report.ok === "boolean" &&
-    typeof report.checked === "number" &&
-    [report.registrations, report.outside, report.plugins, report.problems, report.notes].every(Array.isArray);
-  return valid ? { ok: true, value: record as ProcessRecord } : { ok: false, why: "it is a record with missing fields" };
 }
 
 /** One thread of one process, whichever of its realms wrote. */

@@ -5,7 +5,7 @@
  */
 import { crypto, fs, os, path, workerThreads } from "../builtins.js";
 import { hub } from "../hub.js";
-import type { AuditReport } from "./audit-events.js";
+import type { AuditReport, Problem } from "./audit-events.js";
 
 export const runDirVariable = "DISPATCH_HOOK_AUDIT_DIR";
 export const recordFormat = "dispatch-hook/audit-record";
@@ -216,4 +216,30 @@ export function writeFileAtomically(file: string, data: string | Uint8Array): vo
     }
     throw error;
   }
+}
+
+/** What reading a file of the run directory gives: its value, or why it cannot be one. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; why: string };
+
+/** A problem the report can print: its kind and its message. */
+const printable = (p: unknown) => typeof (p as Problem | null)?.kind === "string" && typeof (p as Problem).message === "string";
+
+/** A record read back, checked for what the fold and the report read of it. */
+export function asRecord(value: unknown): Parsed<ProcessRecord> {
+  const record = value as Partial<ProcessRecord> | null;
+  if (typeof record !== "object" || record === null || record.format !== recordFormat) {
+    return { ok: false, why: "it is not a dispatch-hook audit record" };
+  }
+  if (record.version !== 1)
+    return { ok: false, why: `it is a record of version ${String(record.version)}, which this version does not read` };
+  const report = record.report as Partial<AuditReport> | undefined;
+  const valid =
+    typeof record.pid === "number" &&
+    typeof report === "object" &&
+    report !== null &&
+    typeof report.ok === "boolean" &&
+    typeof report.checked === "number" &&
+    [report.registrations, report.outside, report.plugins, report.problems, report.notes].every(Array.isArray) &&
+    (report.problems as readonly unknown[]).every(printable);
+  return valid ? { ok: true, value: record as ProcessRecord } : { ok: false, why: "it is a record with missing fields" };
 }

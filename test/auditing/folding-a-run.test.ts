@@ -33,6 +33,15 @@ describe("the reporters' fold of a run", () => {
     expect(new RunDirectory().fold().failed).toBe(true);
   });
 
+  it("a record whose problems are not problems (no kind or message, as a hand-made file) is unreadable, named, and never ok", () => {
+    const report = { ...emptyReport, ok: false, problems: [{ kind: "weird" }] };
+    const dir = runDir({ [`${gone}-0-cc.json`]: { format: "dispatch-hook/audit-record", version: 1, ...writer, exitCode: 0, report } });
+    const run = foldRun(dir);
+    expect(run.unreadable).toEqual([{ file: `${gone}-0-cc.json`, why: "it is a record with missing fields" }]);
+    expect(run.ok).toBe(false);
+    expect(formatRun(run)).not.toContain("undefined");
+  });
+
   it("says why a process wrote no record when the caller knows, and otherwise that it was killed; a known exit says how it ended", () => {
     const dir = runDir({ [`${gone}-0-bb.started`]: writer });
     expect(foldRun(dir).processes[0]?.missing).toBe(
