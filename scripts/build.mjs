@@ -105,10 +105,13 @@ await build({
 await build({
   ...bundle,
   minify: true,
+  // Short lines: Node prints the source line of an uncaught error, and one line of a whole bundle
+  // would fill the terminal.
+  lineLimit: 100,
   entryPoints: { install: join(src, "hooks/loader-entry.ts"), "hooks-thread": join(src, "hooks/hooks-thread.ts") },
   format: "esm",
 });
-const runtimeBundle = { ...bundle, minifyWhitespace: true, minifySyntax: true };
+const runtimeBundle = { ...bundle, minifyWhitespace: true, minifySyntax: true, lineLimit: 100 };
 await build({ ...runtimeBundle, entryPoints: { runtime: join(src, "runtime/index.ts") }, format: "esm" });
 await build({
   ...runtimeBundle,
