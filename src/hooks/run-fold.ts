@@ -6,7 +6,7 @@
 import { fs, os, path } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
 import { formatReport, formatTable, okVerdict, shortPath, waitingText } from "../registry/audit-format.js";
-import { alive, asRecord, type Parsed, type ProcessRecord, type RecordWriter, runDirVariable } from "../registry/run-records.js";
+import { alive, asRecord, type Parsed, type RecordWriter, runDirVariable } from "../registry/run-records.js";
 
 const runFormat = "dispatch-hook/audit";
 

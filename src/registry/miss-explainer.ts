@@ -3,13 +3,14 @@
  * has not landed in that table, or that the class that reached it is a second copy of the registered
  * one. Those two kinds of miss are also recorded in the audit, once per registration and table.
  */
-import type { DispatchMiss } from "../channel.js";
+import { type DispatchMiss, noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
 import type { AuditEvent, Unsequenced } from "./audit-events.js";
 import { getOrCreate } from "./audit-fold.js";
 import { tablesText } from "./audit-format.js";
 import { hostHint } from "./host-hint.js";
 import type { BackendState, Registration } from "./registration.js";
+import { missingExport } from "./thread-audit.js";
 
 interface MissContext {
   readonly registrations: readonly Registration[];
@@ -39,6 +40,12 @@ function whyPending(state: BackendState, table: object): string {
   const installations = hub().loaders();
   const finding = installations.flatMap((i) => i.findings ?? []).find((f) => f.backend === state.name);
   if (finding !== undefined) return finding.message;
+  // Its dispatch module signalled, without the export its declaration names (a typo).
+  for (const notice of hub().allTables()) {
+    if (notice.via !== "hook" || notice.backend !== state.name || noticeTable(notice) !== undefined) continue;
+    const missing = missingExport(notice.exports, notice.exportName);
+    if (missing !== undefined) return `${notice.module} was loaded as the ${state.name} dispatch module, but ${missing}`;
+  }
   if (installations.length === 0) return `no ${state.name} table ever reached dispatch-hook, and ${noLoader()}`;
   return `no ${state.name} table ever reached dispatch-hook: the loader is installed, but no module declared for ${state.name} signalled that it finished loading. Check the backend's declaration (npx dispatch-hook doctor).`;
 }

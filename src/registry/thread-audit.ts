@@ -94,7 +94,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
  * Why a declaration's export is not in its module (a typo: no registration could ever land), or
  * undefined. An export that exists and is still undefined may be a table made later (`export let table`).
  */
-function missingExport(exports: unknown, name: string): string | undefined {
+export function missingExport(exports: unknown, name: string): string | undefined {
   try {
     if (typeof exports !== "object" || exports === null || name in exports) return undefined;
     const has = Object.keys(exports).join(", ") || "none";

@@ -26,11 +26,11 @@ interface Handshake {
 
 /**
  * The handshake in the built files, as esbuild and tsc emit src/channel.ts and src/hub.ts, spaced
- * or minified (the loader's own bundles are): the request names the version and accepted versions
+ * or minified and broken into short lines (the loader's own bundles are): the request names the version and accepted versions
  * by variable, the accepted list is built from the version, and the hub's list holds it.
  */
-const askPattern = /kind: ?"dispatch-hook:hub", ?version: ?([\w$]+), ?accepts: ?([\w$]+)/g;
-const hubPattern = /\bversions ?= ?\[([\w$]+)\]/g;
+const askPattern = /kind:\s*"dispatch-hook:hub",\s*version:\s*([\w$]+),\s*accepts:\s*([\w$]+)/g;
+const hubPattern = /\bversions\s*=\s*\[\s*([\w$]+)\s*\]/g;
 const literal = (name: string) => name.replace(/\$/g, "\\$");
 
 /** Replaces the one match of `pattern` in `text`; anything but exactly one fails, naming `what`. */
@@ -54,14 +54,14 @@ function patchHandshake(copy: string, to: Handshake): void {
     const path = join(copy, "dist", file);
     let text = readFileSync(path, "utf8");
     const asks = new RegExp(askPattern.source).exec(text);
-    const answers = /\bclass Hub\b|\bHub = class\b|\bversions ?= ?\[/.test(text);
+    const answers = /\bclass Hub\b|\bHub = class\b|\bversions\s*=\s*\[/.test(text);
     if (asks === null && !answers) continue;
     if (asks !== null) {
       const [, version, accepts] = asks as unknown as [string, string, string];
       text = replaceOnce(text, askPattern, `${file}: the handshake request`, (m) =>
-        m[0].replace(/version: ?[\w$]+/, `version: ${to.version}`),
+        m[0].replace(/version:\s*[\w$]+/, `version: ${to.version}`),
       );
-      const acceptsPattern = new RegExp(`\\b${literal(accepts)} ?= ?\\[${literal(version)}\\]`);
+      const acceptsPattern = new RegExp(`\\b${literal(accepts)}\\s*=\\s*\\[\\s*${literal(version)}\\s*\\]`);
       text = replaceOnce(text, acceptsPattern, `${file}: the accepted versions`, () => `${accepts} = ${JSON.stringify(to.accepts)}`);
     }
     if (answers) text = replaceOnce(text, hubPattern, `${file}: the hub's versions`, () => `versions = ${JSON.stringify(to.versions)}`);

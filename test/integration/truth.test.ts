@@ -321,6 +321,34 @@ describe("4f. a declared export the dispatch module does not have", () => {
     expect(result.stderr).toContain("gpu loaded, no table at its declared export (see below)");
     expect(result.code).toBe(1);
   });
+
+  it("a miss on that table says the same, not that nothing signalled (found by a new user's trial)", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/fw/package.json": JSON.stringify({
+        name: "fw",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { backends: { gpu: { module: "./gpu.js", export: "tabel" } } },
+      }),
+      "node_modules/fw/gpu.js":
+        'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "gpu table", backend: "gpu" });\n',
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { fw: "*", "dispatch-hook": "*" } }),
+      "main.mjs": [
+        'import { register } from "dispatch-hook";',
+        "class Pool {}",
+        'register("gpu", Pool, () => 1);',
+        'const { table } = await import("fw/gpu.js");',
+        "try { table.resolve(new Pool()); } catch (error) { console.log(JSON.stringify({ code: error.code, message: error.message })); }",
+        "",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"]);
+    const miss = lastJson(result.stdout) as { code: string; message: string };
+    expect(miss.code, result.stderr).toBe("ERR_DISPATCH_NO_IMPL");
+    expect(miss.message).toMatch(/gpu\.js was loaded as the gpu dispatch module, but it has no export "tabel" \(its exports: table\)/);
+    expect(miss.message).not.toContain("signalled that it finished loading");
+  });
 });
 
 describe("4c. a plugin whose declaration the loader cannot read", () => {
