@@ -56,6 +56,7 @@ interface LoaderRecord {
   readonly loaded: ReadonlyMap<string, string>;
   readonly failures: ReadonlyMap<string, LoaderFinding>;
   readonly matcher: Matcher;
+  readonly unresolved: ReadonlyMap<string, string>;
 }
 
 /**
@@ -72,11 +73,15 @@ export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
   const out: LoaderFinding[] = [...record.failures.values()];
   for (const [href, backend] of record.loaded) {
     if (signalled.has(href) || record.failures.has(href)) continue;
+    const cause = record.unresolved.get(backend);
     out.push({
       backend,
       module: href,
       problem: "unsignalled",
-      message: `${href} was loaded but never finished evaluating (it threw, an import in its graph failed, or it is still waiting in an import cycle), so its ${backend} table never signalled.`,
+      message:
+        cause === undefined
+          ? `${href} was loaded but never finished evaluating (it threw, an import in its graph failed, or it is still waiting in an import cycle), so its ${backend} table never signalled.`
+          : `${href} never finished evaluating, so its ${backend} table never signalled: ${cause}.`,
     });
   }
   if (record.mode === "registerHooks") return out;
@@ -173,6 +178,8 @@ export function install(options: InstallOptions = {}): Installation {
 
   const loaded = new Map<string, string>();
   const failures = new Map<string, LoaderFinding>();
+  /** Backend → that a plugin's registration module for it imports what does not resolve. */
+  const unresolved = new Map<string, string>();
   const onReport = (message: HookReport) => {
     if (message.type === "config") {
       config = message.config;
@@ -180,6 +187,8 @@ export function install(options: InstallOptions = {}): Installation {
       warnProblems();
     } else if (message.type === "facade") {
       loaded.set(message.url, message.backend);
+    } else if (message.type === "unresolved") {
+      unresolved.set(message.backend, message.message);
     } else if (!failures.has(message.url)) {
       const finding: LoaderFinding = {
         backend: message.backend,
@@ -195,7 +204,7 @@ export function install(options: InstallOptions = {}): Installation {
   const hooks = attachHooks(mode, discovery, discoverOptions, onReport);
   const findings = (): LoaderFinding[] => {
     hooks.drain();
-    return loaderFindings({ mode, loaded, failures, matcher });
+    return loaderFindings({ mode, loaded, failures, matcher, unresolved });
   };
 
   const status = (): InstallationStatus => {

@@ -93,6 +93,23 @@ export class Matcher {
     return false;
   }
 
+  /** Where `parent` is a plugin's registration module: per backend, that its import of `specifier` does not resolve (`error`). */
+  unresolved(specifier: string, parent: string | undefined, error: unknown): Array<{ backend: string; message: string }> {
+    const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    return [...this.#registrations].flatMap(([backend, list]) =>
+      list.flatMap(({ plugin, url }) =>
+        url === parent
+          ? [
+              {
+                backend,
+                message: `${plugin}'s registration module for ${backend} (${url}) imports ${JSON.stringify(specifier)}, which does not resolve (${why})`,
+              },
+            ]
+          : [],
+      ),
+    );
+  }
+
   match(url: string): ModulePlan | undefined {
     if (!this.watches(url)) return undefined;
     for (const { rule, pattern } of this.#rules) {

@@ -31,12 +31,15 @@ export type NextLoad = (url: string, context?: Context) => Maybe<LoadResult>;
 export type HookReport =
   | { readonly type: "facade"; readonly url: string; readonly backend: string }
   | { readonly type: "failed"; readonly url: string; readonly backend: string; readonly message: string }
+  /** A plugin's registration module imports what does not resolve: its backend's dispatch module never finishes. */
+  | { readonly type: "unresolved"; readonly backend: string; readonly message: string }
   | { readonly type: "config"; readonly config: HookConfig };
 
 /** Which modules are watched, and how; rebuilt when discovery learns something. */
 interface WatchList {
   watches(url: string): boolean;
   match(url: string): ModulePlan | undefined;
+  unresolved(specifier: string, parent: string | undefined, error: unknown): Array<{ backend: string; message: string }>;
 }
 
 export interface HookOptions {
@@ -61,6 +64,36 @@ export interface HookOptions {
    * instance of its dispatch module. Once every one has, a new instance (`?v=2`) needs no windows.
    */
   readonly ran?: (registrationModule: string) => boolean;
+}
+
+/** Says first, where `parent` is a plugin's registration module, that its import of `specifier` failed; gives the error back. */
+function said(watch: WatchList, report: (message: HookReport) => void, specifier: string, parent: string | undefined, error: unknown) {
+  for (const message of watch.unresolved(specifier, parent, error)) report({ type: "unresolved", ...message });
+  return error;
+}
+
+/**
+ * The next resolve step, its answer through `resolved`; what it throws, or rejects with, goes on
+ * unchanged once said (see said()). Nothing more is allocated than the answer needs.
+ */
+export function resolving(
+  next: NextResolve,
+  specifier: string,
+  context: Context,
+  watch: WatchList,
+  report: (message: HookReport) => void,
+  resolved: (specifier: string, result: ResolveResult, context: Context) => ResolveResult,
+): Maybe<ResolveResult> {
+  try {
+    const result = next(specifier, context);
+    if (!(result instanceof Promise)) return resolved(specifier, result, context);
+    return result.then(
+      (r) => resolved(specifier, r, context),
+      (error: unknown) => Promise.reject(said(watch, report, specifier, context.parentURL, error)),
+    );
+  } catch (error) {
+    throw said(watch, report, specifier, context.parentURL, error);
+  }
 }
 
 export function then<T, U>(value: Maybe<T>, next: (value: T) => U): Maybe<U> {

@@ -30,11 +30,11 @@ import {
   type NextResolve,
   type ResolveResult,
   requireCacheEntry,
+  resolving,
   text,
   then,
   unloadableRegistration,
 } from "./module-facts.js";
-
 import { originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
 
 const typeScript = /\.[cm]?ts(?:[?#]|$)/;
@@ -240,9 +240,7 @@ export function createHooks(options: HookOptions) {
     if (specifier === runtime.esm) return { url: specifier, format: "module", shortCircuit: true };
     if (specifier === context.parentURL && specifier.startsWith("file:")) return { url: specifier, shortCircuit: true };
     if (!enabled()) return nextResolve(specifier, context);
-    const result = nextResolve(specifier, context);
-    if (async) return (result as Promise<ResolveResult>).then((r) => learn(specifier, r, context));
-    return learn(specifier, result as ResolveResult, context);
+    return resolving(nextResolve, specifier, context, matcher, report, learn);
   }
 
   /**

@@ -1,4 +1,6 @@
 /** Faults around the loader, in real processes. Each ends with the audit accounting for everything. */
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
 import { lastJson, loader, makeTree, nodeVersion, run, type Tree } from "./fixture.js";
@@ -90,6 +92,11 @@ describe("faults around the loader", () => {
     const out = lastJson(result.stdout);
     expect(out.states).toEqual(["PoolLayer:applied"]);
     expect(JSON.stringify(out.problems)).toContain("PoolLayer on numba was expected");
+    // The cause, by name: the plugin's module and what it imports, not the framework's module alone
+    // (found by a new user's trial: the audit blamed the dispatch module for "never finished evaluating").
+    expect(JSON.stringify(out.problems)).toContain(
+      `ml-ops's registration module for numba (${pathToFileURL(join(dir, "node_modules/ml-ops/dispatch/numba.js")).href}) imports \\"./no-such-file.js\\", which does not resolve`,
+    );
   });
 
   // Before, the backend's import failed with Node's own error, naming no plugin:

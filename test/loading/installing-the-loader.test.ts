@@ -103,9 +103,19 @@ const rule = { declaredIn: "p", packageName: "never-installed-fw", roots: [], su
 describe("loaderFindings", () => {
   it("names a watched module that loaded but never signalled, and forgets it once it has", () => {
     const href = "file:///app/node_modules/never-installed-fw/cpu.js";
-    const record = { mode: "registerHooks" as const, loaded: new Map([[href, "cpu"]]), failures: new Map(), matcher: new Matcher([rule]) };
+    const record = {
+      mode: "registerHooks" as const,
+      loaded: new Map([[href, "cpu"]]),
+      failures: new Map(),
+      matcher: new Matcher([rule]),
+      unresolved: new Map<string, string>(),
+    };
     expect(loaderFindings(record)).toMatchObject([{ backend: "cpu", module: href, problem: "unsignalled" }]);
     expect(loaderFindings(record)[0]?.message).toContain("was loaded but never finished evaluating");
+    // Where a plugin's registration module for the backend imports what does not resolve, that is the cause given.
+    const cause = "kit's registration module for cpu (file:///r.js) imports \"./gone.js\", which does not resolve (not found)";
+    const told = loaderFindings({ ...record, unresolved: new Map([["cpu", cause]]) });
+    expect(told[0]?.message).toBe(`${href} never finished evaluating, so its cpu table never signalled: ${cause}.`);
     hub().announce({
       via: "hook",
       namespace: "dispatch",
@@ -124,6 +134,7 @@ describe("loaderFindings", () => {
       loaded: new Map(),
       failures: new Map([["file:///x.js", failure]]),
       matcher: new Matcher([]),
+      unresolved: new Map<string, string>(),
     };
     expect(loaderFindings(record)).toEqual([failure]);
   });
