@@ -10,7 +10,12 @@ interface Facts {
   readonly tables: ReadonlyArray<{ readonly host?: { readonly name: string } | undefined }>;
   readonly loaders: readonly unknown[];
   readonly unannounced?: ReadonlyArray<{ readonly backend: string; readonly name: string }>;
+  /** Host adapters that said they serve the thread before any of their modules loaded (Vitest's setup file). */
+  readonly hosts?: readonly string[];
 }
+
+/** The host adapter serving the thread's modules where no loader is installed (Vite, Vitest, esbuild, Jest), if one is known. */
+const hostOf = (facts: Facts): string | undefined => facts.tables.find((t) => t.host !== undefined)?.host?.name ?? facts.hosts?.[0];
 
 export function pendingMessage(
   record: RegistrationRecord,
@@ -24,8 +29,7 @@ export function pendingMessage(
   if (loaded) return `${at} although a ${record.backend} table exists in this thread.`;
   const stray = strayText(record.backend, facts);
   if (stray !== undefined) return `${at}: ${stray}`;
-  // A host adapter (Vite, Vitest, esbuild, Jest) serves the thread's modules where no loader is installed.
-  const host = facts.tables.find((t) => t.host !== undefined)?.host?.name;
+  const host = hostOf(facts);
   if (facts.loaders.length === 0 && host === undefined) {
     return `${at}: no ${record.backend} table ever reached dispatch-hook, and no dispatch-hook loader is installed in this thread. Start node with --import dispatch-hook/loader.mjs, run it through a host adapter, or have the framework call announce().`;
   }
@@ -37,9 +41,8 @@ export function pendingMessage(
 export function strayText(backend: string, facts: Facts): string | undefined {
   const names = (facts.unannounced ?? []).filter((d) => d.backend === backend).map((d) => `Dispatcher ${JSON.stringify(d.name)}`);
   if (names.length === 0) return undefined;
-  const host = facts.tables.some((t) => t.host !== undefined);
   const fix =
-    facts.loaders.length === 0 && !host
+    facts.loaders.length === 0 && hostOf(facts) === undefined
       ? `no dispatch-hook loader is installed in this thread to watch the module that made it. Start node with --import dispatch-hook/loader.mjs, run it through a host adapter, or have the framework call announce(${JSON.stringify(backend)}, table).`
       : "nothing watches the module that made it (the framework's declaration names another module, or none). Check the declaration with npx dispatch-hook doctor.";
   return `a ${backend} table exists in this thread (${[...new Set(names)].join(", ")}), but it never reached dispatch-hook: ${fix}`;

@@ -30,6 +30,15 @@ describe("buildReport", () => {
     const message = buildReport([f], hosted, { connected: false, focus: ["cpu"] }).problems[0]?.message;
     expect(message).toContain("dispatch-hook/vite serves this thread's modules, but no module declared for cpu finished loading");
     expect(message).not.toContain("--import");
+    // Also before any of its modules loaded: its setup file said it serves the thread (found by a new user's trial).
+    const told = { ...noFacts, hosts: ["dispatch-hook/vite"] };
+    const early = buildReport([f], told, { connected: false, focus: ["cpu"] }).problems[0]?.message;
+    expect(early).toContain("dispatch-hook/vite serves this thread's modules, but no module declared for cpu finished loading");
+    expect(early).not.toContain("--import");
+    const stray = { ...told, unannounced: [{ backend: "cpu", name: "cpu table" }] };
+    const strayMessage = buildReport([f], stray, { connected: false, focus: ["cpu"] }).problems[0]?.message;
+    expect(strayMessage).toContain("nothing watches the module that made it");
+    expect(strayMessage).not.toContain("--import");
   });
 
   it("with no loader, a backend the program said it needs that has no table is a no-loader problem; registrations alone are not", () => {

@@ -113,7 +113,7 @@ describe("loaderFindings", () => {
     expect(loaderFindings(record)).toMatchObject([{ backend: "cpu", module: href, problem: "unsignalled" }]);
     expect(loaderFindings(record)[0]?.message).toContain("was loaded but never finished evaluating");
     // Where a plugin's registration module for the backend imports what does not resolve, that is the cause given.
-    const cause = "kit's registration module for cpu (file:///r.js) imports \"./gone.js\", which does not resolve (not found)";
+    const cause = 'kit\'s registration module for cpu (file:///r.js) imports "./gone.js", which does not resolve (not found)';
     const told = loaderFindings({ ...record, unresolved: new Map([["cpu", cause]]) });
     expect(told[0]?.message).toBe(`${href} never finished evaluating, so its cpu table never signalled: ${cause}.`);
     hub().announce({
