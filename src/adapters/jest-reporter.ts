@@ -24,7 +24,13 @@ export default class DispatchHookReporter {
   }
 
   onRunComplete(): void {
-    const { audit, text, verdict, failed } = this.#run.fold(this.#root);
+    // In band, test files run in Jest's own process and each writes its record when it ends; one that
+    // fails before its setup files run (a file that does not parse) writes none, and Jest says why.
+    const own = (writer: { readonly pid: number }) =>
+      writer.pid === process.pid
+        ? "it is Jest's own process, where no test file ran to its end with dispatch-hook set up (a test file that fails before its setup files run, such as one that does not parse, writes no record; Jest's error above names it)"
+        : undefined;
+    const { audit, text, verdict, failed } = this.#run.fold(this.#root, own);
     this.last = audit;
     process.stderr.write(`${text}\n`);
     // Failed as dispatch-hook audit fails it: a miss, a file without a record, or nothing checked

@@ -267,6 +267,27 @@ describe("a run the reporters cannot vouch for fails, saying why", () => {
     expect(result.code).toBe(1);
   }, 120_000);
 
+  it("Jest, a test file that does not parse: its process's missing record says no test file ran in it, not that it was killed", async () => {
+    // ES modules (Jest's vm modules): dispatch-hook, in setupFilesAfterEnv, loads before the test file fails to parse.
+    const dir = makeTree({
+      ...project("module"),
+      "node_modules/jest": { symlink: join(repoRoot, "node_modules/jest") },
+      "jest.config.json": JSON.stringify({
+        testEnvironment: "node",
+        transform: {},
+        resolver: "dispatch-hook/jest",
+        setupFilesAfterEnv: ["dispatch-hook"],
+        reporters: ["default", "dispatch-hook/jest/reporter"],
+      }),
+      "bad.test.js": 'test("x", () => { expect(1).toBe(1) \n',
+    });
+    const result = await run(dir, [jestBin, "--runInBand", "bad.test.js"], { ...quiet, NODE_OPTIONS: "--experimental-vm-modules" });
+    expect(result.stderr).toMatch(/Test Suites:\s+1 failed/);
+    expect(result.stderr).toMatch(/\[no record\] pid \d+ \(.*\) started, and wrote no audit record: it is Jest's own process/);
+    expect(result.stderr).not.toContain("it was killed, or ended before its exit handlers ran");
+    expect(result.code).toBe(1);
+  }, 120_000);
+
   it("Vitest without dispatch-hook/vite's plugin: each worker's missing record says the plugin is missing, not that it was killed", async () => {
     const dir = makeTree({
       ...vitestProject(),
