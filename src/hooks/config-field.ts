@@ -28,7 +28,9 @@ export class FieldReader {
     code: ConfigErrorCode = "ERR_DISPATCH_CONFIG_INVALID",
     readAnyway = false,
   ): void {
-    const text = `${message} (in ${source.label === source.file ? source.label : `${source.label}, ${source.file}`})`;
+    // Where it is, each name once: the message may name the label already.
+    const where = [...new Set([source.label, source.file])].filter((name) => !message.includes(name));
+    const text = where.length === 0 ? message : `${message} (in ${where.join(", ")})`;
     this.problems.push({ code, file: source.file, key, message: text, fix, ...(readAnyway ? { readAnyway: true as const } : {}) });
   }
 
