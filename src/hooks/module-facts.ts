@@ -5,6 +5,7 @@
 import { fs, nodeModule, path, url } from "../builtins.js";
 import type { Discovery, HookConfig } from "./discovery.js";
 import type { FacadeRegistration } from "./facade.js";
+import { originalSource } from "./instrument.js";
 import type { ModulePlan } from "./matcher.js";
 
 export interface LoadResult {
@@ -67,7 +68,13 @@ export interface HookOptions {
 }
 
 /** Says first, where `parent` is a plugin's registration module, that its import of `specifier` failed; gives the error back. */
-function said(watch: WatchList, report: (message: HookReport) => void, specifier: string, parent: string | undefined, error: unknown) {
+export function said(
+  watch: WatchList,
+  report: (message: HookReport) => void,
+  specifier: string,
+  parent: string | undefined,
+  error: unknown,
+) {
   for (const message of watch.unresolved(specifier, parent, error)) report({ type: "unresolved", ...message });
   return error;
 }
@@ -94,6 +101,12 @@ export function resolving(
   } catch (error) {
     throw said(watch, report, specifier, context.parentURL, error);
   }
+}
+
+/** The original at its second URL: an ES module sees its own URL; a CommonJS one is Node's, file name and all. */
+export function originalResult(real: string, result: LoadResult): LoadResult {
+  if (!isEsm(result.format) || result.source == null) return result;
+  return { ...result, source: originalSource(text(result.source), real) };
 }
 
 export function then<T, U>(value: Maybe<T>, next: (value: T) => U): Maybe<U> {

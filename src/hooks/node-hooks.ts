@@ -14,7 +14,7 @@ import type { ModuleInfo } from "../channel.js";
 import type { HookConfig } from "./discovery.js";
 import { hasDefaultExport, hasModuleSyntax, wrapsOwnFile } from "./export-names.js";
 import { type FacadeInput, facadeSource, markerSource } from "./facade.js";
-import { esmEpilogue, instrument, originalSource } from "./instrument.js";
+import { esmEpilogue, instrument } from "./instrument.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
 import {
   type Context,
@@ -28,9 +28,11 @@ import {
   type Maybe,
   type NextLoad,
   type NextResolve,
+  originalResult,
   type ResolveResult,
   requireCacheEntry,
   resolving,
+  said,
   text,
   then,
   unloadableRegistration,
@@ -171,12 +173,6 @@ export function createHooks(options: HookOptions) {
     return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "commonjs"), plan, true)) };
   };
 
-  /** The original at its second URL: an ES module sees its own URL; a CommonJS one is Node's, file name and all. */
-  const original = (real: string, result: LoadResult): LoadResult => {
-    if (!isEsm(result.format) || result.source == null) return result;
-    return { ...result, source: originalSource(text(result.source), real) };
-  };
-
   /**
    * The format the rest of the resolve chain gave a watched module: its original's URL resolves
    * with it, so the next loader's load gets it (tsx's passes it on; without one Node 20 throws
@@ -240,7 +236,13 @@ export function createHooks(options: HookOptions) {
     if (specifier === runtime.esm) return { url: specifier, format: "module", shortCircuit: true };
     if (specifier === context.parentURL && specifier.startsWith("file:")) return { url: specifier, shortCircuit: true };
     if (!enabled()) return nextResolve(specifier, context);
-    return resolving(nextResolve, specifier, context, matcher, report, learn);
+    if (async) return resolving(nextResolve, specifier, context, matcher, report, learn);
+    // In-thread, inline: this runs for every module, mostly in the interpreter at start-up.
+    try {
+      return learn(specifier, nextResolve(specifier, context) as ResolveResult, context);
+    } catch (error) {
+      throw said(matcher, report, specifier, context.parentURL, error);
+    }
   }
 
   /**
@@ -279,7 +281,7 @@ export function createHooks(options: HookOptions) {
         loading(href);
         return { format: "commonjs", source: null, shortCircuit: true };
       }
-      if (real !== undefined) return build(href, "?", nextLoad(href, context), (result) => original(real, result));
+      if (real !== undefined) return build(href, "?", nextLoad(href, context), (result) => originalResult(real, result));
     }
     if (!enabled() || !matcher.watches(href) || hasKeys(context.importAttributes)) return nextLoad(href, context);
     const plan = matcher.match(href);
