@@ -80,8 +80,8 @@ export function said(
 }
 
 /**
- * The next resolve step, its answer through `resolved`; what it throws, or rejects with, goes on
- * unchanged once said (see said()). Nothing more is allocated than the answer needs.
+ * Off-thread (module.register, whose next steps answer with promises): the next resolve step, its
+ * answer through `resolved`; a rejection goes on unchanged once said (see said()).
  */
 export function resolving(
   next: NextResolve,
@@ -90,17 +90,11 @@ export function resolving(
   watch: WatchList,
   report: (message: HookReport) => void,
   resolved: (specifier: string, result: ResolveResult, context: Context) => ResolveResult,
-): Maybe<ResolveResult> {
-  try {
-    const result = next(specifier, context);
-    if (!(result instanceof Promise)) return resolved(specifier, result, context);
-    return result.then(
-      (r) => resolved(specifier, r, context),
-      (error: unknown) => Promise.reject(said(watch, report, specifier, context.parentURL, error)),
-    );
-  } catch (error) {
-    throw said(watch, report, specifier, context.parentURL, error);
-  }
+): Promise<ResolveResult> {
+  return (next(specifier, context) as Promise<ResolveResult>).then(
+    (r) => resolved(specifier, r, context),
+    (error: unknown) => Promise.reject(said(watch, report, specifier, context.parentURL, error)),
+  );
 }
 
 /** The original at its second URL: an ES module sees its own URL; a CommonJS one is Node's, file name and all. */

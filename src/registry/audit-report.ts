@@ -3,7 +3,7 @@ import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
 import { type Fold, getOrCreate, undeclaredMessage, windowRecords } from "./audit-fold.js";
 import { notes } from "./audit-notes.js";
-import { pendingMessage, strayText } from "./pending-message.js";
+import { hostOf, pendingMessage, strayText } from "./pending-message.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
 export interface TableFact {
@@ -227,7 +227,7 @@ function backendRecords(folds: readonly Fold[], facts: ThreadFacts, loaded: Read
  * registers for every backend it supports, whether or not the app uses it.
  */
 function withoutLoader(folds: readonly Fold[], facts: ThreadFacts, loaded: ReadonlySet<string>, scope: ReportScope): Problem[] {
-  if (facts.loaders.length > 0 || (facts.hosts ?? []).length > 0 || facts.tables.some((t) => t.host !== undefined)) return [];
+  if (facts.loaders.length > 0 || hostOf(facts) !== undefined) return [];
   const declared = new Map<string, string>();
   const declare = (backend: string, how: string) => {
     if (!declared.has(backend)) declared.set(backend, how);

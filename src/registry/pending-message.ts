@@ -15,7 +15,7 @@ interface Facts {
 }
 
 /** The host adapter serving the thread's modules where no loader is installed (Vite, Vitest, esbuild, Jest), if one is known. */
-const hostOf = (facts: Facts): string | undefined => facts.tables.find((t) => t.host !== undefined)?.host?.name ?? facts.hosts?.[0];
+export const hostOf = (facts: Facts): string | undefined => facts.tables.find((t) => t.host !== undefined)?.host?.name ?? facts.hosts?.[0];
 
 export function pendingMessage(
   record: RegistrationRecord,
