@@ -299,18 +299,23 @@ describe("4e. a registration that landed, then went from its table", () => {
 });
 
 describe("4f. a declared export the dispatch module does not have", () => {
+  /** A framework whose gpu declaration names "tabel"; its module exports "table". */
+  const typoedExport: Tree = {
+    "node_modules/dispatch-hook": { symlink: "<repo>" },
+    "node_modules/fw/package.json": JSON.stringify({
+      name: "fw",
+      type: "module",
+      exports: { "./*": "./*" },
+      dispatchHook: { backends: { gpu: { module: "./gpu.js", export: "tabel" } } },
+    }),
+    "node_modules/fw/gpu.js":
+      'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "gpu table", backend: "gpu" });\n',
+    "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { fw: "*", "dispatch-hook": "*" } }),
+  };
+
   it("a registration for it waits, and both its problem and the backends line say the module loaded without that export", async () => {
     const dir = makeTree({
-      "node_modules/dispatch-hook": { symlink: "<repo>" },
-      "node_modules/fw/package.json": JSON.stringify({
-        name: "fw",
-        type: "module",
-        exports: { "./*": "./*" },
-        dispatchHook: { backends: { gpu: { module: "./gpu.js", export: "tabel" } } },
-      }),
-      "node_modules/fw/gpu.js":
-        'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "gpu table", backend: "gpu" });\n',
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { fw: "*", "dispatch-hook": "*" } }),
+      ...typoedExport,
       "main.mjs": 'import { register } from "dispatch-hook";\nregister("gpu", class Pool {}, () => 1);\nawait import("fw/gpu.js");\n',
     });
     const result = await run(dir, ["--import", loader, "main.mjs"], strict);
@@ -324,16 +329,7 @@ describe("4f. a declared export the dispatch module does not have", () => {
 
   it("a miss on that table says the same, not that nothing signalled (found by a new user's trial)", async () => {
     const dir = makeTree({
-      "node_modules/dispatch-hook": { symlink: "<repo>" },
-      "node_modules/fw/package.json": JSON.stringify({
-        name: "fw",
-        type: "module",
-        exports: { "./*": "./*" },
-        dispatchHook: { backends: { gpu: { module: "./gpu.js", export: "tabel" } } },
-      }),
-      "node_modules/fw/gpu.js":
-        'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "gpu table", backend: "gpu" });\n',
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { fw: "*", "dispatch-hook": "*" } }),
+      ...typoedExport,
       "main.mjs": [
         'import { register } from "dispatch-hook";',
         "class Pool {}",
