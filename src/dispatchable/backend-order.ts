@@ -25,6 +25,8 @@ interface Edge {
   readonly before: string;
   readonly after: string;
   readonly source: string;
+  /** From the explicit order (the environment's), which only a declared constraint gives way to. */
+  readonly explicit?: boolean;
 }
 
 export function sortBackends(
@@ -41,11 +43,15 @@ export function sortBackends(
     for (const other of b.lowerPriorityThan)
       if (known.has(other)) edges.push({ before: other, after: b.name, source: `${b.name} lowerPriorityThan ${other}` });
   }
-  // An explicit order (the environment's) wins over a declared constraint it contradicts.
+  // An explicit order (the environment's) wins over a declared constraint it contradicts; two of its
+  // own pairs that contradict each other are a cycle, as declared ones are.
   for (const [before, after] of extra) {
     if (!known.has(before) || !known.has(after)) continue;
-    for (let i = edges.length - 1; i >= 0; i--) if (edges[i]?.before === after && edges[i]?.after === before) edges.splice(i, 1);
-    edges.push({ before, after, source: `${before}>${after} from ${extraSource}` });
+    for (let i = edges.length - 1; i >= 0; i--) {
+      const e = edges[i] as Edge;
+      if (e.before === after && e.after === before && e.explicit !== true) edges.splice(i, 1);
+    }
+    edges.push({ before, after, source: `${before}>${after} from ${extraSource}`, explicit: true });
   }
   // Each backend in declaration order, preceded by whatever must come before it (themselves in
   // declaration order): a constraint moves only the backends it names.

@@ -26,6 +26,7 @@ import { checkDeclarations, declarationProblems } from "./set-checks.js";
 import {
   type BackendDeclaration,
   type BackendSetOptions,
+  baseDirectory,
   type Concerning,
   declarePackages,
   type FunctionMap,
@@ -145,13 +146,17 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     const declaration = readDeclaration(given, at);
     const where = `Backend ${JSON.stringify(declaration.name)} of ${this.name}`;
     checkBackend(declaration.name, where);
+    if (declaration.name === "default") {
+      const why = "traces, resolve() and context.remaining use it for the reference implementation; choose another name";
+      throw new DispatchHookError("ERR_DISPATCH_RESERVED_NAME", `${where}: "default" cannot be a backend name: ${why}.`);
+    }
     if (this.#backends.has(declaration.name)) {
       throw new DispatchHookError(
         "ERR_DISPATCH_BACKEND_DECLARATION",
         `${where} is declared twice (first in ${this.#backends.get(declaration.name)?.declaredIn}, again in ${declaredIn}). To fix: give one of them another name.`,
       );
     }
-    const base = declaration.base ?? process.cwd();
+    const base = baseDirectory(declaration.base);
     const types = new TypeSet(declaration.primaryTypes ?? [], declaration.secondaryTypes ?? [], new NamedTypeResolver(base), where);
     const table = new ImplTable(() => this.version++);
     const wraps = declaration.wraps === undefined ? undefined : checkWraps(declaration.wraps, declaration.name, where, base, this.#eager);

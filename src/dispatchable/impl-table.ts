@@ -30,6 +30,11 @@ export interface CallContext {
   next(...args: unknown[]): unknown;
 }
 
+/** @internal Where a context keeps its call's relevant values, for a wrapping backend to convert. */
+export const contextValues: unique symbol = Symbol("dispatch-hook relevant values");
+/** @internal A context as dispatch-hook makes it. */
+export type OwnContext = CallContext & { readonly [contextValues]: () => readonly unknown[] };
+
 export type AnyFunction = (...args: never[]) => unknown;
 export type Fn = (...args: unknown[]) => unknown;
 

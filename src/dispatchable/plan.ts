@@ -5,15 +5,17 @@
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError } from "../registry/errors.js";
-import { type CallContext, type Fn, type Implementation, realImpl } from "./impl-table.js";
+import { type CallContext, contextValues, type Fn, type Implementation, type OwnContext, realImpl } from "./impl-table.js";
 import type { Scope, TraceEntry } from "./options-scope.js";
-import { type Claim, type TypeSet, typeName, typeOf } from "./type-match.js";
+import { type Claim, classesOf, type TypeSet, typeName } from "./type-match.js";
 import { wrappedBackends } from "./wrapping.js";
 
 export interface PlanBackend {
   readonly name: string;
   readonly types: TypeSet;
   readonly requiresOptIn: boolean;
+  /** The backend it wraps, if it wraps one. */
+  readonly wraps?: string | undefined;
   implementation(op: Class): Implementation | undefined;
 }
 
@@ -65,6 +67,12 @@ export function answers(fn: string, p: Plan, values: readonly unknown[]): string
   return naming(fn, () => answerKey(p.asks, values, (types, i) => types.protocolClaim(values[i])));
 }
 
+/** Why a backend has no implementation to offer: a wrapper of a backend the set does not declare has nothing to run. */
+function lacking(b: PlanBackend, fn: string, all: readonly PlanBackend[]): string {
+  if (b.wraps === undefined || all.some((other) => other.name === b.wraps)) return `has no implementation of ${fn}`;
+  return `wraps ${JSON.stringify(b.wraps)}, which the set does not declare, and has no implementation of ${fn} of its own`;
+}
+
 export function plan(
   fn: string,
   op: Class,
@@ -110,7 +118,7 @@ export function plan(
         continue;
       }
       const impl = b.implementation(op);
-      const refusal = impl === undefined ? `has no implementation of ${fn}` : accepts(b);
+      const refusal = impl === undefined ? lacking(b, fn, control.order) : accepts(b);
       if (refusal !== undefined) skipped.push({ backend: b.name, reason: refusal });
       else candidates.push({ backend: b.name, impl: impl as Implementation });
     }
@@ -145,17 +153,6 @@ export interface RunSpec {
   readonly defaultImpl: Fn;
 }
 
-/** The classes of the relevant values (explicit types included), each once, in order. */
-function classesOf(values: readonly unknown[]): Function[] {
-  const out: Function[] = [];
-  for (const v of values) {
-    const proto = typeOf(v) as { constructor?: unknown } | null;
-    const ctor = proto === null ? undefined : proto.constructor;
-    if (typeof ctor === "function" && !out.includes(ctor)) out.push(ctor);
-  }
-  return out;
-}
-
 /** Whether an implementation must be called through this path: a veto, or a context to pass. */
 export function needsCall(impl: Implementation): boolean {
   return impl.shouldRun !== undefined || impl.usesContext === true;
@@ -172,7 +169,7 @@ export function contextFor(
   scope: Scope | undefined,
   values: () => readonly unknown[],
   next: (args: unknown[]) => unknown,
-): CallContext {
+): OwnContext {
   const backend = p.candidates[i]?.backend as string;
   let classes: Function[] | undefined;
   return {
@@ -187,6 +184,7 @@ export function contextFor(
     options: { prioritize: scope?.prioritize ?? [], disable: [...(scope?.disable ?? [])], types: scope?.types ?? [] },
     prioritized: p.prioritized.has(backend),
     next: (...args: unknown[]) => next(args),
+    [contextValues]: values,
   };
 }
 

@@ -1,5 +1,7 @@
 /** The executable-spec loop: every backend's implementation of a dispatchable, run on the inputs given and compared with the reference's. */
 import { util } from "../builtins.js";
+import { DispatchHookError, describe } from "../registry/errors.js";
+import { readOptions } from "../registry/options.js";
 import type { Dispatchable } from "./dispatchable.js";
 import { type Fn, type Implementation, realImpl } from "./impl-table.js";
 import { contextFor } from "./plan.js";
@@ -32,7 +34,30 @@ export interface ReferenceReport {
   readonly disagreements: readonly Disagreement[];
 }
 
-export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, options: ReferenceCheckOptions): ReferenceReport {
+/** The options, read once and checked: each refusal has a code, and nothing runs. */
+function readInput(fn: unknown, options: unknown): ReferenceCheckOptions {
+  const f = fn as Partial<Dispatchable<(...args: never[]) => unknown>>;
+  if (typeof fn !== "function" || typeof f.reference !== "function" || typeof f.backends?.backends !== "function") {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `referenceCheck(): the first argument must be a function made with dispatchable(), got ${describe(fn)}.`,
+    );
+  }
+  const where = `referenceCheck(${fn.name})`;
+  const kinds = { inputs: "array", prepare: "function", normalize: "function", equal: "function" } as const;
+  const read = readOptions(options, kinds, where, ["inputs"]) as unknown as ReferenceCheckOptions;
+  const bad = read.inputs.findIndex((args) => !Array.isArray(args));
+  if (bad >= 0) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `${where}: "inputs" must list argument lists, got ${describe(read.inputs[bad])} at position ${bad}. Write inputs: [[x], [x, 2]].`,
+    );
+  }
+  return read;
+}
+
+export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, given: ReferenceCheckOptions): ReferenceReport {
+  const options = readInput(fn, given);
   const reference = fn.reference as unknown as Fn;
   const expected = options.inputs.map((args) => reference(...args));
   const equal = options.equal ?? util().isDeepStrictEqual;

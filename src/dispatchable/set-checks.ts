@@ -42,7 +42,8 @@ export function checkDeclarations(
     const key = JSON.stringify(warning.details);
     if (warned.has(key)) continue;
     warned.add(key);
-    process.emitWarning(warning.message, { code: warning.code });
+    // Emitted as an object, so that a "warning" listener gets the facts (`details`) as well as the code.
+    process.emitWarning(Object.assign(new Error(warning.message), { name: "Warning", code: warning.code, details: warning.details }));
   }
   return unknownFunctions(set, registeredNames(backends, ops), functions);
 }

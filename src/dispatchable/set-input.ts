@@ -2,7 +2,7 @@
  * What a backend set's methods are given: the declaration and option types, and the checks on what
  * they receive (each refusal has a code and changes nothing; each option is read once).
  */
-import { path } from "../builtins.js";
+import { fs, path, url } from "../builtins.js";
 import { discover } from "../hooks/discovery.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { readOptions } from "../registry/options.js";
@@ -24,7 +24,7 @@ export interface BackendDeclaration<Fns extends FunctionMap = FunctionMap> {
   readonly lowerPriorityThan?: readonly string[];
   /** Function name → implementation (checked against its signature in a typed set), or `"specifier#export"`, loaded on first use. */
   readonly implementations?: { readonly [K in keyof Fns]?: ImplementationOf<Fns[K]> | string };
-  /** Where `"specifier#…"` names resolve from (default: the working directory; for package.json, the package's). */
+  /** Where relative `"./specifier#…"` names resolve from: a directory, or a module's URL or path (`import.meta.url`); default: the working directory (for package.json, the package's). */
   readonly base?: string;
   /** Runs another backend's implementations on converted arguments. */
   readonly wraps?: Wraps;
@@ -33,7 +33,7 @@ export interface BackendDeclaration<Fns extends FunctionMap = FunctionMap> {
 export interface BackendSetOptions {
   /** The set's name: package.json declarations under `dispatchables.<name>` belong to it. */
   readonly name: string;
-  /** The prefix of the control variables: `<prefix>_PRIORITIZE`, `_BLOCK`, `_SET_ORDER` (default: the name, upper-cased). */
+  /** The prefix of the control variables: `<prefix>_PRIORITIZE`, `_BLOCK`, `_SET_ORDER` (default: the name, upper-cased); letters, digits and underscores. */
   readonly envPrefix?: string;
   /** The environment to read (default process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -112,10 +112,26 @@ export function readDeclaration<Fns extends FunctionMap>(given: BackendDeclarati
   return read;
 }
 
+/**
+ * The directory a declaration's relative names resolve from: `base` as a directory, or the directory
+ * of a module given by its URL or path (`import.meta.url`, `__filename`); the working directory by default.
+ */
+export function baseDirectory(base: string | undefined): string {
+  if (base === undefined) return process.cwd();
+  const at = base.startsWith("file:") ? url.fileURLToPath(base) : path.resolve(base);
+  return fs.statSync(at, { throwIfNoEntry: false })?.isFile() === true ? path.dirname(at) : at;
+}
+
 /** createBackends()'s options, checked and read once. */
 export function readSetOptions(options: BackendSetOptions): BackendSetOptions {
   const kinds = { name: "name", envPrefix: "string", env: "object", discover: "any", checkImplementations: ["eager", "lazy"] } as const;
   const read = readOptions(options, kinds, "createBackends()", ["name"]) as unknown as BackendSetOptions;
+  if (read.envPrefix !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(read.envPrefix)) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `createBackends(): "envPrefix" must be letters, digits and underscores, not starting with a digit (it begins environment variable names), got ${JSON.stringify(read.envPrefix)}.`,
+    );
+  }
   const discover = read.discover;
   if (discover !== undefined && typeof discover !== "boolean" && (typeof discover !== "string" || discover === "")) {
     throw new DispatchHookError(
@@ -143,7 +159,7 @@ export function declarePackages(
     } catch (error) {
       const e = error as DispatchHookError;
       const message = `${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`;
-      process.emitWarning(message, { code: e.code });
+      process.emitWarning(Object.assign(new Error(message), { name: "Warning", code: e.code, details: e.details }));
       registry.setEvent({ kind: "declaration", backend: d.backend, code: e.code, message });
     }
   }

@@ -30,6 +30,17 @@ export function typeName(value: unknown): string {
   return typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : typeof value;
 }
 
+/** The classes of the relevant values (explicit types included), each once, in order. */
+export function classesOf(values: readonly unknown[]): Function[] {
+  const out: Function[] = [];
+  for (const v of values) {
+    const proto = typeOf(v) as { constructor?: unknown } | null;
+    const ctor = proto === null ? undefined : proto.constructor;
+    if (typeof ctor === "function" && !out.includes(ctor)) out.push(ctor);
+  }
+  return out;
+}
+
 function isProtocol(spec: unknown): boolean {
   return (
     (typeof spec === "object" && spec !== null && typeof (spec as { [Symbol.hasInstance]?: unknown })[Symbol.hasInstance] === "function") ||

@@ -7,7 +7,17 @@
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { asImplementation, type CallContext, type Fn, type Implementation, nearName, realImpl } from "./impl-table.js";
+import {
+  asImplementation,
+  type CallContext,
+  contextValues,
+  type Fn,
+  type Implementation,
+  nearName,
+  type OwnContext,
+  realImpl,
+} from "./impl-table.js";
+import { classesOf, typeName } from "./type-match.js";
 
 export interface Wraps {
   /** The backend whose implementations run. */
@@ -73,6 +83,50 @@ export function checkWraps(
 }
 
 /**
+ * The context the wrapped implementation sees: its own backend, and the types and classes of the
+ * converted values (what it is given, and what it builds results of), read only if asked for. Its
+ * next() passes the call on with the caller's own arguments (none given) or those given.
+ */
+function innerContext(
+  outer: CallContext,
+  backend: string,
+  args: readonly unknown[],
+  converted: readonly unknown[],
+  into: (value: unknown, index: number | undefined) => unknown,
+  next: (...args: unknown[]) => unknown,
+): OwnContext {
+  let values: unknown[] | undefined;
+  let types: string[] | undefined;
+  let classes: Function[] | undefined;
+  const relevant = (outer as Partial<OwnContext>)[contextValues];
+  // A relevant value is an argument (converted already) or an explicit type's stand-in (converted here).
+  const innerValues = (): unknown[] => {
+    values ??= (relevant?.() ?? []).map((v) => {
+      const i = args.indexOf(v);
+      return i >= 0 ? converted[i] : into(v, undefined);
+    });
+    return values;
+  };
+  return {
+    function: outer.function,
+    backend,
+    get types() {
+      types ??= innerValues().map(typeName);
+      return types;
+    },
+    get classes() {
+      classes ??= classesOf(innerValues());
+      return classes;
+    },
+    remaining: outer.remaining,
+    options: outer.options,
+    prioritized: outer.prioritized,
+    next,
+    [contextValues]: innerValues,
+  };
+}
+
+/**
  * The implementations a wrapping backend gets from the one it wraps: `inner(op)` is the wrapped
  * backend's current implementation. Wrappers are made once per implementation they wrap.
  */
@@ -93,7 +147,7 @@ export function wrappingImplementations(
         "ERR_DISPATCH_CONVERT",
         `Backend ${JSON.stringify(backend)} wraps ${JSON.stringify(wraps.backend)}, but ${
           phase === "convert"
-            ? `converting argument ${at.index} of ${fn}() into ${wraps.backend}'s types failed`
+            ? `converting ${at.index === undefined ? "an explicit type (like(), a scope's types)" : `argument ${at.index}`} of ${fn}() into ${wraps.backend}'s types failed`
             : `restore could not convert back what ${wraps.backend}'s ${fn}() returned (${describe(at.result)})`
         }: ${error instanceof Error ? error.message : String(error)}. To fix: make convert and restore handle this value, or give ${backend} an implementation of ${fn} of its own.`,
         {
@@ -103,16 +157,25 @@ export function wrappingImplementations(
       );
     const wrapper = function (this: unknown, context: CallContext, ...args: unknown[]) {
       const convert = realImpl(wraps.convert) as Fn;
-      const converted = args.map((a, i) => {
+      const into = (value: unknown, index: number | undefined): unknown => {
         try {
-          return convert(a, context);
+          return convert(value, context);
         } catch (error) {
-          throw fail("convert", error, { index: i });
+          throw fail("convert", error, index === undefined ? {} : { index });
         }
-      });
+      };
+      const converted = args.map((a, i) => into(a, i));
+      // What context.next() returns is the next backend's (or the default's) answer in the caller's types: never restored.
+      let passedOn: { value: unknown } | undefined;
+      const next = (...given: unknown[]): unknown => {
+        passedOn = { value: context.next(...(given.length === 0 ? args : given)) };
+        return passedOn.value;
+      };
+      const inner = innerContext(context, wraps.backend, args, converted, into, next);
       const real = realImpl(impl);
-      if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(context, ...converted)) return context.next(...args);
-      const result = real.usesContext === true ? (real as Fn).call(this, context, ...converted) : (real as Fn).apply(this, converted);
+      if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(inner, ...converted)) return context.next(...args);
+      const result = real.usesContext === true ? (real as Fn).call(this, inner, ...converted) : (real as Fn).apply(this, converted);
+      if (passedOn !== undefined && result === passedOn.value) return result;
       try {
         return (realImpl(wraps.restore) as Fn)(result, context);
       } catch (error) {

@@ -65,6 +65,8 @@ export function checkRegisterInput(backend: string, opType: Class, impl: Impl, o
       `register(${JSON.stringify(backend)}, ${keyName(opType)}, …): the implementation must be a function, got ${describe(impl)}.`,
     );
   }
+  // No options, nothing to read: the message that names the call is built only for options to check.
+  if (options === undefined) return false;
   return readOptions(options, { override: "boolean" }, `register(${JSON.stringify(backend)}, ${keyName(opType)}, …)`).override === true;
 }
 

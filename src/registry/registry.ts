@@ -88,22 +88,22 @@ export class Registry {
     this.#checkOpen("register()");
     const override = checkRegisterInput(backend, opType, impl, options);
     const window = hub().currentWindow();
-    const request: Request = {
-      backend,
-      opType,
-      impl,
-      override,
-      origin: window === undefined ? undefined : { plugin: window.plugin, module: window.module },
-      site: !this.#callSites ? undefined : typeof caller === "string" ? caller : captureCallSite(caller),
-    };
+    const origin = window === undefined ? undefined : { plugin: window.plugin, module: window.module };
+    const site = !this.#callSites ? undefined : typeof caller === "string" ? caller : captureCallSite(caller);
+    const request: Request = { backend, opType, impl, override, origin, site };
     const state = this.#writer.backends.get(backend);
     const admission = admit(request, state?.sealed === true, state?.owners.get(opType));
     if (admission.action === "refuse") return this.#refuse(admission.code, request, admission.message);
-    if (admission.action === "wait") return this.#writer.wait(this.#accepted(request), admission.owner, admission.note);
     const registration = this.#accepted(request);
-    // A plugin's registration module runs because the loader loaded it with its backend: "hook".
-    this.#writer.activate(registration, request.origin === undefined ? "immediate" : "hook");
-    return registration;
+    // Held or let go once its fate is known: one that lands at once never makes the hub hold the registry.
+    try {
+      if (admission.action === "wait") return this.#writer.wait(registration, admission.owner, admission.note);
+      // A plugin's registration module runs because the loader loaded it with its backend: "hook".
+      this.#writer.activate(registration, request.origin === undefined ? "immediate" : "hook");
+      return registration;
+    } finally {
+      this.#hold();
+    }
   }
 
   /** Hands it a backend's table: waiting registrations apply now, in order, later ones at once; every table gets every registration. */
@@ -253,8 +253,8 @@ export class Registry {
     registration.requested = new RequestedEvent(registration, site);
     this.#join();
     this.#record(registration.requested);
+    // Its caller holds the registry once it knows whether the registration landed.
     this.#unsettled++;
-    this.#hold();
     return registration;
   }
 

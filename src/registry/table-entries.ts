@@ -191,10 +191,10 @@ export function leave(target: object, opType: unknown, key: object, current: unk
   return index < entries.length ? KEEP : newest(stack);
 }
 
-/** After a write a stack asked for: what the table gives back now, read twice (`read`), so that a table that binds is known as one. */
-export function shown(target: object, opType: unknown, read: () => unknown): void {
+/** After a write a stack asked for: what the table gives back now, read twice, so that a table that binds is known as one. */
+export function shown(target: object, opType: Class, table: Table): void {
   const stack = stacks().get(target)?.get(opType);
   if (stack === undefined) return;
-  const first = read();
-  stack.shows = first !== CANNOT_SAY && first === read() ? first : UNSTABLE;
+  const first = lookUp(table, opType);
+  stack.shows = first !== CANNOT_SAY && first === lookUp(table, opType) ? first : UNSTABLE;
 }

@@ -40,8 +40,11 @@ export class TableWriter {
 
   /** The backend's state, created on first use. */
   backend(name: string): BackendState {
-    const state = this.backends.get(name) ?? new BackendState(name);
-    this.backends.set(name, state);
+    let state = this.backends.get(name);
+    if (state === undefined) {
+      state = new BackendState(name);
+      this.backends.set(name, state);
+    }
     return state;
   }
 
@@ -150,7 +153,7 @@ export class TableWriter {
   #show(table: Table, target: object, opType: Class, show: Show): void {
     if (show.value !== undefined) table.adapter.set(target, opType, show.value as Impl);
     else if (table.adapter.delete !== undefined) table.adapter.delete(target, opType);
-    shown(target, opType, () => lookUp(table, opType));
+    shown(target, opType, table);
     const to = show.to as Table | undefined;
     if (to === undefined) return;
     const now = held(table, opType);

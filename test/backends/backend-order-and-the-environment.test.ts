@@ -28,6 +28,24 @@ describe("sortBackends", () => {
     expect(message).not.toContain("d ");
   });
 
+  it("the environment's order overrides a declared constraint it contradicts, but two of its own pairs that contradict each other are a cycle, in either order", () => {
+    expect(sortBackends([b("a", ["b"]), b("b")], [["b", "a"]])).toEqual(["b", "a"]);
+    for (const pairs of [
+      [
+        ["a", "b"],
+        ["b", "a"],
+      ],
+      [
+        ["b", "a"],
+        ["a", "b"],
+      ],
+    ] as const) {
+      expect(() => sortBackends([b("a"), b("b")], pairs), JSON.stringify(pairs)).toThrow(
+        expect.objectContaining({ code: "ERR_DISPATCH_PRIORITY_CYCLE", message: expect.stringContaining("a>b from the environment") }),
+      );
+    }
+  });
+
   it("prioritize() moves names to the front in their own order", () => {
     expect(prioritize(["a", "b", "c", "d"], ["c", "a", "ghost"])).toEqual(["c", "a", "b", "d"]);
   });

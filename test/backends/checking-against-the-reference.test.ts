@@ -74,4 +74,49 @@ describe("referenceCheck", () => {
     expect(report.disagreements).toEqual([]);
     expect(report.checked).toBe(4);
   });
+
+  it("refuses what it cannot run with a code, before running anything: not a dispatchable, no inputs, an input that is not an argument list, a misspelt or mistyped option", () => {
+    const backends = createBackends({ name: "refcheck-input", discover: false });
+    let ran = 0;
+    const counted = (x: number) => {
+      ran++;
+      return x * x;
+    };
+    backends.declare({ name: "good", primaryTypes: [Fast], implementations: { square: counted } });
+    const square = dispatchable(counted, { name: "square", args: [0], backends });
+    const refused = (fn: unknown, options: unknown) => {
+      try {
+        referenceCheck(fn as typeof square, options as never);
+      } catch (error) {
+        return [(error as { code?: string }).code, (error as Error).message];
+      }
+      return "accepted";
+    };
+    expect(refused(square, undefined)).toEqual([
+      "ERR_DISPATCH_INVALID_OPTION",
+      "referenceCheck(square): options must be an object, got undefined.",
+    ]);
+    expect(refused(square, { inputs: 5 })).toEqual([
+      "ERR_DISPATCH_INVALID_OPTION",
+      'referenceCheck(square): "inputs" must be an array, got number 5.',
+    ]);
+    expect(refused(square, { inputs: [[1], 2] })).toEqual([
+      "ERR_DISPATCH_INVALID_OPTION",
+      'referenceCheck(square): "inputs" must list argument lists, got number 2 at position 1. Write inputs: [[x], [x, 2]].',
+    ]);
+    expect(refused(square, { inptus: [[1]] })).toEqual([
+      "ERR_DISPATCH_INVALID_OPTION",
+      expect.stringContaining('referenceCheck(square): unknown option "inptus" (did you mean "inputs"?)'),
+    ]);
+    expect(refused(square, { inputs: [[1]], equal: 5 })).toEqual([
+      "ERR_DISPATCH_INVALID_OPTION",
+      'referenceCheck(square): "equal" must be a function, got number 5.',
+    ]);
+    expect(refused(() => 1, { inputs: [] })).toEqual([
+      "ERR_DISPATCH_INVALID_OPTION",
+      "referenceCheck(): the first argument must be a function made with dispatchable(), got anonymous function.",
+    ]);
+    expect(ran).toBe(0);
+    expect(referenceCheck(square, { inputs: [[2]] }).disagreements).toEqual([]);
+  });
 });

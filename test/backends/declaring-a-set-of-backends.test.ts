@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it, vi } from "vitest";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable } from "../../src/dispatchable/dispatchable.js";
@@ -37,7 +38,17 @@ describe("a set of backends", () => {
     expect(() => set.declare({ name: "three", primaryType: [Arr] } as never)).toThrow(
       expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION", message: expect.stringContaining("primaryTypes") }),
     );
+    // "default" is what traces, resolve() and context.remaining call the reference implementation.
+    expect(() => set.declare({ name: "default", primaryTypes: [Arr] })).toThrow(
+      expect.objectContaining({ code: "ERR_DISPATCH_RESERVED_NAME", message: expect.stringContaining("the reference implementation") }),
+    );
     expect(set.backends().map((b) => b.name)).toEqual(["one"]);
+    // The prefix names environment variables: one that no shell can set would be ignored for good.
+    for (const envPrefix of ["", "a b", "ML-OPS"]) {
+      expect(() => createBackends({ name: "bs-prefix", envPrefix }), JSON.stringify(envPrefix)).toThrow(
+        expect.objectContaining({ code: "ERR_DISPATCH_INVALID_OPTION", message: expect.stringContaining("envPrefix") }),
+      );
+    }
     expect(() => createBackends({ name: "" })).toThrow(
       expect.objectContaining({
         code: "ERR_DISPATCH_INVALID_OPTION",
@@ -88,9 +99,13 @@ describe("a set of backends", () => {
     const { FastArr } = createRequire(join(root, "node_modules/fast-backend/x.js"))("./arr.cjs") as { FastArr: new () => object };
     expect(total(new FastArr())).toBe("fast total");
     expect((globalThis as { totalLoaded?: boolean }).totalLoaded).toBe(true);
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining('Backend "broken" of bs-packages: a type must be a class'), {
-      code: "ERR_DISPATCH_BACKEND_DECLARATION",
-    });
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({
+        message: expect.stringContaining('Backend "broken" of bs-packages: a type must be a class'),
+        code: "ERR_DISPATCH_BACKEND_DECLARATION",
+        details: { set: "bs-packages", backend: "broken" },
+      }),
+    );
     warn.mockRestore();
   });
 });
@@ -152,6 +167,23 @@ describe("typos found early", () => {
     expect(() => eager.declare({ name: "bad", implementations: { add: "./nowhere.cjs#add" }, base })).toThrow(
       expect.objectContaining({ code: "ERR_DISPATCH_IMPL_LOAD" }),
     );
+  });
+
+  it("a base given as a module's URL or path resolves from that module's directory, as a library declaring its backends passes it", () => {
+    const dir = makeTree({
+      "lib/backends.mjs": "export {};\n",
+      "lib/impl.cjs": "exports.add = () => 'lazy add';\nexports.Gpu = class Gpu {};\n",
+    });
+    const module = join(dir, "lib/backends.mjs");
+    for (const base of [pathToFileURL(module).href, module]) {
+      const set = createBackends({ name: "module-base", discover: false });
+      set.declare({ name: "gpu", primaryTypes: ["@./impl.cjs#Gpu"], implementations: { add: "./impl.cjs#add" }, base });
+      const add = dispatchable((_x: unknown) => "reference add", { name: "add", args: [0], backends: set });
+      const { Gpu } = createRequire(module)("./impl.cjs") as { Gpu: new () => object };
+      expect(add(new Gpu()), base).toBe("lazy add");
+      expect(add(1), base).toBe("reference add");
+      expect(set.registry.verify().problems, base).toEqual([]);
+    }
   });
 
   it("an implementation keyed by a name near one of the set's functions is an error naming it, at the first decision or at registration", () => {
@@ -351,11 +383,16 @@ describe("typos found early", () => {
       expect(f(new Arr())).toBe("numpy");
       expect(f(new Arr())).toBe("numpy");
       const said = () =>
-        warn.mock.calls.filter((c) => (c[1] as { code?: string } | undefined)?.code === "ERR_DISPATCH_BACKEND_DECLARATION");
+        warn.mock.calls.map((c) => c[0]).filter((w) => (w as { code?: string }).code === "ERR_DISPATCH_BACKEND_DECLARATION");
       expect(said()).toHaveLength(1);
-      expect(String(said()[0]?.[0])).toContain(
-        'Backend "fast" of priority-typo names "nmupy" in higherPriorityThan, which the set does not declare (did you mean "numpy"?)',
-      );
+      // The warning carries the facts too, as errors.md says: a "warning" listener need not parse the message.
+      expect(said()[0]).toMatchObject({
+        name: "Warning",
+        message: expect.stringContaining(
+          'Backend "fast" of priority-typo names "nmupy" in higherPriorityThan, which the set does not declare (did you mean "numpy"?)',
+        ),
+        details: { set: "priority-typo", backend: "fast", option: "higherPriorityThan", name: "nmupy", near: "numpy" },
+      });
       expect(problems()).toEqual([["declaration", "fast", "ERR_DISPATCH_BACKEND_DECLARATION"]]);
       expect(set.registry.verify().ok).toBe(false);
       // Declared after all: the problem is gone.
@@ -380,9 +417,13 @@ describe("typos found early", () => {
     const set = createBackends({ name: "typo-packages", discover: root });
     const total = dispatchable((_x: unknown) => "reference", { name: "total", args: [0], backends: set });
     expect(total(new Arr())).toBe("reference");
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining('implements "totl" (did you mean "total"?)'), {
-      code: "ERR_DISPATCH_UNKNOWN_FUNCTION",
-    });
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({
+        message: expect.stringContaining('implements "totl" (did you mean "total"?)'),
+        code: "ERR_DISPATCH_UNKNOWN_FUNCTION",
+        details: expect.objectContaining({ set: "typo-packages" }),
+      }),
+    );
     warn.mockRestore();
     // Its calls go elsewhere: a problem of the set's audit, not only a warning.
     const report = set.registry.verify();

@@ -3,6 +3,7 @@ import { createBackends } from "../../src/dispatchable/backend-set.js";
 import { dispatchable } from "../../src/dispatchable/dispatchable.js";
 import { backendOptions, type TraceEntry } from "../../src/dispatchable/options-scope.js";
 import { referenceCheck } from "../../src/dispatchable/reference-check.js";
+import type { CallContext } from "../../src/index.js";
 
 describe("wrapping backends", () => {
   class Nd {
@@ -103,6 +104,56 @@ describe("wrapping backends", () => {
     );
   });
 
+  it("the wrapped implementation's context is its own: its backend, the converted values' classes; what its next() returns is not restored", () => {
+    const backends = createBackends({ name: "wrapping-context", discover: false, env: {} });
+    const seen: unknown[] = [];
+    const double = Object.assign(
+      (context: CallContext, x: Jax) => {
+        seen.push([context.backend, context.types, context.classes.map((c) => c.name)]);
+        if (x.data.length > 1) return context.next();
+        return new (context.classes[0] as typeof Jax)(x.data.map((v) => v * 2));
+      },
+      { usesContext: true as const },
+    );
+    const zeros = Object.assign((context: CallContext, n: number) => new (context.classes[0] as typeof Jax)(Array(n).fill(0)), {
+      usesContext: true as const,
+    });
+    backends.declare({ name: "jax", primaryTypes: [Jax], implementations: { double, zeros } });
+    const restored: unknown[] = [];
+    backends.declare({
+      name: "on-nd",
+      primaryTypes: [Nd],
+      wraps: {
+        backend: "jax",
+        convert: (v) => (v instanceof Nd ? new Jax(v.data) : v),
+        restore: (r) => {
+          restored.push(r);
+          if (!(r instanceof Jax)) throw new TypeError("not a Jax array");
+          return new Nd(r.data);
+        },
+      },
+    });
+    const reference: unknown[] = [];
+    const dbl = dispatchable(
+      (x: Nd | Jax) => {
+        reference.push(x);
+        return x.data.map((v) => v * 2);
+      },
+      { name: "double", args: [0], backends },
+    );
+    const zero = dispatchable((n: number) => Array(n).fill(0), { name: "zeros", args: [], backends });
+    // Built from the context's classes: a Jax, restored to an Nd.
+    expect(dbl(new Nd([3]))).toEqual(new Nd([6]));
+    expect(seen).toEqual([["jax", ["Jax"], ["Jax"]]]);
+    // Deferred: the default runs on the caller's own Nd, and its answer comes back as it is.
+    const input = new Nd([1, 2]);
+    expect(dbl(input)).toEqual([2, 4]);
+    expect(reference).toEqual([input]);
+    expect(restored).toEqual([new Jax([6])]);
+    // An explicit type is converted too: the implementation builds the wrapped backend's type.
+    expect(zero.like(Nd)(2)).toEqual(new Nd([0, 0]));
+  });
+
   it("refuses a malformed wraps, and one that closes a cycle, keeping the backends it had", () => {
     const { backends } = setup();
     const wraps = (w: unknown) => () => backends.declare({ name: "w", wraps: w as never });
@@ -131,9 +182,19 @@ describe("wrapping backends", () => {
       expect(problems()).toEqual([["declaration", "on-nd", "ERR_DISPATCH_BACKEND_DECLARATION"]]);
       expect(total(new Jax([1, 2]))).toBe(2);
       expect(total(new Nd([1]))).toBe(-1);
-      const said = warn.mock.calls.filter((c) => (c[1] as { code?: string } | undefined)?.code === "ERR_DISPATCH_BACKEND_DECLARATION");
+      const said = warn.mock.calls.map((c) => c[0]).filter((w) => (w as { code?: string }).code === "ERR_DISPATCH_BACKEND_DECLARATION");
       expect(said).toHaveLength(2);
-      expect(String(said[0]?.[0])).toContain('wraps "jaxx", which the set does not declare (did you mean "jax"?)');
+      expect(said[0]).toMatchObject({
+        message: expect.stringContaining('wraps "jaxx", which the set does not declare (did you mean "jax"?)'),
+        details: { set: "wrapping-typo", backend: "on-nd", wraps: "jaxx", near: "jax" },
+      });
+      // The trace says why the wrapper was passed over.
+      const trace: TraceEntry[] = [];
+      backendOptions({ trace }, () => total(new Nd([1])));
+      expect(trace[0]?.skipped).toContainEqual({
+        backend: "on-nd",
+        reason: 'wraps "jaxx", which the set does not declare, and has no implementation of total of its own',
+      });
       backends.declare({ name: "jaxx", primaryTypes: [], implementations: { total: () => 7 } });
       expect(total(new Nd([1]))).toBe(7);
       expect(problems()).toEqual([]);
