@@ -30,9 +30,9 @@ export interface CallContext {
   next(...args: unknown[]): unknown;
 }
 
-/** @internal Where a context keeps its call's relevant values, for a wrapping backend to convert. */
+/** Where a context keeps its call's relevant values, for a wrapping backend to convert (not exported by the package). */
 export const contextValues: unique symbol = Symbol("dispatch-hook relevant values");
-/** @internal A context as dispatch-hook makes it. */
+/** A context as dispatch-hook makes it. */
 export type OwnContext = CallContext & { readonly [contextValues]: () => readonly unknown[] };
 
 export type AnyFunction = (...args: never[]) => unknown;

@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * install(): reads the config, attaches the hooks with the API the Node version supports, and then
  * answers for the thread what the loader knows: files read, what it watches, what it could not see,

@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" preserve="true" />
 /** A registration and its handle, its call site (formatted only when read), and the state of a backend in a registry. */
 import { hub } from "../hub.js";
 import type { AuditEvent, Mechanism, Origin } from "./audit-events.js";
