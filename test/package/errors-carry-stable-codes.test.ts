@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { DispatchHookError, describe as describeValue, errorCodes, warningCodes } from "../../src/registry/errors.js";
 import { createBackends } from "../../src/dispatchable/backend-set.js";
+import { DispatchHookError, describe as describeValue, errorCodes, warningCodes } from "../../src/registry/errors.js";
 import { backendNameProblem } from "../../src/registry/options.js";
 
 const src = fileURLToPath(new URL("../../src", import.meta.url));
