@@ -9,7 +9,7 @@ import { nodeModule, path } from "../builtins.js";
 import type { AuditEvent } from "../registry/audit-events.js";
 import type { Class, Impl } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
-import { distance } from "../registry/options.js";
+import { didYouMean, distance } from "../registry/options.js";
 
 /** What a call passes to `shouldRun`, and first to an implementation with `usesContext: true` (spatch's `uses_context`). */
 export interface CallContext {
@@ -108,7 +108,12 @@ function loadLazyImpl(lazy: LazyImpl, base: string, backend: string, fn: string)
     });
   const namespace = requireFrom(base, lazy.specifier, fail);
   const impl = namespace?.[lazy.exportName] ?? (lazy.exportName === "default" ? namespace : undefined);
-  if (typeof impl !== "function") throw fail(`its export ${JSON.stringify(lazy.exportName)} is ${describe(impl)}, not a function`);
+  if (typeof impl !== "function") {
+    // A misspelt export: the module's function exports are what it could have meant.
+    const exports = Object.keys(namespace ?? {}).filter((k) => typeof namespace?.[k] === "function");
+    const hint = impl === undefined ? didYouMean(lazy.exportName, exports) : "";
+    throw fail(`its export ${JSON.stringify(lazy.exportName)} is ${describe(impl)}, not a function${hint}`);
+  }
   return impl as (...args: never[]) => unknown;
 }
 
@@ -239,6 +244,8 @@ export function nearName(name: string, known: Iterable<string>): string | undefi
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const k of known) {
+    // One character changed in a one-character name is another name, not a typo of it (f, g).
+    if (name.length < 2 || k.length < 2) continue;
     const d = distance(name, k);
     if (d > 0 && d < bestDistance) {
       best = k;

@@ -121,7 +121,11 @@ describe("typos found early", () => {
         message: expect.stringMatching(/Backend "bad" .*implementation of add, but "\.\/nowhere\.cjs" does not resolve/),
       }),
     );
-    expect(() => set.register("ok", "sub", `${join(dir, "impl.cjs")}#sub`)).toThrow(/its export "sub" is undefined, not a function/);
+    expect(() => set.register("ok", "sub", `${join(dir, "impl.cjs")}#sub`)).toThrow(/its export "sub" is undefined, not a function\./);
+    // A misspelt export is named with the module's export it is near.
+    expect(() => set.declare({ name: "typo", implementations: { add: "./impl.cjs#ad" }, base: dir })).toThrow(
+      /its export "ad" is undefined, not a function \(did you mean "add"\?\)/,
+    );
     expect(set.backends().map((b) => [b.name, b.functions])).toEqual([["ok", { add: "./impl.cjs#add" }]]);
     // Lazy by default: the same declaration is accepted, and fails on first use.
     createBackends({ name: "lazy", discover: false }).declare({ name: "bad", implementations: { add: "./nowhere.cjs#add" }, base: dir });
@@ -220,6 +224,13 @@ describe("typos found early", () => {
     const later = dispatchable((_x: unknown) => "reference later", { name: "later", args: [0], backends: set2 });
     const linspace = dispatchable((_x: unknown) => "reference linspace", { name: "linspace", args: [0], backends: set2 });
     expect([later(new Arr()), linspace(new Arr())]).toEqual(["a function defined later", "fast linspace"]);
+    // A one-character name is near no other: g beside f is another function, not a typo of it.
+    const short = createBackends({ name: "typo-short", discover: false });
+    const f = dispatchable((_x: unknown) => "reference f", { name: "f", args: [0], backends: short });
+    expect(f(new Arr())).toBe("reference f");
+    short.declare({ name: "fast", primaryTypes: [Arr], implementations: { f: () => "fast f", g: () => "fast g" } });
+    const g = dispatchable((_x: unknown) => "reference g", { name: "g", args: [0], backends: short });
+    expect([f(new Arr()), g(new Arr())]).toEqual(["fast f", "fast g"]);
   });
 
   it("while an audit runs, the audit names the file and line that declared or registered each implementation", () => {
