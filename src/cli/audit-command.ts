@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { accessSync, existsSync, constants as fileAccess, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, existsSync, constants as fileAccess, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -29,7 +29,8 @@ With --dir and no command, it folds the records already in that directory.
                       version 1) on stdout; the program's own stdout goes to stderr instead
   --json-file <path>  write that JSON document to a file; without --json, the program's
                       output is left alone and the text report prints
-  --dir <path>        use this run directory (created if missing), and keep it
+  --dir <path>        use this run directory (created if missing; with a command, it must
+                      hold no earlier run's records), and keep it
   --keep              keep the run directory, and print where it is
   --help              show this help
 
@@ -144,6 +145,14 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
   if (prepared.error !== undefined) {
     io.err(
       `${style.red("dispatch-hook audit:")} [ERR_DISPATCH_HOOK_AUDIT_DIR] cannot write the run directory ${prepared.dir}: ${prepared.error}\n`,
+    );
+    return 2;
+  }
+  // A run's audit is its own: an earlier run's records in the directory would be folded into it.
+  const earlier = given === undefined || words.length === 0 ? [] : readdirSync(given).filter((n) => /\.(json|started|tmp)$/.test(n));
+  if (earlier.length > 0) {
+    io.err(
+      `${style.red("dispatch-hook audit:")} [ERR_DISPATCH_HOOK_AUDIT_DIR] the run directory ${given} already holds ${earlier.length} file(s) of an earlier run (${earlier.slice(0, 3).join(", ")}${earlier.length > 3 ? ", …" : ""}), which this run's audit would fold as its own. Empty it or give another --dir; to fold what is there, run audit --dir ${flags["--dir"]} with no command.\n`,
     );
     return 2;
   }

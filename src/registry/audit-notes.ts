@@ -2,6 +2,7 @@
 import type { HostFacts, InstallationStatus } from "../channel.js";
 import type { BackendRecord } from "./audit-events.js";
 import { getOrCreate } from "./audit-fold.js";
+import { didYouMean } from "./options.js";
 
 /** What the notes read of the thread's facts (ThreadFacts, in audit-report.ts). */
 interface Facts {
@@ -46,12 +47,34 @@ export function notes(
           ? "loaded, no table at its declared export (see below)"
           : "not loaded";
   if (backends.length > 0) out.push(`backends: ${backends.map((b) => `${b.backend} ${state(b)}`).join(", ")}`);
+  // A plugin's registration module for a backend no loader watches never loads (a typo, or a framework not installed).
+  const named = new Set(facts.loaders.flatMap((l) => l.backends));
+  const watching = (backend: string) => named.has(backend) || named.has("{backend}");
+  if (scope.connected && named.size > 0) {
+    const said = new Set<string>();
+    for (const plugin of facts.loaders.flatMap((l) => l.plugins ?? [])) {
+      for (const backend of Object.keys(plugin.registrations)) {
+        if (watching(backend)) continue;
+        said.add(backend);
+        const near = didYouMean(backend, [...named]);
+        out.push(
+          `${plugin.name} declares a registration module for ${backend}${near}, but nothing declares a ${backend} backend: it never loads`,
+        );
+      }
+    }
+    // Registered in code for a backend a typo away from a watched one (one far from all may be loaded some other way).
+    for (const b of backends) {
+      const near = b.loaded || watching(b.backend) || said.has(b.backend) ? "" : didYouMean(b.backend, [...named]);
+      if (near !== "") out.push(`${b.backend} is no backend the loader watches${near}; what waits for it waits for good`);
+    }
+  }
   if (registrations === 0) {
-    const watched = backends.length;
-    const loadedCount = backends.filter((b) => b.loaded).length;
-    // Loaded but never signalled is said on the backends line: not "none loaded" beside it.
-    const silent = backends.filter((b) => !b.loaded && unseen.has(b.backend)).length;
-    const also = silent === 0 ? "" : ` (${silent} more loaded, never signalled)`;
+    const watchedBackends = backends.filter((b) => watching(b.backend));
+    const watched = watchedBackends.length;
+    const loadedCount = watchedBackends.filter((b) => b.loaded).length;
+    // Loaded but never signalled is said on the backends line; here, apart from those that loaded and signalled.
+    const silent = watchedBackends.filter((b) => !b.loaded && unseen.has(b.backend)).length;
+    const also = silent === 0 ? "" : `; ${silent} loaded without signalling`;
     // Entries a plugin wrote into a table directly are counted above, and the verdict may be "ok":
     // the note says where they came from rather than suggest that nothing happened.
     const direct =

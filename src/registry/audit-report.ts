@@ -41,6 +41,17 @@ const live = new Set(["pending", "applied", "failed"]);
 /** A problem of a backend ("-": of the thread), not of one op type. */
 const general = (kind: ProblemKind, backend: string, message: string): Problem => ({ kind, backend, op: "-", id: undefined, message });
 
+/** Asked of a backend that has not loaded (named to assertComplete()): its plugins' registration modules have not run yet. */
+function notLoadedText(backend: string, loaded: ReadonlySet<string>, facts: ThreadFacts): string | undefined {
+  if (loaded.has(backend)) return undefined;
+  const plugins = facts.loaders.flatMap((l) => l.plugins ?? []).filter((p) => p.registrations[backend] !== undefined);
+  const modules =
+    plugins.length === 0
+      ? ""
+      : `, and the registration module${plugins.length === 1 ? "" : "s"} of ${plugins.map((p) => p.name).join(", ")} for it ${plugins.length === 1 ? "runs" : "run"} when it does`;
+  return `the ${backend} backend has not loaded in this thread yet${modules}. Load its dispatch module before asking.`;
+}
+
 export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: ReportScope): AuditReport {
   const focus = scope.focus === undefined ? undefined : new Set(scope.focus);
   const problems: Problem[] = [];
@@ -166,7 +177,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
       if (registeredOps.get(backend)?.has(op)) continue;
       const lacking = listed.filter((t) => t.names?.has(op) !== true);
       if (listed.length > 0 ? lacking.length === 0 : written.get(backend)?.has(op)) continue;
-      const why = unsignalled.get(backend) ?? strayText(backend, facts);
+      const why = unsignalled.get(backend) ?? strayText(backend, facts) ?? notLoadedText(backend, loaded, facts);
       const partly = lacking.length < listed.length;
       const where = lacking.map((t) => t.module ?? "(a table with no module)").join(", ");
       problems.push({

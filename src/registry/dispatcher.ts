@@ -1,25 +1,11 @@
-import { type DispatchMiss, dispatcherBrand, noticeTable } from "../channel.js";
+import { type DispatchMiss, dispatcherBrand } from "../channel.js";
 import { noteWrite } from "../direct-writes.js";
 import { hub } from "../hub.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
 import { DispatchHookError, describe } from "./errors.js";
-import { hostHint } from "./host-hint.js";
+import { withoutLoader } from "./host-hint.js";
 import { checkBackend, readOptions } from "./options.js";
-
-/** What a miss says when no loader is installed: what a host adapter knew of the table, if one instrumented it. */
-function withoutLoader(table: object): string {
-  for (const notice of hub().allTables()) {
-    if (notice.via !== "hook" || notice.host === undefined || noticeTable(notice) !== table) continue;
-    const backend = notice.backend;
-    const declaring = notice.host.plugins.flatMap((p) =>
-      p.registrations[backend] === undefined ? [] : [`${p.name} (${p.registrations[backend]})`],
-    );
-    return `${notice.host.name} instrumented this table's module; ${declaring.length === 0 ? `no plugin it found declares a registration module for ${backend}` : `it loaded the registration modules of ${declaring.join(", ")}`}.`;
-  }
-  const host = hostHint();
-  if (host !== undefined) return `${host.charAt(0).toUpperCase()}${host.slice(1)}`;
-  return "No dispatch-hook loader is installed in this thread (node --import dispatch-hook/loader.mjs), so no declared registration module was loaded for this backend.";
-}
+import { readonlyView } from "./readonly-view.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: implementations take whatever the framework passes.
 export type Impl = (...args: any[]) => unknown;
@@ -73,6 +59,8 @@ export class Dispatcher<F extends Impl = Impl> {
   /** Resolution cache: the received type's prototype -> implementation. */
   readonly #cache = new Map<object | null, F>();
   readonly #view: ReadonlyMap<Class, F>;
+  /** The keys by name, made when a class first resolves through an ancestor; a change drops it. */
+  #byName: Map<string, Class[]> | undefined;
   #used = false;
 
   constructor(options: DispatcherOptions<F> = {}) {
@@ -116,6 +104,7 @@ export class Dispatcher<F extends Impl = Impl> {
     if (isAbstract(type)) this.#abstract.add(type);
     else this.#byProto.set(type.prototype as object, impl);
     if (this.#cache.size > 0) this.#cache.clear();
+    this.#byName = undefined;
     return impl;
   }
 
@@ -125,6 +114,7 @@ export class Dispatcher<F extends Impl = Impl> {
     this.#abstract.delete(type);
     this.#byProto.delete(type.prototype as object);
     this.#cache.clear();
+    this.#byName = undefined;
     return true;
   }
 
@@ -175,6 +165,7 @@ export class Dispatcher<F extends Impl = Impl> {
     if (concrete !== undefined || this.#abstract.size === 0) {
       const found = concrete ?? this.#fallback;
       if (found === undefined) throw this.#miss(valueOrType, isType, proto);
+      if (concrete !== undefined && !this.#byProto.has(proto as object)) this.#twinCheck(proto);
       if (this.#cache.size >= cacheLimit) this.#cache.clear();
       this.#cache.set(proto, found);
       return found;
@@ -184,6 +175,21 @@ export class Dispatcher<F extends Impl = Impl> {
     const found = (valueOrType == null ? undefined : this.#findAbstract(isType ? proto : valueOrType, proto)) ?? this.#fallback;
     if (found === undefined) throw this.#miss(valueOrType, isType, proto);
     return found;
+  }
+
+  /**
+   * Resolved through an ancestor, once per class: where the table has an entry for another class of
+   * the name of the class that reached it (or of an ancestor below the match), that entry was made
+   * for a second copy of it, and serves nothing; the registries that made it record it in the audit.
+   */
+  #twinCheck(proto: object | null): void {
+    const chain: Function[] = [];
+    for (let p = proto; p !== null && !this.#byProto.has(p); p = Object.getPrototypeOf(p) as object | null) {
+      const ctor = Object.hasOwn(p, "constructor") ? (p as { constructor: unknown }).constructor : undefined;
+      if (typeof ctor === "function") chain.push(ctor);
+    }
+    if (!chain.some((type) => this.#named(type.name).some((key) => key !== type))) return;
+    hub().miss({ table: this, name: this.name, backend: this.backend, chain, hints: [], context: [] } satisfies DispatchMiss);
   }
 
   #findConcrete(proto: object | null): F | undefined {
@@ -255,12 +261,20 @@ export class Dispatcher<F extends Impl = Impl> {
   *#twins(chain: readonly Function[]): Iterable<string> {
     const inChain = new Set(chain);
     for (const type of chain) {
-      if (!type.name) continue;
-      for (const key of this.#entries.keys()) {
-        if (key.name !== type.name || inChain.has(key)) continue;
+      for (const key of this.#named(type.name)) {
+        if (inChain.has(key)) continue;
         yield `This table has an implementation for another class named ${type.name}: the ${type.name} that reached it is a second copy of that class (two copies of the module that defines it are loaded, for example one inlined by a bundler or test runner and one loaded by Node). Make the plugin and the framework import the same module instance.`;
       }
     }
+  }
+
+  /** The keys named `name` (none for no name), from an index made on first use and dropped on a change. */
+  #named(name: string): readonly Class[] {
+    if (this.#byName === undefined) {
+      this.#byName = new Map();
+      for (const key of this.#entries.keys()) if (key.name) this.#byName.set(key.name, [...(this.#byName.get(key.name) ?? []), key]);
+    }
+    return (name && this.#byName.get(name)) || [];
   }
 
   #registeredNames(): string {
@@ -277,23 +291,4 @@ export class Dispatcher<F extends Impl = Impl> {
 /** Whether `value` is a Dispatcher from any copy of this package. */
 export function isDispatcher(value: unknown): value is Dispatcher {
   return typeof value === "object" && value !== null && (value as { [dispatcherBrand]?: unknown })[dispatcherBrand] === true;
-}
-
-function readonlyView<K, V>(map: Map<K, V>): ReadonlyMap<K, V> {
-  const view: ReadonlyMap<K, V> = Object.freeze({
-    get size() {
-      return map.size;
-    },
-    get: (key: K) => map.get(key),
-    has: (key: K) => map.has(key),
-    keys: () => map.keys(),
-    values: () => map.values(),
-    entries: () => map.entries(),
-    forEach: (fn: (value: V, key: K, view: ReadonlyMap<K, V>) => void, thisArg?: unknown) => {
-      for (const [key, value] of map) fn.call(thisArg, value, key, view);
-    },
-    [Symbol.iterator]: () => map.entries(),
-    [Symbol.toStringTag]: "ReadonlyMap",
-  });
-  return view;
 }

@@ -1,3 +1,4 @@
+import { noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
 
 /** The line a miss adds under a test runner that loads modules itself (Vitest, Jest) with no adapter, if it runs under one. */
@@ -20,4 +21,19 @@ export function hostHint(): string | undefined {
     return 'no dispatch-hook adapter is installed in this Jest run: Jest loads these modules itself. Add "resolver": "dispatch-hook/jest" to the Jest config.';
   }
   return undefined;
+}
+
+/** What a miss says when no loader is installed: what a host adapter knew of the table, if one instrumented it. */
+export function withoutLoader(table: object): string {
+  for (const notice of hub().allTables()) {
+    if (notice.via !== "hook" || notice.host === undefined || noticeTable(notice) !== table) continue;
+    const backend = notice.backend;
+    const declaring = notice.host.plugins.flatMap((p) =>
+      p.registrations[backend] === undefined ? [] : [`${p.name} (${p.registrations[backend]})`],
+    );
+    return `${notice.host.name} instrumented this table's module; ${declaring.length === 0 ? `no plugin it found declares a registration module for ${backend}` : `it loaded the registration modules of ${declaring.join(", ")}`}.`;
+  }
+  const host = hostHint();
+  if (host !== undefined) return `${host.charAt(0).toUpperCase()}${host.slice(1)}`;
+  return "No dispatch-hook loader is installed in this thread (node --import dispatch-hook/loader.mjs), so no declared registration module was loaded for this backend.";
 }

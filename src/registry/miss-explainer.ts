@@ -72,19 +72,14 @@ export class MissExplainer {
       const where = `${op} on ${backend} (registration #${id}${siteOf(registration)})`;
       if (!chain.has(registration.opType)) {
         if (!names.has(op) || (registration.state !== "applied" && registration.state !== "pending")) continue;
-        const text =
-          `${where} was made for another class named ${op}: the ${op} that reached this table is a second copy of that class ` +
+        const why =
+          `the ${op} that reached this table is a second copy of that class ` +
           "(two copies of the module that defines it are loaded, for example one inlined by a bundler or test runner and one loaded by Node). " +
           "Make the plugin and the framework import the same module instance.";
-        message.hints.push(text);
+        message.hints.push(`${where} was made for another class named ${op}: ${why}`);
         if (registration.state === "applied" && this.#once(message.table, `identity ${id}`)) {
-          context.record({
-            kind: "identity",
-            id,
-            backend,
-            op,
-            message: `${where} was applied to a class identity that nothing dispatches on: ${text}`,
-          });
+          const text = `${where} was made for another class named ${op}, a class identity that nothing dispatches on: ${why}`;
+          context.record({ kind: "identity", id, backend, op, message: text });
         }
         continue;
       }

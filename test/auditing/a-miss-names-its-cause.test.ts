@@ -27,6 +27,35 @@ describe("the miss explainer", () => {
     registry.dispose();
   });
 
+  it("a class that reaches the table as a second copy and resolves through an ancestor is no miss, but the registration made for the first copy is an identity problem, said once", () => {
+    const registry = createRegistry();
+    // The plugin's Add comes from a second copy of the framework (a nested install); the app's Add is the framework's.
+    const PluginAdd = (() => class Add extends Elemwise {})();
+    const table = new Dispatcher({ backend: "me-twin" });
+    table.register(Elemwise, impl("generic elemwise"));
+    registry.provide("me-twin", table);
+    registry.register("me-twin", PluginAdd, impl("plugin add"));
+    for (let i = 0; i < 3; i++) expect(table.resolve(new Add())()).toBe("generic elemwise");
+    const problems = registry.verify().problems;
+    expect(problems.map((p) => [p.kind, p.op])).toEqual([["identity", "Add"]]);
+    expect(problems[0]?.message).toMatch(
+      /^Add on me-twin \(registration #0\) was made for another class named Add, a class identity that nothing dispatches on: /,
+    );
+    // Said once: the message names the registration once.
+    expect(problems[0]?.message.match(/registration #0/g)).toHaveLength(1);
+    // The plugin's own Add still gets the plugin's implementation, and a class with no twin is not a problem.
+    expect(table.resolve(new PluginAdd())()).toBe("plugin add");
+    registry.dispose();
+    const clean = createRegistry();
+    const other = new Dispatcher({ backend: "me-twin-2" });
+    other.register(Elemwise, impl("generic elemwise"));
+    clean.provide("me-twin-2", other);
+    clean.register("me-twin-2", Pool, impl("pool"));
+    expect(other.resolve(new Add())()).toBe("generic elemwise");
+    expect(clean.verify().problems).toEqual([]);
+    clean.dispose();
+  });
+
   it("names a registration applied elsewhere but not to the table that missed, which it was never given", () => {
     const registry = createRegistry();
     class Pool {}

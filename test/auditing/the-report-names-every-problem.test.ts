@@ -107,8 +107,46 @@ describe("buildReport", () => {
     const silent = buildReport([], { ...noFacts, loaders: [{ ...loader, backends: ["mts"], findings: [finding] }] }, { connected: true });
     expect(silent.notes).toContain("backends: mts loaded, never signalled (see below)");
     expect(silent.notes).toContain(
-      "no registrations were made; the loader watched 1 named backend, none loaded (1 more loaded, never signalled)",
+      "no registrations were made; the loader watched 1 named backend, none loaded; 1 loaded without signalling",
     );
+  });
+
+  it("asked about a backend that has not loaded yet, an expected op type is missing because the plugin's registration module has not run, and says so", () => {
+    const plugin = {
+      name: "plug",
+      declaredIn: "/p/package.json",
+      registrations: { numba: "file:///p/numba.js" },
+      expects: { numba: ["PoolLayer"] },
+    };
+    const facts = { ...noFacts, loaders: [{ ...loader, backends: ["numba"], plugins: [plugin] }] };
+    const report = buildReport([], facts, { connected: true, focus: ["numba"] });
+    expect(report.problems.map((p) => [p.kind, p.op, p.message])).toEqual([
+      [
+        "missing",
+        "PoolLayer",
+        "PoolLayer on numba was expected (by /p/package.json) but never registered: the numba backend has not loaded in this thread yet, and the registration module of plug for it runs when it does. Load its dispatch module before asking.",
+      ],
+    ]);
+  });
+
+  it("counts only the backends the loader watches, and notes a plugin's registration module for a backend nothing declares", () => {
+    const registrations = { nmuba: "file:///p/numba.js" };
+    const plugin = { name: "plug7", declaredIn: "/p/package.json", registrations, expects: { nmuba: ["Pool7"] } };
+    const numba = { backend: "numba", module: "file:///fw/numba.js", names: new Set<string>() };
+    const facts = { ...noFacts, tables: [numba], loaders: [{ ...loader, backends: ["numba", "jax"], plugins: [plugin] }] };
+    const report = buildReport([], facts, { connected: true });
+    expect(report.backends.map((b) => b.backend)).toContain("nmuba");
+    expect(report.notes).toContain(
+      'plug7 declares a registration module for nmuba (did you mean "numba"?), but nothing declares a nmuba backend: it never loads',
+    );
+    // nmuba is known from the plugin's expects, not watched: two named backends, one loaded.
+    expect(report.notes).toContain("no registrations were made; the loader watched 2 named backends, 1 loaded");
+    // Registered in code for a typo of a watched backend: noted; for a backend far from every watched one: not.
+    const f = fold([requested(0, "jaxx", "Conv"), requested(1, "tpu", "Conv")]);
+    const typo = buildReport([f], { ...facts, loaders: [{ ...loader, backends: ["numba", "jax"] }] }, { connected: true });
+    expect(typo.notes.filter((n) => n.includes("no backend the loader watches"))).toEqual([
+      'jaxx is no backend the loader watches (did you mean "jax"?); what waits for it waits for good',
+    ]);
   });
 
   it("a loader that watches nothing: no problem beside a table the framework announced, unless plugins declare what it can never serve", () => {

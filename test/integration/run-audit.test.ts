@@ -171,10 +171,11 @@ describe("one audit over every process of a run", () => {
     expect(result.stderr).toContain("hello from the program");
   });
 
-  it("a killed child, a truncated record and a foreign file are each named; never ok, never a crash", async () => {
+  it("a killed child, a truncated record and a foreign file are each named; never ok, never a crash; a new run does not fold an earlier one's records", async () => {
     const dir = makeTree({
       ...app,
       "killed.mjs": 'await import("tensorlab/link/numba/dispatch/basic.js");\nprocess.kill(process.pid, "SIGKILL");\n',
+      "touch.mjs": 'import { writeFileSync } from "node:fs";\nwriteFileSync("ran", "");\n',
     });
     const killed = await audit(dir, ["--", "killed.mjs"]);
     expect(killed.code).toBe(137);
@@ -198,6 +199,11 @@ describe("one audit over every process of a run", () => {
     expect(folded.stdout).toContain("[unreadable] 3-0-future.json in the run directory: it is a record of version 9");
     expect(folded.stdout).toContain("[unreadable] notes.txt in the run directory: it is not a dispatch-hook file");
     expect(folded.stdout).toContain("not ok: 4 unreadable file(s) in the run directory");
+    // A command run into a directory that holds an earlier run's records would fold them as its own: refused, nothing runs.
+    const again = await audit(dir, ["--dir", "run", "--", "touch.mjs"]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/\[ERR_DISPATCH_HOOK_AUDIT_DIR\] the run directory .*run already holds 5 file\(s\) of an earlier run/);
+    expect(existsSync(join(dir, "ran"))).toBe(false);
   });
 
   it("a run directory that cannot be written stops the command before it starts, naming the path", async () => {
