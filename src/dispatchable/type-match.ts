@@ -26,7 +26,8 @@ export function typeName(value: unknown): string {
   if (value === null) return "null";
   if (value === undefined) return "undefined";
   const proto = typeOf(value);
-  const ctor = proto === null ? undefined : (proto as { constructor?: { name?: string } }).constructor;
+  if (proto === null) return "null-prototype object";
+  const ctor = (proto as { constructor?: { name?: string } }).constructor;
   return typeof ctor?.name === "string" && ctor.name !== "" ? ctor.name : typeof value;
 }
 

@@ -52,6 +52,8 @@ describe("TypeSet", () => {
       "undefined",
       "Child",
     ]);
+    // A plain object and one with no prototype are named as the Dispatcher's messages name them.
+    expect([typeName({}), typeName(Object.create(null))]).toEqual(["Object", "null-prototype object"]);
   });
 });
 
