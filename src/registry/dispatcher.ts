@@ -25,6 +25,9 @@ const plainHasInstance = Function.prototype[Symbol.hasInstance];
 // Bounds the cache for programs that mint classes at run time; a cleared cache only costs a walk.
 const cacheLimit = 4096;
 
+/** Whether two classes have the same source text: two copies of one module's class. */
+const sameSource = (a: Function, b: Function): boolean => Function.prototype.toString.call(a) === Function.prototype.toString.call(b);
+
 /** A function with a prototype object: a class or an old-style constructor. (Function.prototype is itself a function.) */
 export function isClass(value: unknown): value is Class {
   if (typeof value !== "function") return false;
@@ -179,8 +182,8 @@ export class Dispatcher<F extends Impl = Impl> {
 
   /**
    * Resolved through an ancestor, once per class: where the table has an entry for another class of
-   * the name of the class that reached it (or of an ancestor below the match), that entry was made
-   * for a second copy of it, and serves nothing; the registries that made it record it in the audit.
+   * the name and source text of the class that reached it (or of an ancestor below the match), that
+   * entry was made for a second copy of it, and serves nothing; the registries that made it record it.
    */
   #twinCheck(proto: object | null): void {
     const chain: Function[] = [];
@@ -188,8 +191,10 @@ export class Dispatcher<F extends Impl = Impl> {
       const ctor = Object.hasOwn(p, "constructor") ? (p as { constructor: unknown }).constructor : undefined;
       if (typeof ctor === "function") chain.push(ctor);
     }
-    if (!chain.some((type) => this.#named(type.name).some((key) => key !== type))) return;
-    hub().miss({ table: this, name: this.name, backend: this.backend, chain, hints: [], context: [] } satisfies DispatchMiss);
+    // A second copy has the same source text; another class that only shares the name (two modules' Add) has not.
+    const copies = chain.filter((type) => this.#named(type.name).some((key) => key !== type && sameSource(key, type)));
+    if (copies.length === 0) return;
+    hub().miss({ table: this, name: this.name, backend: this.backend, chain: copies, hints: [], context: [] } satisfies DispatchMiss);
   }
 
   #findConcrete(proto: object | null): F | undefined {

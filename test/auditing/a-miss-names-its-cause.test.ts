@@ -51,6 +51,9 @@ describe("the miss explainer", () => {
     other.register(Elemwise, impl("generic elemwise"));
     clean.provide("me-twin-2", other);
     clean.register("me-twin-2", Pool, impl("pool"));
+    // Another class that only shares the name (another module's Add, other source text) is no copy.
+    const OtherAdd = (() => class Add extends Op {})();
+    clean.register("me-twin-2", OtherAdd, impl("other add"));
     expect(other.resolve(new Add())()).toBe("generic elemwise");
     expect(clean.verify().problems).toEqual([]);
     clean.dispose();
