@@ -94,7 +94,7 @@ export function adapterFor(table: unknown, backend: string, custom?: TableAdapte
     if ((typeof table !== "object" && typeof table !== "function") || table === null) {
       throw new DispatchHookError(
         "ERR_DISPATCH_TABLE_SHAPE",
-        `The table provided for backend ${JSON.stringify(backend)} is ${describe(table)}; a table must be an object.`,
+        `The table provided for backend ${JSON.stringify(backend)} must be an object, got ${describe(table)}.`,
       );
     }
     return custom;
@@ -110,7 +110,7 @@ export function adapterFor(table: unknown, backend: string, custom?: TableAdapte
   }
   throw new DispatchHookError(
     "ERR_DISPATCH_TABLE_SHAPE",
-    `The table provided for backend ${JSON.stringify(backend)} is ${describe(table)}, which is not a Dispatcher, a Map, or an object with register(type, impl). ` +
+    `The table provided for backend ${JSON.stringify(backend)} is not a Dispatcher, a Map, or an object with register(type, impl): got ${describe(table)}. ` +
       `Pass an adapter for it: registry.declare(${JSON.stringify(backend)}, { adapter: { get, set, delete } }).`,
   );
 }

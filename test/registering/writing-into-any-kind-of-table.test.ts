@@ -97,7 +97,9 @@ describe("adapterFor", () => {
       error = caught as DispatchHookError;
     }
     expect(error?.code).toBe("ERR_DISPATCH_TABLE_SHAPE");
-    expect(error?.message).toContain('backend "numba"');
+    expect(error?.message).toContain(
+      'The table provided for backend "numba" is not a Dispatcher, a Map, or an object with register(type, impl): got Object instance.',
+    );
     expect(error?.message).toContain("adapter");
     expect(code(() => adapterFor(42, "numba", checkAdapter({ get: fn, set: fn }, "test")))).toBe("ERR_DISPATCH_TABLE_SHAPE");
   });
