@@ -34,6 +34,12 @@ export interface HostIds {
   readonly runtime: string;
   /** How a registration module (a file path) is imported. */
   readonly registration?: (file: string) => string;
+  /**
+   * Whether a registration module (a file path) is loaded by a plain require() in its done marker,
+   * not imported by the facade: a bundler that evaluates a shared chunk before the chunk that imports
+   * it (esbuild with splitting) then makes it a lazy module, run where the marker runs, in its window.
+   */
+  readonly requireRegistration?: (file: string) => boolean;
 }
 
 /** What a host loads as code: JavaScript and TypeScript, in either module system. */
@@ -101,6 +107,7 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
           url: r.url,
           specifier: ids.registration?.(registration) ?? registration,
           ...(missing === undefined ? {} : { missing }),
+          ...(ids.requireRegistration?.(registration) === true ? { required: true } : {}),
         };
       }),
       marker: ids.marker,

@@ -16,16 +16,63 @@ export type { AdapterOptions } from "./adapter-core.js";
 const suffix = "?dispatch-hook-original";
 const namespace = "dispatch-hook";
 const codeLoaders = new Set(["js", "jsx", "ts", "tsx", "default"]);
+/** The build's options that decide how a module graph resolves and loads. */
+const resolving = [
+  "absWorkingDir",
+  "alias",
+  "conditions",
+  "external",
+  "loader",
+  "mainFields",
+  "nodePaths",
+  "packages",
+  "resolveExtensions",
+  "tsconfig",
+];
 
 export function dispatchHook(options: AdapterOptions = {}): Plugin {
   return {
     name: "dispatch-hook",
     setup(build) {
       const core = createAdapterCore({ root: build.initialOptions.absWorkingDir ?? process.cwd(), ...options }, "dispatch-hook/esbuild");
+      // With splitting, a registration module the app imports too goes to a shared chunk, which
+      // esbuild evaluates before the chunk of the facade that imports it: outside its window, before
+      // the table. Required from its done marker, it is a lazy module that runs where the marker runs.
+      // One that awaits at its top level, or imports a module that does, cannot be required (esbuild
+      // would not wait for it): imported, as without splitting. esbuild refuses to bundle such a
+      // module graph as CommonJS, which tells; any other failure of that build keeps the import too.
+      const awaits = new Map<string, boolean>();
+      build.onStart(() => awaits.clear());
+      const topLevelAwait = (file: string): boolean => {
+        let known = awaits.get(file);
+        if (known === undefined) {
+          const given = build.initialOptions as Record<string, unknown>;
+          const same = Object.fromEntries(resolving.flatMap((k) => (given[k] === undefined ? [] : [[k, given[k]]])));
+          const platform = build.initialOptions.platform;
+          try {
+            build.esbuild.buildSync({
+              ...same,
+              entryPoints: [file],
+              bundle: true,
+              write: false,
+              format: "cjs",
+              platform: platform ?? "node",
+              logLevel: "silent",
+            });
+            known = false;
+          } catch {
+            known = true;
+          }
+          awaits.set(file, known);
+        }
+        return known;
+      };
+      const split = build.initialOptions.splitting === true;
       const ids = (file: string): HostIds => ({
         original: `${file}${suffix}`,
         runtime: core.runtimePath,
         marker: (kind, index) => `${namespace}:${kind}:${index ?? 0}:${file}`,
+        ...(split ? { requireRegistration: (registration: string) => !topLevelAwait(registration) } : {}),
       });
       build.onResolve({ filter: /^dispatch-hook:/ }, (args) => ({ path: args.path.slice(namespace.length + 1), namespace }));
       build.onResolve({ filter: /\?dispatch-hook-original$/ }, (args) => ({ path: args.path.slice(0, -suffix.length), suffix }));

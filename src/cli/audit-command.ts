@@ -95,6 +95,9 @@ function unwritable(file: string, given: string): string | undefined {
   }
 }
 
+/** What a run leaves in its directory (run-records.ts): `<pid>-<thread>-<hex>.json`, its `.started` marker, a record half written. */
+const recordName = /^\d+-\d+-[0-9a-f]+\.(json|started|json\.\d+\.tmp)$/;
+
 /** Creates (or checks) the run directory, so that a bad one stops the command before it starts. */
 function prepareDir(dir: string | undefined): { dir: string; error?: string } {
   const path = dir ?? mkdtempSync(join(tmpdir(), "dispatch-hook-run-"));
@@ -149,10 +152,10 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
     return 2;
   }
   // A run's audit is its own: an earlier run's records in the directory would be folded into it.
-  const earlier = given === undefined || words.length === 0 ? [] : readdirSync(given).filter((n) => /\.(json|started|tmp)$/.test(n));
+  const earlier = given === undefined || words.length === 0 ? [] : readdirSync(given).filter((n) => recordName.test(n));
   if (earlier.length > 0) {
     io.err(
-      `${style.red("dispatch-hook audit:")} [ERR_DISPATCH_HOOK_AUDIT_DIR] the run directory ${given} already holds ${earlier.length} file(s) of an earlier run (${earlier.slice(0, 3).join(", ")}${earlier.length > 3 ? ", …" : ""}), which this run's audit would fold as its own. Empty it or give another --dir; to fold what is there, run audit --dir ${flags["--dir"]} with no command.\n`,
+      `${style.red("dispatch-hook audit:")} [ERR_DISPATCH_HOOK_AUDIT_DIR] the run directory ${given} already holds ${earlier.length} file(s) of an earlier run (${earlier.slice(0, 3).join(", ")}${earlier.length > 3 ? ", …" : ""}), which this run's audit would fold as its own. Empty it or give another --dir; to fold what is there, run audit --dir ${JSON.stringify(flags["--dir"])} with no command.\n`,
     );
     return 2;
   }
@@ -212,9 +215,16 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
           `note: pid ${exit.pid} (the node --test runner) wrote no record: Node's test runner process runs no --import preload, so the loader never starts in it; it runs none of the tests, and each test file's process is audited\n`,
         );
       }
-      if (crashed) {
+      // A test runner (node --test, Vitest, Jest, or a script that runs one) exits 1 when dispatch-hook's reporter or a strict audit fails the run.
+      const runner = testRunner || words.some((w) => /(^|[\\/])(vitest|jest)(\.[cm]?js)?$/.test(w) || w === "test");
+      if (crashed && (audit.ok || !runner || (exit?.code ?? 0) > 128)) {
         io.out(
           `${style.red(`the program ${exit?.text}`)}: the audit above is what its processes recorded before they stopped, and proves nothing about what they did not reach\n`,
+        );
+      } else if (crashed) {
+        // A test runner whose dispatch-hook reporter (or a strict audit) failed the run for the problems above exits non-zero too.
+        io.out(
+          `${style.red(`the program ${exit?.text}`)}, as a test run does that dispatch-hook's reporter or a strict audit fails for problems like those above; what its processes did not reach before they stopped is not in the audit\n`,
         );
       }
     }

@@ -165,15 +165,17 @@ export function wrappingImplementations(
         }
       };
       const converted = args.map((a, i) => into(a, i));
-      // What context.next() returns is the next backend's (or the default's) answer in the caller's types: never restored.
+      // What context.next() returns is the next backend's (or the default's) answer in the caller's
+      // types: never restored. Passed on as given: none, and the call's own arguments go on (the
+      // outermost context knows them, however many wrappers deep this is).
       let passedOn: { value: unknown } | undefined;
       const next = (...given: unknown[]): unknown => {
-        passedOn = { value: context.next(...(given.length === 0 ? args : given)) };
+        passedOn = { value: context.next(...given) };
         return passedOn.value;
       };
       const inner = innerContext(context, wraps.backend, args, converted, into, next);
       const real = realImpl(impl);
-      if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(inner, ...converted)) return context.next(...args);
+      if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(inner, ...converted)) return context.next();
       const result = real.usesContext === true ? (real as Fn).call(this, inner, ...converted) : (real as Fn).apply(this, converted);
       if (passedOn !== undefined && result === passedOn.value) return result;
       try {

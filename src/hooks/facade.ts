@@ -33,6 +33,8 @@ export interface FacadeRegistration {
    * marker require()s it, and the facade does not import it (see "done" in markerSource).
    */
   readonly requirePath?: string;
+  /** Loaded by a require() of its specifier in its done marker, which a bundler resolves (HostIds.requireRegistration). */
+  readonly required?: boolean;
 }
 
 /** The markers a facade imports: a "require" marker for a CommonJS original, and step and done markers per plugin. */
@@ -97,7 +99,7 @@ export function facadeSource(input: FacadeInput): string {
     lines.push(`import ${s(input.marker("step", i))};`);
     if (registration.missing !== undefined) return;
     lines.push(`import ${s(input.marker("early", i))};`);
-    if (registration.requirePath === undefined) lines.push(`import ${s(registration.specifier)};`);
+    if (registration.requirePath === undefined && registration.required !== true) lines.push(`import ${s(registration.specifier)};`);
     lines.push(`import ${s(input.marker("done", i))};`);
   });
   // The last step ends the synchronous pass: what the app runs next is in no window.
@@ -162,6 +164,7 @@ export function markerSource(kind: MarkerKind, index: number, input: FacadeInput
       const load = `createRequire(${s(registration.url)})(${s(registration.requirePath)});\n`;
       return `import { createRequire } from "node:module";\n${finish}${load}finish(${s([info])});\n`;
     }
+    if (registration.required === true) return `${finish}require(${s(registration.specifier)});\nfinish(${s([info])});\n`;
     return `import ${s(registration.specifier)};\n${finish}finish(${s([info])});\n`;
   }
   const missing = registration?.missing;

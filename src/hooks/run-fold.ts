@@ -165,6 +165,18 @@ function threads(records: readonly RunProcess[]): number {
   return new Set(records.map(threadOf)).size;
 }
 
+/**
+ * "2 process(es)", with their threads where a process ran more than one (worker threads, a test
+ * runner's thread pool); "1 of 2 process(es)" when `of` holds more.
+ */
+function processes(records: readonly RunProcess[], of: readonly RunProcess[] = records): string {
+  const pids = (r: readonly RunProcess[]) => new Set(r.map((p) => p.pid)).size;
+  const part = (n: number, all: number) => (n === all ? `${n}` : `${n} of ${all}`);
+  const allThreads = threads(of);
+  const threadsText = allThreads > pids(of) ? ` (${part(threads(records), allThreads)} threads)` : "";
+  return `${part(pids(records), pids(of))} process(es)${threadsText}`;
+}
+
 /** ", 2 audit records (…)" when the records of these entries are more than their processes, else "". */
 function realms(entries: readonly RunProcess[]): string {
   const recorded = entries.filter((p) => p.report !== undefined);
@@ -173,12 +185,12 @@ function realms(entries: readonly RunProcess[]): string {
 
 /** Why the run is not ok, or what it checked: the last line. */
 function runVerdict(run: RunAudit): string {
-  const failing = threads(run.processes.filter((p) => p.report !== undefined && !p.ok));
-  const missing = threads(run.processes.filter((p) => p.missing !== undefined));
+  const failing = run.processes.filter((p) => p.report !== undefined && !p.ok);
+  const missing = run.processes.filter((p) => p.missing !== undefined);
   const problems = run.processes.reduce((n, p) => n + (p.report?.problems.length ?? 0), 0);
   const parts = [
-    ...(problems > 0 ? [`${problems} problem(s) in ${failing} process(es)`] : []),
-    ...(missing > 0 ? [`${missing} process(es) without a record`] : []),
+    ...(problems > 0 ? [`${problems} problem(s) in ${processes(failing)}`] : []),
+    ...(missing.length > 0 ? [`${processes(missing)} without a record`] : []),
     ...(run.unreadable.length > 0 ? [`${run.unreadable.length} unreadable file(s) in the run directory`] : []),
   ];
   if (parts.length > 0) return `not ok: ${parts.join(", ")}`;
@@ -190,9 +202,7 @@ function runVerdict(run: RunAudit): string {
     return `nothing was checked: ${wait === undefined ? "no process made a registration or declared a backend that loaded" : `no registration landed; ${wait}`}`;
   }
   const checking = run.processes.filter((p) => p.checked > 0);
-  const all = threads(run.processes);
-  const of = threads(checking) < all ? ` of ${all}` : "";
-  return okVerdict(registrations, `, in ${threads(checking)}${of} process(es)${realms(checking)}`);
+  return okVerdict(registrations, `, in ${processes(checking, run.processes)}${realms(checking)}`);
 }
 
 /**
@@ -211,7 +221,7 @@ export function formatRun(run: RunAudit, cwd: string = process.cwd()): string {
       return [String(p.pid), p.thread === 0 ? "main" : String(p.thread), p.node, exit, summary(p), programOf(p, cwd)];
     });
     out.push(
-      `${threads(run.processes)} process(es)${realms(run.processes)} wrote to the run:`,
+      `${processes(run.processes)}${realms(run.processes)} wrote to the run:`,
       ...formatTable(["pid", "thread", "node", "exit", "audit", "program"], rows),
     );
   }

@@ -54,8 +54,9 @@ export function notes(
     const said = new Set<string>();
     for (const plugin of facts.loaders.flatMap((l) => l.plugins ?? [])) {
       for (const backend of Object.keys(plugin.registrations)) {
-        if (watching(backend)) continue;
-        said.add(backend);
+        // Two installations (a copy of each version) report the same plugins: said once.
+        if (watching(backend) || said.has(`${plugin.name} ${backend}`)) continue;
+        said.add(backend).add(`${plugin.name} ${backend}`);
         const near = didYouMean(backend, [...named]);
         out.push(
           `${plugin.name} declares a registration module for ${backend}${near}, but nothing declares a ${backend} backend: it never loads`,

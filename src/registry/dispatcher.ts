@@ -2,6 +2,7 @@ import { type DispatchMiss, dispatcherBrand } from "../channel.js";
 import { noteWrite } from "../direct-writes.js";
 import { hub } from "../hub.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
+import { copies } from "./class-copies.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { withoutLoader } from "./host-hint.js";
 import { checkBackend, readOptions } from "./options.js";
@@ -24,9 +25,6 @@ export interface DispatcherOptions<F extends Impl> {
 const plainHasInstance = Function.prototype[Symbol.hasInstance];
 // Bounds the cache for programs that mint classes at run time; a cleared cache only costs a walk.
 const cacheLimit = 4096;
-
-/** Whether two classes have the same source text: two copies of one module's class. */
-const sameSource = (a: Function, b: Function): boolean => Function.prototype.toString.call(a) === Function.prototype.toString.call(b);
 
 /** A function with a prototype object: a class or an old-style constructor. (Function.prototype is itself a function.) */
 export function isClass(value: unknown): value is Class {
@@ -191,10 +189,10 @@ export class Dispatcher<F extends Impl = Impl> {
       const ctor = Object.hasOwn(p, "constructor") ? (p as { constructor: unknown }).constructor : undefined;
       if (typeof ctor === "function") chain.push(ctor);
     }
-    // A second copy has the same source text; another class that only shares the name (two modules' Add) has not.
-    const copies = chain.filter((type) => this.#named(type.name).some((key) => key !== type && sameSource(key, type)));
-    if (copies.length === 0) return;
-    hub().miss({ table: this, name: this.name, backend: this.backend, chain: copies, hints: [], context: [] } satisfies DispatchMiss);
+    // Another class that only shares the name (two modules' Add, a factory's classes) is no copy.
+    const copied = chain.filter((type) => this.#named(type.name).some((key) => key !== type && copies(key, type)));
+    if (copied.length === 0) return;
+    hub().miss({ table: this, name: this.name, backend: this.backend, chain: copied, hints: [], context: [] } satisfies DispatchMiss);
   }
 
   #findConcrete(proto: object | null): F | undefined {

@@ -7,7 +7,8 @@ export const errorCodes = {
   ERR_DISPATCH_NO_LOADER:
     "a backend the program needs has no table, and no loader or host adapter is installed in the thread that could make one signal",
   ERR_DISPATCH_INVALID_BACKEND: "a backend name is not a non-empty plain string",
-  ERR_DISPATCH_RESERVED_NAME: "a backend name is __proto__, constructor or prototype, names that objects or classes already have",
+  ERR_DISPATCH_RESERVED_NAME:
+    "a backend name is __proto__, constructor or prototype, names that objects or classes already have, or a backend set's backend is named default, the reference implementation's name",
   ERR_DISPATCH_INVALID_OP_TYPE: "an op type is not a class",
   ERR_DISPATCH_INVALID_IMPL: "an implementation is not a function",
   ERR_DISPATCH_INVALID_OPTION:
@@ -43,7 +44,8 @@ export const errorCodes = {
   ERR_DISPATCH_LOADER:
     "the loader or a host adapter could not serve a dispatch module, or a copy of dispatch-hook of another hub version runs apart from this one",
   ERR_DISPATCH_AUDIT_UNREADABLE: "doctor --load's child wrote no audit record, or one that cannot be read",
-  ERR_DISPATCH_HOOK_AUDIT_DIR: "the command line cannot create or write the run directory it was given",
+  ERR_DISPATCH_HOOK_AUDIT_DIR:
+    "the command line cannot create or write the run directory it was given, or that directory holds an earlier run's records",
   ERR_DISPATCH_HOOK_AUDIT_FILE: "the command line cannot write the JSON file --json-file names",
 } as const;
 

@@ -191,7 +191,8 @@ export function writeRecord(dir: string, report: AuditReport, exitCode: number |
     format: recordFormat,
     version: 1,
     ...writer(),
-    ...(entry === undefined ? {} : { entry }),
+    // Named by the test files it ran: the runner's own arguments (`-i --silent`) are not theirs.
+    ...(entry === undefined ? {} : { entry, argv: [] }),
     exitCode,
     report,
   };

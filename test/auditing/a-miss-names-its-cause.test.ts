@@ -29,8 +29,12 @@ describe("the miss explainer", () => {
 
   it("a class that reaches the table as a second copy and resolves through an ancestor is no miss, but the registration made for the first copy is an identity problem, said once", () => {
     const registry = createRegistry();
-    // The plugin's Add comes from a second copy of the framework (a nested install); the app's Add is the framework's.
-    const PluginAdd = (() => class Add extends Elemwise {})();
+    // The plugin's Add comes from a second copy of the framework (a nested install), its parents too; the app's Add is the framework's.
+    const PluginAdd = (() => {
+      class Op {}
+      class Elemwise extends Op {}
+      return class Add extends Elemwise {};
+    })();
     const table = new Dispatcher({ backend: "me-twin" });
     table.register(Elemwise, impl("generic elemwise"));
     registry.provide("me-twin", table);
@@ -51,10 +55,15 @@ describe("the miss explainer", () => {
     other.register(Elemwise, impl("generic elemwise"));
     clean.provide("me-twin-2", other);
     clean.register("me-twin-2", Pool, impl("pool"));
-    // Another class that only shares the name (another module's Add, other source text) is no copy.
+    // Another class that only shares the name (another module's Add, other source text) is no copy,
+    // nor is a class a factory made beside it (the same text, the same parent).
     const OtherAdd = (() => class Add extends Op {})();
     clean.register("me-twin-2", OtherAdd, impl("other add"));
     expect(other.resolve(new Add())()).toBe("generic elemwise");
+    const make = () => class Float extends Elemwise {};
+    const [F32, F64] = [make(), make()];
+    clean.register("me-twin-2", F32, impl("f32"));
+    expect([other.resolve(new F32())(), other.resolve(new F64())()]).toEqual(["f32", "generic elemwise"]);
     expect(clean.verify().problems).toEqual([]);
     clean.dispose();
   });

@@ -80,6 +80,26 @@ describe("the reporters' fold of a run", () => {
     expect(other.ok).toBe(false);
   });
 
+  it("counts a process's threads apart from its processes: three threads of one process are one process", () => {
+    const record = (thread: number) => ({
+      format: "dispatch-hook/audit-record",
+      version: 1,
+      ...writer,
+      thread,
+      entry: thread === 0 ? writer.entry : null,
+      exitCode: null,
+      report: { ...emptyReport, checked: 1, ok: thread !== 2, problems: thread === 2 ? [{ kind: "missing", message: "m" }] : [] },
+    });
+    process.env.DISPATCH_HOOK_AUDIT_DIR = runDir({
+      [`${gone}-0-aa.json`]: record(0),
+      [`${gone}-1-aa.json`]: record(1),
+      [`${gone}-2-aa.json`]: record(2),
+    });
+    const { text, verdict } = new RunDirectory().fold();
+    expect(text).toContain("\n1 process(es) (3 threads) wrote to the run:\n");
+    expect(verdict).toBe("not ok: 1 problem(s) in 1 process(es)");
+  });
+
   it("counts processes, not realms: a process whose test files each wrote a record is one process, in the header and the verdict", () => {
     const record = (checked: number) => ({
       format: "dispatch-hook/audit-record",

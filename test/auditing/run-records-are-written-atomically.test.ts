@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeDirectory, writeFileAtomically } from "../../src/registry/run-records.js";
+import { makeDirectory, writeFileAtomically, writeRecord } from "../../src/registry/run-records.js";
 import { makeTree } from "../integration/fixture.js";
 
 describe("writeFileAtomically", () => {
@@ -51,5 +51,20 @@ describe("makeDirectory (a run directory, one level at a time)", () => {
   // Node's recursive mkdirSync retries forever there.
   it.runIf(existsSync("/proc/self"))("throws under /proc, where mkdir of a missing child fails with ENOENT", () => {
     expect(() => makeDirectory("/proc/dispatch-hook-x/y")).toThrow(/ENOENT/);
+  });
+});
+
+describe("writeRecord", () => {
+  it("a record named by the test files it ran carries none of the runner's own arguments; one of a program carries them", () => {
+    const dir = makeTree({});
+    const report = { ok: true, checked: 0, registrations: [], outside: [], plugins: [], backends: [], problems: [], notes: [] };
+    writeRecord(dir, report, null, "/app/test/gpu.test.js");
+    const [file] = readdirSync(dir);
+    const record = JSON.parse(readFileSync(join(dir, file as string), "utf8"));
+    expect(record).toMatchObject({ entry: "/app/test/gpu.test.js", argv: [] });
+    writeRecord(dir, report, 0);
+    const again = JSON.parse(readFileSync(join(dir, file as string), "utf8"));
+    expect(again.argv).toEqual(process.argv.slice(2));
+    expect(again.entry).not.toBe("/app/test/gpu.test.js");
   });
 });

@@ -154,6 +154,34 @@ describe("wrapping backends", () => {
     expect(zero.like(Nd)(2)).toEqual(new Nd([0, 0]));
   });
 
+  it("through a chain of wrappers, what the innermost implementation defers with a bare context.next() runs on the caller's own arguments", () => {
+    class Mid {
+      constructor(readonly data: number[]) {}
+    }
+    class Top {
+      constructor(readonly data: number[]) {}
+    }
+    const backends = createBackends({ name: "wrapping-chain", discover: false, env: {} });
+    const defer = Object.assign((context: CallContext, _x: Jax) => context.next(), { usesContext: true as const });
+    backends.declare({ name: "jax", primaryTypes: [Jax], implementations: { double: defer } });
+    const to =
+      <T>(Kind: new (data: number[]) => T) =>
+      (v: unknown) =>
+        new Kind((v as { data: number[] }).data);
+    backends.declare({ name: "mid", primaryTypes: [Mid], wraps: { backend: "jax", convert: to(Jax), restore: to(Mid) } });
+    backends.declare({ name: "top", primaryTypes: [Top], wraps: { backend: "mid", convert: to(Mid), restore: to(Top) } });
+    const seen: string[] = [];
+    const dbl = dispatchable(
+      (x: Top | Mid | Jax) => {
+        seen.push(x.constructor.name);
+        return x.data.map((v) => v * 2);
+      },
+      { name: "double", args: [0], backends },
+    );
+    expect(dbl(new Top([1, 2]))).toEqual([2, 4]);
+    expect(seen).toEqual(["Top"]);
+  });
+
   it("refuses a malformed wraps, and one that closes a cycle, keeping the backends it had", () => {
     const { backends } = setup();
     const wraps = (w: unknown) => () => backends.declare({ name: "w", wraps: w as never });

@@ -50,6 +50,39 @@ describe("dispatch-hook audit", () => {
     expect(io.stdout()).toContain("frozen");
   });
 
+  it("--dir with a command refuses only an earlier run's records: a project's own files (package.json, a JSON report) are no run", async () => {
+    const dir = makeTree({
+      "package.json": "{}",
+      "report.json": "{}",
+      "touch.mjs": 'import { writeFileSync } from "node:fs";\nwriteFileSync("ran", "");\n',
+    });
+    const io = memoryIo(dir);
+    // It runs (and, registering nothing, checks nothing: exit 1, not the directory's 2).
+    expect(await auditCommand(["--dir", ".", "--", "touch.mjs"], io)).toBe(1);
+    expect(existsSync(join(dir, "ran"))).toBe(true);
+    expect(io.stderr()).not.toContain("ERR_DISPATCH_HOOK_AUDIT_DIR");
+  });
+
+  it("a program that fails its own run over the audit's problems (a test runner with the reporter) is not said to have stopped short", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", false),
+      "node_modules/tensorlab/link/numba/dispatch/basic.js": 'export const numbaFuncify = { register() { throw new Error("frozen"); } };\n',
+      "main.mjs": 'import "ml-ops/register-now.js";\nawait import("tensorlab/link/numba/dispatch/basic.js");\nprocess.exitCode = 1;\n',
+    });
+    // Named as a test runner would be (npm test); a program that is none keeps the plain wording.
+    const io = memoryIo(dir);
+    expect(await auditCommand(["--", "node", "main.mjs", "test"], io)).toBe(1);
+    expect(io.stdout()).toContain("[failed] PoolLayer on numba");
+    expect(io.stdout()).toContain(
+      "the program exited with code 1, as a test run does that dispatch-hook's reporter or a strict audit fails",
+    );
+    expect(io.stdout()).not.toContain("proves nothing");
+    const plain = memoryIo(dir);
+    expect(await auditCommand(["--", "main.mjs"], plain)).toBe(1);
+    expect(plain.stdout()).toContain("the program exited with code 1: the audit above is what its processes recorded");
+  });
+
   it("never prints ok over a program that crashed: it names the exit code, and the process that wrote no record", async () => {
     const dir = makeTree({
       "package.json": "{}",

@@ -142,6 +142,95 @@ describe("dispatch-hook/esbuild", () => {
     expect(main.stdout).not.toContain("ok: every registration landed");
   });
 
+  it("with code splitting, a registration module the app imports too runs in its window, after the table: a conflict between plugins is recorded, not thrown, and each registration is its plugin's", async () => {
+    const spec = "tensorlab/link/numba/dispatch/basic.js";
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "node_modules/esbuild": { symlink: join(repoRoot, "node_modules/esbuild") },
+      // A second plugin registering the same op type; the app imports both registration modules itself.
+      "node_modules/other-ops/package.json": JSON.stringify({
+        name: "other-ops",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { registrations: { numba: "./numba.js" } },
+      }),
+      "node_modules/other-ops/numba.js": [
+        'import { register } from "dispatch-hook";',
+        'import { PoolLayer } from "ml-ops";',
+        "register(\"numba\", PoolLayer, () => 'other');",
+        "",
+      ].join("\n"),
+      // A third whose registration module awaits at its top level: imported by the facade, as without splitting.
+      "node_modules/tla-ops/package.json": JSON.stringify({
+        name: "tla-ops",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { registrations: { numba: "./numba.js" } },
+      }),
+      "node_modules/tla-ops/numba.js": [
+        'import { register } from "dispatch-hook";',
+        "export class TlaOp {}",
+        "await null;",
+        "register(\"numba\", TlaOp, () => 'tla');",
+        "",
+      ].join("\n"),
+      // A fourth whose registration module imports a module that awaits: imported too.
+      "node_modules/init-ops/package.json": JSON.stringify({
+        name: "init-ops",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { registrations: { numba: "./numba.js" } },
+      }),
+      "node_modules/init-ops/init.js": "export const ready = await Promise.resolve(true);\n",
+      "node_modules/init-ops/numba.js": [
+        'import { register } from "dispatch-hook";',
+        'import { ready } from "./init.js";',
+        "export class InitOp {}",
+        'register("numba", InitOp, () => ready);',
+        "",
+      ].join("\n"),
+      "package.json": JSON.stringify({
+        name: "app",
+        type: "module",
+        dependencies: { tensorlab: "*", "ml-ops": "*", "other-ops": "*", "tla-ops": "*", "init-ops": "*" },
+      }),
+      "app.mjs": [
+        'import { threadAudit } from "dispatch-hook";',
+        `const { numbaFuncify } = await import(${JSON.stringify(spec)});`,
+        'const { PoolLayer } = await import("ml-ops");',
+        'await import("ml-ops/dispatch/numba.js");',
+        'await import("other-ops/numba.js");',
+        "const report = threadAudit();",
+        "console.log(JSON.stringify({",
+        "  landed: numbaFuncify.resolve(new PoolLayer())(),",
+        "  states: report.registrations.map((r) => [r.state, r.origin?.plugin]),",
+        "  problems: report.problems.map((p) => p.kind),",
+        "}));",
+      ].join("\n"),
+      "build.mjs": [
+        'import { build } from "esbuild";',
+        'import { dispatchHook } from "dispatch-hook/esbuild";',
+        'await build({ entryPoints: ["app.mjs"], bundle: true, platform: "node", format: "esm", splitting: true, outdir: "out", outExtension: { ".js": ".mjs" }, logLevel: "error", plugins: [dispatchHook()] });',
+      ].join("\n"),
+    });
+    const built = await run(dir, ["build.mjs"]);
+    expect(built.stderr).toBe("");
+    const app = await run(dir, [join(dir, "out/app.mjs")], { NODE_OPTIONS: "" });
+    expect(app.stderr).toBe("");
+    expect(app.code).toBe(0);
+    expect(lastJson(app.stdout)).toEqual({
+      landed: "pooled",
+      states: [
+        ["applied", "ml-ops"],
+        ["refused", "other-ops"],
+        ["applied", "tla-ops"],
+        ["applied", "init-ops"],
+      ],
+      problems: ["conflict"],
+    });
+  });
+
   it("a dispatch module imported as text (an import attribute, or the loader option) is its text, as without the plugin", async () => {
     const spec = "tensorlab/link/numba/dispatch/basic.js";
     const dir = makeTree({
