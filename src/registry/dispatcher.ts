@@ -60,7 +60,7 @@ export class Dispatcher<F extends Impl = Impl> {
   /** Resolution cache: the received type's prototype -> implementation. */
   readonly #cache = new Map<object | null, F>();
   readonly #view: ReadonlyMap<Class, F>;
-  /** The keys by name, made when a class first resolves through an ancestor; a change drops it. */
+  /** The keys by name, made when a class first resolves through an ancestor, then kept in step with the entries. */
   #byName: Map<string, Class[]> | undefined;
   #used = false;
 
@@ -105,7 +105,7 @@ export class Dispatcher<F extends Impl = Impl> {
     if (isAbstract(type)) this.#abstract.add(type);
     else this.#byProto.set(type.prototype as object, impl);
     if (this.#cache.size > 0) this.#cache.clear();
-    this.#byName = undefined;
+    if (this.#byName !== undefined && type.name) this.#byName.set(type.name, [...this.#named(type.name).filter((k) => k !== type), type]);
     return impl;
   }
 
@@ -115,7 +115,8 @@ export class Dispatcher<F extends Impl = Impl> {
     this.#abstract.delete(type);
     this.#byProto.delete(type.prototype as object);
     this.#cache.clear();
-    this.#byName = undefined;
+    const rest = this.#byName && this.#named(type.name).filter((k) => k !== type);
+    if (rest && type.name) this.#byName?.set(type.name, rest);
     return true;
   }
 
@@ -271,7 +272,7 @@ export class Dispatcher<F extends Impl = Impl> {
     }
   }
 
-  /** The keys named `name` (none for no name), from an index made on first use and dropped on a change. */
+  /** The keys named `name` (none for no name), from an index made on first use. */
   #named(name: string): readonly Class[] {
     if (this.#byName === undefined) {
       this.#byName = new Map();
