@@ -35,11 +35,14 @@ export interface HostIds {
   /** How a registration module (a file path) is imported. */
   readonly registration?: (file: string) => string;
   /**
-   * Whether a registration module (a file path) is loaded by a plain require() in its done marker,
-   * not imported by the facade: a bundler that evaluates a shared chunk before the chunk that imports
-   * it (esbuild with splitting) then makes it a lazy module, run where the marker runs, in its window.
+   * A module's graph (a file path): whether it awaits at a top level, and its files. Given, the
+   * registration modules are required by their done markers, not imported by the facade: a bundler
+   * that evaluates a shared chunk before the chunk that imports it (esbuild with splitting) then
+   * makes each a lazy module, run where its marker runs, in its window. Except those require()
+   * would not wait for: one whose graph awaits, and, where the facade awaits (the dispatch module
+   * or another registration module does), one that imports the dispatch module back.
    */
-  readonly requireRegistration?: (file: string) => boolean;
+  readonly graph?: (file: string) => { readonly awaits: boolean; readonly files: ReadonlySet<string> };
 }
 
 /** What a host loads as code: JavaScript and TypeScript, in either module system. */
@@ -94,6 +97,10 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
         },
       ];
     });
+    const graph = ids.graph;
+    const loadable = plan.registrations.filter((r) => unloadableRegistration(r.url) === undefined).map((r) => url.fileURLToPath(r.url));
+    const waits = graph !== undefined && (graph(file).awaits || loadable.some((f) => graph(f).awaits));
+    const required = (f: string) => graph !== undefined && !graph(f).awaits && !(waits && graph(f).files.has(file));
     return {
       module: { url: href, backend: plan.backend, exportName: plan.exportName, format, host: { name: host, plugins, problems: unread() } },
       original: ids.original,
@@ -107,7 +114,7 @@ export function createAdapterCore(options: AdapterOptions = {}, host = "dispatch
           url: r.url,
           specifier: ids.registration?.(registration) ?? registration,
           ...(missing === undefined ? {} : { missing }),
-          ...(ids.requireRegistration?.(registration) === true ? { required: true } : {}),
+          ...(missing === undefined && required(registration) ? { required: true } : {}),
         };
       }),
       marker: ids.marker,

@@ -38,32 +38,35 @@ export function dispatchHook(options: AdapterOptions = {}): Plugin {
       // With splitting, a registration module the app imports too goes to a shared chunk, which
       // esbuild evaluates before the chunk of the facade that imports it: outside its window, before
       // the table. Required from its done marker, it is a lazy module that runs where the marker runs.
-      // One that awaits at its top level, or imports a module that does, cannot be required (esbuild
-      // would not wait for it): imported, as without splitting. esbuild refuses to bundle such a
-      // module graph as CommonJS, which tells; any other failure of that build keeps the import too.
-      const awaits = new Map<string, boolean>();
-      build.onStart(() => awaits.clear());
-      const topLevelAwait = (file: string): boolean => {
-        let known = awaits.get(file);
+      // Those esbuild would not wait for are imported, as without splitting (HostIds.graph, in
+      // adapter-core.ts). What a module's graph holds, and whether it awaits, esbuild tells: it
+      // refuses to bundle a graph that awaits as CommonJS. Any other failure of that build keeps
+      // the import too.
+      const graphs = new Map<string, { awaits: boolean; files: Set<string> }>();
+      build.onStart(() => graphs.clear());
+      const graph = (file: string) => {
+        let known = graphs.get(file);
         if (known === undefined) {
           const given = build.initialOptions as Record<string, unknown>;
           const same = Object.fromEntries(resolving.flatMap((k) => (given[k] === undefined ? [] : [[k, given[k]]])));
-          const platform = build.initialOptions.platform;
+          const platform = build.initialOptions.platform ?? "node";
           try {
-            build.esbuild.buildSync({
+            const cwd = build.initialOptions.absWorkingDir ?? process.cwd();
+            const built = build.esbuild.buildSync({
               ...same,
               entryPoints: [file],
               bundle: true,
               write: false,
               format: "cjs",
-              platform: platform ?? "node",
+              platform,
+              metafile: true,
               logLevel: "silent",
             });
-            known = false;
+            known = { awaits: false, files: new Set(Object.keys(built.metafile?.inputs ?? {}).map((f) => path.resolve(cwd, f))) };
           } catch {
-            known = true;
+            known = { awaits: true, files: new Set() };
           }
-          awaits.set(file, known);
+          graphs.set(file, known);
         }
         return known;
       };
@@ -72,7 +75,7 @@ export function dispatchHook(options: AdapterOptions = {}): Plugin {
         original: `${file}${suffix}`,
         runtime: core.runtimePath,
         marker: (kind, index) => `${namespace}:${kind}:${index ?? 0}:${file}`,
-        ...(split ? { requireRegistration: (registration: string) => !topLevelAwait(registration) } : {}),
+        ...(split ? { graph } : {}),
       });
       build.onResolve({ filter: /^dispatch-hook:/ }, (args) => ({ path: args.path.slice(namespace.length + 1), namespace }));
       build.onResolve({ filter: /\?dispatch-hook-original$/ }, (args) => ({ path: args.path.slice(0, -suffix.length), suffix }));

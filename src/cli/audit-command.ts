@@ -224,7 +224,7 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       } else if (crashed) {
         // A test runner whose dispatch-hook reporter (or a strict audit) failed the run for the problems above exits non-zero too.
         io.out(
-          `${style.red(`the program ${exit?.text}`)}, as a test run does that dispatch-hook's reporter or a strict audit fails for problems like those above; what its processes did not reach before they stopped is not in the audit\n`,
+          `${style.red(`the program ${exit?.text}`)}, as a test run does when a test fails, or when dispatch-hook's reporter or a strict audit fails it for problems like those above; what its processes did not reach before they stopped is not in the audit\n`,
         );
       }
     }

@@ -70,7 +70,13 @@ export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, 
     backends.push(backend.name);
     options.inputs.forEach((args, i) => {
       checked++;
-      const prepared = options.prepare?.(backend.name, args) ?? args;
+      const prepared = options.prepare === undefined ? args : options.prepare(backend.name, args);
+      if (!Array.isArray(prepared)) {
+        throw new DispatchHookError(
+          "ERR_DISPATCH_INVALID_OPTION",
+          `referenceCheck(${fn.name}): prepare() must return the argument list for backend ${JSON.stringify(backend.name)}, got ${describe(prepared)}.`,
+        );
+      }
       try {
         const real = realImpl(impl) as Implementation & Fn;
         let raw: unknown;

@@ -33,7 +33,7 @@ export interface FacadeRegistration {
    * marker require()s it, and the facade does not import it (see "done" in markerSource).
    */
   readonly requirePath?: string;
-  /** Loaded by a require() of its specifier in its done marker, which a bundler resolves (HostIds.requireRegistration). */
+  /** Loaded by a require() of its specifier in its done marker, which a bundler resolves (HostIds.graph). */
   readonly required?: boolean;
 }
 

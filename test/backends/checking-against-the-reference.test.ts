@@ -118,5 +118,12 @@ describe("referenceCheck", () => {
     ]);
     expect(ran).toBe(0);
     expect(referenceCheck(square, { inputs: [[2]] }).disagreements).toEqual([]);
+    // prepare() gives each backend's argument list: anything else is refused, not spread or replaced.
+    for (const wrong of [5, "ab", undefined]) {
+      expect(refused(square, { inputs: [[2]], prepare: () => wrong })).toEqual([
+        "ERR_DISPATCH_INVALID_OPTION",
+        expect.stringContaining('referenceCheck(square): prepare() must return the argument list for backend "good", got'),
+      ]);
+    }
   });
 });

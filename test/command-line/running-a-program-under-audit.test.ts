@@ -75,7 +75,7 @@ describe("dispatch-hook audit", () => {
     expect(await auditCommand(["--", "node", "main.mjs", "test"], io)).toBe(1);
     expect(io.stdout()).toContain("[failed] PoolLayer on numba");
     expect(io.stdout()).toContain(
-      "the program exited with code 1, as a test run does that dispatch-hook's reporter or a strict audit fails",
+      "the program exited with code 1, as a test run does when a test fails, or when dispatch-hook's reporter or a strict audit fails it",
     );
     expect(io.stdout()).not.toContain("proves nothing");
     const plain = memoryIo(dir);

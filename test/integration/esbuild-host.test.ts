@@ -190,10 +190,24 @@ describe("dispatch-hook/esbuild", () => {
         'register("numba", InitOp, () => ready);',
         "",
       ].join("\n"),
+      // A fifth that imports the dispatch module back, while the facade awaits (tla-ops): imported.
+      "node_modules/back-ops/package.json": JSON.stringify({
+        name: "back-ops",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { registrations: { numba: "./numba.js" } },
+      }),
+      "node_modules/back-ops/numba.js": [
+        'import { register } from "dispatch-hook";',
+        `import { numbaFuncify } from ${JSON.stringify(spec)};`,
+        "export class BackOp {}",
+        'register("numba", BackOp, () => typeof numbaFuncify.resolve);',
+        "",
+      ].join("\n"),
       "package.json": JSON.stringify({
         name: "app",
         type: "module",
-        dependencies: { tensorlab: "*", "ml-ops": "*", "other-ops": "*", "tla-ops": "*", "init-ops": "*" },
+        dependencies: { tensorlab: "*", "ml-ops": "*", "other-ops": "*", "tla-ops": "*", "init-ops": "*", "back-ops": "*" },
       }),
       "app.mjs": [
         'import { threadAudit } from "dispatch-hook";',
@@ -226,6 +240,7 @@ describe("dispatch-hook/esbuild", () => {
         ["refused", "other-ops"],
         ["applied", "tla-ops"],
         ["applied", "init-ops"],
+        ["applied", "back-ops"],
       ],
       problems: ["conflict"],
     });
