@@ -8,7 +8,7 @@
  */
 import type { AuditEvent } from "../registry/audit-events.js";
 import type { Class } from "../registry/dispatcher.js";
-import type { DispatchHookError } from "../registry/errors.js";
+import { type DispatchHookError, warnAs } from "../registry/errors.js";
 import { type Ordered, priorityTypos } from "./backend-order.js";
 import { type ImplTable, unknownFunctions } from "./impl-table.js";
 import { unknownWrapped } from "./wrapping.js";
@@ -42,8 +42,7 @@ export function checkDeclarations(
     const key = JSON.stringify(warning.details);
     if (warned.has(key)) continue;
     warned.add(key);
-    // Emitted as an object, so that a "warning" listener gets the facts (`details`) as well as the code.
-    process.emitWarning(Object.assign(new Error(warning.message), { name: "Warning", code: warning.code, details: warning.details }));
+    warnAs(warning);
   }
   return unknownFunctions(set, registeredNames(backends, ops), functions);
 }

@@ -4,7 +4,7 @@
  */
 import { fs, path, url } from "../builtins.js";
 import { discover } from "../hooks/discovery.js";
-import { DispatchHookError, describe } from "../registry/errors.js";
+import { DispatchHookError, describe, warnAs } from "../registry/errors.js";
 import { readOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { AnyFunction, ImplementationOf } from "./impl-table.js";
@@ -159,7 +159,7 @@ export function declarePackages(
     } catch (error) {
       const e = error as DispatchHookError;
       const message = `${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`;
-      process.emitWarning(Object.assign(new Error(message), { name: "Warning", code: e.code, details: e.details }));
+      warnAs(e, message);
       registry.setEvent({ kind: "declaration", backend: d.backend, code: e.code, message });
     }
   }

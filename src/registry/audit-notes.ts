@@ -51,21 +51,23 @@ export function notes(
   const named = new Set(facts.loaders.flatMap((l) => l.backends));
   const watching = (backend: string) => named.has(backend) || named.has("{backend}");
   if (scope.connected && named.size > 0) {
-    const said = new Set<string>();
+    // A set of lines: two installations (a copy of each version) report the same plugins.
+    const unwatched = new Set<string>();
+    const lines = new Set<string>();
     for (const plugin of facts.loaders.flatMap((l) => l.plugins ?? [])) {
       for (const backend of Object.keys(plugin.registrations)) {
-        // Two installations (a copy of each version) report the same plugins: said once.
-        if (watching(backend) || said.has(`${plugin.name} ${backend}`)) continue;
-        said.add(backend).add(`${plugin.name} ${backend}`);
+        if (watching(backend)) continue;
+        unwatched.add(backend);
         const near = didYouMean(backend, [...named]);
-        out.push(
+        lines.add(
           `${plugin.name} declares a registration module for ${backend}${near}, but nothing declares a ${backend} backend: it never loads`,
         );
       }
     }
+    out.push(...lines);
     // Registered in code for a backend a typo away from a watched one (one far from all may be loaded some other way).
     for (const b of backends) {
-      const near = b.loaded || watching(b.backend) || said.has(b.backend) ? "" : didYouMean(b.backend, [...named]);
+      const near = b.loaded || watching(b.backend) || unwatched.has(b.backend) ? "" : didYouMean(b.backend, [...named]);
       if (near !== "") out.push(`${b.backend} is no backend the loader watches${near}; what waits for it waits for good`);
     }
   }

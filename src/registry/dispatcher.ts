@@ -2,7 +2,7 @@ import { type DispatchMiss, dispatcherBrand } from "../channel.js";
 import { noteWrite } from "../direct-writes.js";
 import { hub } from "../hub.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
-import { copies } from "./class-copies.js";
+import { copies, ownConstructor } from "./class-facts.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { withoutLoader } from "./host-hint.js";
 import { checkBackend, readOptions } from "./options.js";
@@ -40,7 +40,7 @@ function isAbstract(type: Class): boolean {
 
 function typeName(proto: object | null): string {
   if (proto === null) return "null-prototype object";
-  const ctor = Object.hasOwn(proto, "constructor") ? (proto as { constructor: unknown }).constructor : undefined;
+  const ctor = ownConstructor(proto);
   return typeof ctor === "function" && ctor.name ? ctor.name : "(anonymous)";
 }
 
@@ -187,7 +187,7 @@ export class Dispatcher<F extends Impl = Impl> {
   #twinCheck(proto: object | null): void {
     const chain: Function[] = [];
     for (let p = proto; p !== null && !this.#byProto.has(p); p = Object.getPrototypeOf(p) as object | null) {
-      const ctor = Object.hasOwn(p, "constructor") ? (p as { constructor: unknown }).constructor : undefined;
+      const ctor = ownConstructor(p);
       if (typeof ctor === "function") chain.push(ctor);
     }
     // Another class that only shares the name (two modules' Add, a factory's classes) is no copy.
@@ -231,7 +231,7 @@ export class Dispatcher<F extends Impl = Impl> {
     const names: string[] = [];
     for (let p = proto; p !== null; p = Object.getPrototypeOf(p) as object | null) {
       names.push(typeName(p));
-      const ctor = Object.hasOwn(p, "constructor") ? (p as { constructor: unknown }).constructor : undefined;
+      const ctor = ownConstructor(p);
       if (typeof ctor === "function") chain.push(ctor);
     }
     const received =

@@ -130,3 +130,11 @@ export function describe(value: unknown): string {
   }
   return `${typeof value} ${String(value)}`;
 }
+
+/**
+ * Says `error` as a process warning (its message, or `message`) with its code, as an object, so that
+ * a "warning" listener gets the facts (`details`) too.
+ */
+export function warnAs(error: DispatchHookError, message = error.message): void {
+  process.emitWarning(Object.assign(new Error(message), { name: "Warning", code: error.code, details: error.details }));
+}

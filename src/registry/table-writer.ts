@@ -5,6 +5,7 @@
  */
 import { summarizeError } from "../channel.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
+import { getOrCreate } from "./audit-fold.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
 import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
@@ -40,12 +41,7 @@ export class TableWriter {
 
   /** The backend's state, created on first use. */
   backend(name: string): BackendState {
-    let state = this.backends.get(name);
-    if (state === undefined) {
-      state = new BackendState(name);
-      this.backends.set(name, state);
-    }
-    return state;
+    return getOrCreate(this.backends, name, () => new BackendState(name));
   }
 
   /** Puts an accepted registration behind the current owner of its op type. */

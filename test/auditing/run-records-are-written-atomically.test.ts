@@ -58,13 +58,20 @@ describe("writeRecord", () => {
   it("a record named by the test files it ran carries none of the runner's own arguments; one of a program carries them", () => {
     const dir = makeTree({});
     const report = { ok: true, checked: 0, registrations: [], outside: [], plugins: [], backends: [], problems: [], notes: [] };
-    writeRecord(dir, report, null, "/app/test/gpu.test.js");
-    const [file] = readdirSync(dir);
-    const record = JSON.parse(readFileSync(join(dir, file as string), "utf8"));
-    expect(record).toMatchObject({ entry: "/app/test/gpu.test.js", argv: [] });
-    writeRecord(dir, report, 0);
-    const again = JSON.parse(readFileSync(join(dir, file as string), "utf8"));
-    expect(again.argv).toEqual(process.argv.slice(2));
-    expect(again.entry).not.toBe("/app/test/gpu.test.js");
+    // A runner started with arguments of its own (a worker may have none, and then nothing would show).
+    const argv = process.argv;
+    process.argv = [...argv.slice(0, 2), "-i", "--silent"];
+    try {
+      writeRecord(dir, report, null, "/app/test/gpu.test.js");
+      const [file] = readdirSync(dir);
+      const record = JSON.parse(readFileSync(join(dir, file as string), "utf8"));
+      expect(record).toMatchObject({ entry: "/app/test/gpu.test.js", argv: [] });
+      writeRecord(dir, report, 0);
+      const again = JSON.parse(readFileSync(join(dir, file as string), "utf8"));
+      expect(again.argv).toEqual(process.argv.slice(2));
+      expect(again.entry).not.toBe("/app/test/gpu.test.js");
+    } finally {
+      process.argv = argv;
+    }
   });
 });

@@ -139,6 +139,9 @@ describe("buildReport", () => {
     expect(report.notes).toContain(
       'plug7 declares a registration module for nmuba (did you mean "numba"?), but nothing declares a nmuba backend: it never loads',
     );
+    // Two installations (a copy of each version) report the same plugin: one note.
+    const twice = { ...facts, loaders: [facts.loaders[0], facts.loaders[0]] as typeof facts.loaders };
+    expect(buildReport([], twice, { connected: true }).notes.filter((n) => n.startsWith("plug7 declares"))).toHaveLength(1);
     // nmuba is known from the plugin's expects, not watched: two named backends, one loaded.
     expect(report.notes).toContain("no registrations were made; the loader watched 2 named backends, 1 loaded");
     // Registered in code for a typo of a watched backend: noted; for a backend far from every watched one: not.
