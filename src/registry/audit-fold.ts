@@ -120,6 +120,13 @@ export function fold(events: readonly unknown[], registry?: string): Fold {
         break;
       case "withdrawn":
         out.tables.get(event.backend)?.delete(event.table);
+        // Its registrations are no longer in it: the report names the tables that hold them.
+        for (const record of records.values()) {
+          if (record.backend !== event.backend) continue;
+          record.tables = record.tables.filter((t) => t.table !== event.table);
+          // As the registry has it: in no table now, it waits for the next.
+          if (record.state === "applied" && !record.tables.some((t) => t.outcome === "applied")) record.state = "pending";
+        }
         break;
       case "rejected":
         out.problems.push({ kind: "table", backend: event.backend, op: "-", id: undefined, message: event.message });

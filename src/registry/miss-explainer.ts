@@ -10,11 +10,13 @@ import { getOrCreate } from "./audit-fold.js";
 import { tablesText } from "./audit-format.js";
 import { hostHint } from "./host-hint.js";
 import type { BackendState, Registration } from "./registration.js";
+import type { TableWriter } from "./table-writer.js";
 import { missingExport } from "./thread-audit.js";
 
 interface MissContext {
   readonly registrations: readonly Registration[];
-  backend(name: string): BackendState;
+  /** The registry's backends, and the tables it withdrew with their handles. */
+  readonly writer: Pick<TableWriter, "backend" | "withdrawn">;
   record(event: Unsequenced<AuditEvent>): void;
 }
 
@@ -65,7 +67,7 @@ export class MissExplainer {
     const before = message.hints.length;
     const chain = new Set(message.chain);
     const names = new Set(message.chain.map((type) => type.name));
-    const ours = (backend: string) => context.backend(backend).table(message.table) !== undefined;
+    const ours = (backend: string) => context.writer.backend(backend).table(message.table) !== undefined;
     for (const registration of context.registrations) {
       const { backend, op, id } = registration;
       if (message.backend !== undefined && message.backend !== backend && !ours(backend)) continue;
@@ -83,11 +85,17 @@ export class MissExplainer {
         }
         continue;
       }
-      const state = context.backend(backend);
+      const state = context.writer.backend(backend);
       if (registration.state === "pending") message.hints.push(`${where} is pending: ${whyPending(state, message.table)}`);
       else if (registration.state === "failed") message.hints.push(`${where} failed to apply; see the audit log (registry.verify()).`);
       else if (registration.state === "refused") message.hints.push(`${where} was refused; see the audit log (registry.verify()).`);
       else if (registration.state === "applied" && !registration.inTable(state.table(message.table))) {
+        if (context.writer.withdrawn.has(message.table)) {
+          message.hints.push(
+            `${where} was applied to ${tablesText(state.tables)}; this table was withdrawn from the registry with its handle.`,
+          );
+          continue;
+        }
         const text = `${where} was applied to ${tablesText(state.tables)}, but not to this table, which the registry was never given.`;
         message.hints.push(text);
         if (this.#once(message.table, `unseen ${id}`)) context.record({ kind: "unseen-table", backend, op, message: text });

@@ -71,8 +71,7 @@ export class Registry {
       name: registryName(options.name),
       copy: copyDirectory,
       table: (notice) => this.#accept(notice),
-      miss: (miss) =>
-        this.#misses.explain(miss, { registrations: this.#registrations, backend: (b) => this.#writer.backend(b), record: this.#record }),
+      miss: (miss) => this.#misses.explain(miss, { registrations: this.#registrations, writer: this.#writer, record: this.#record }),
       wrote: (table, key, impl) => wrote(this.#writer.backends.values(), table, key, impl),
       events: () => [...events, ...displaced(this.#writer.backends.values()), ...this.#extra()].map(toData),
     };

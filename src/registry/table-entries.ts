@@ -47,13 +47,27 @@ export function displaced(backends: Iterable<BackendState>): AuditEvent[] {
         if (now === CANNOT_SAY) continue;
         const { id, backend, op } = owner;
         if (transforms ? now !== undefined : now === landed) continue;
-        // Another registry's audited override (another copy's, a createRegistry()) is not code that went around them.
-        if (now !== undefined && hub().wrote(target, owner.opType, now, backend)) continue;
+        if (now !== undefined && overriddenBy(target, owner, now)) continue;
         out.push({ kind: "displaced", seq: -1, id, backend, op, table: table.id, module: table.module, removed: now === undefined });
       }
     }
   }
   return out;
+}
+
+/**
+ * Whether the table holds `now` because a newer registration of another registry (a createRegistry(),
+ * another copy's) overrode `owner` there: the newest of the order of entries, where there is one (an
+ * older one's implementation written back is not that), else any registry's write of it (a copy
+ * that keeps no order of entries with this one).
+ */
+function overriddenBy(target: object, owner: Registration, now: unknown): boolean {
+  const stack = stacks().get(target)?.get(owner.opType);
+  if (stack === undefined) return hub().wrote(target, owner.opType, now, owner.backend) !== false;
+  const top = stack.entries[stack.entries.length - 1];
+  if (top === undefined || top.seq <= owner.seq) return false;
+  // What that registry wrote: its implementation, or what a table that wraps it made of it.
+  return top.impl === now || (top.key.deref() as Table | undefined)?.landed?.get(owner.opType) === now;
 }
 
 /** Answers a window's question: did the registry write exactly this entry into that table? */
@@ -174,14 +188,18 @@ export function enter(
 }
 
 /**
- * A registry's entry leaves the table (`key`: its record of the table), which holds `current`. Where
- * it was the newest, what the table must hold now: the next newest entry, or what the table held
- * before them all (undefined: nothing); else KEEP.
+ * A registry's entry leaves the table (`key`: its record of the table), which holds `current`; `mine`
+ * is what its entry shows (CANNOT_SAY in a table that wraps it). Where it was the newest, what the
+ * table must hold now: the next newest entry, or what the table held before them all (undefined:
+ * nothing); else KEEP. A lone entry that code around the registries wrote over is theirs: KEEP.
  */
-export function leave(target: object, opType: unknown, key: object, current: unknown): Show | typeof KEEP {
+export function leave(target: object, opType: unknown, key: object, current: unknown, mine: unknown): Show | typeof KEEP {
   const byOp = stacks().get(target);
   const stack = byOp?.get(opType);
-  if (stack === undefined) return { value: undefined, to: undefined };
+  if (stack === undefined) {
+    const around = current !== undefined && current !== CANNOT_SAY && mine !== CANNOT_SAY && current !== mine;
+    return around ? KEEP : { value: undefined, to: undefined };
+  }
   const entries = stack.entries;
   const index = entries.findIndex((e) => e.key.deref() === key);
   if (index < 0) return KEEP;

@@ -73,12 +73,13 @@ export class TableWriter {
   readonly apply = (registration: Registration, table: Table, mechanism: Mechanism): void => {
     const { backend, op, opType, id } = registration;
     let write: Show | typeof KEEP = KEEP;
+    let again = false;
     try {
       const target = table.ref.deref();
       if (target === undefined) return;
       // A get() that throws is a table fault: the registration fails, and nothing is overwritten blind.
       const current = table.adapter.get(target, opType);
-      const again = table.entered.has(opType);
+      again = table.entered.has(opType);
       if (!again) {
         if (current !== undefined && !registration.override) {
           const message =
@@ -103,9 +104,10 @@ export class TableWriter {
       write = enter(target, opType, backend, { key: table, seq: registration.seq, impl: registration.impl }, current, again);
       if (write !== KEEP) this.#show(table, target, opType, write);
     } catch (error) {
-      // Its entry does not stay in the order of entries: the table never held it.
+      // Its entry does not stay in the order of entries: the table never held it, nor is the op type the registry's there.
       const target = table.ref.deref();
-      if (target !== undefined) leave(target, opType, table, CANNOT_SAY);
+      if (target !== undefined) leave(target, opType, table, CANNOT_SAY, CANNOT_SAY);
+      if (!again) table.entered.delete(opType);
       this.host.setState(registration, "failed");
       this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
       return;
@@ -149,6 +151,7 @@ export class TableWriter {
   #show(table: Table, target: object, opType: Class, show: Show): void {
     if (show.value !== undefined) table.adapter.set(target, opType, show.value as Impl);
     else if (table.adapter.delete !== undefined) table.adapter.delete(target, opType);
+    else throw new DispatchHookError("ERR_DISPATCH_TABLE_SHAPE", "the table has no delete() or unregister() to take an entry out");
     shown(target, opType, table);
     const to = show.to as Table | undefined;
     if (to === undefined) return;
@@ -164,10 +167,12 @@ export class TableWriter {
   #putBack(table: Table, registration: Registration): void {
     const { opType } = registration;
     const target = table.ref.deref();
+    // What its entry shows: the implementation, or, in a table that wraps it, nothing it can be told by.
+    const mine = table.landed?.has(opType) === true ? CANNOT_SAY : registration.impl;
     table.entered.delete(opType);
     table.landed?.delete(opType);
     if (target === undefined) return;
-    const next = leave(target, opType, table, lookUp(table, opType));
+    const next = leave(target, opType, table, lookUp(table, opType), mine);
     if (next === KEEP) return;
     try {
       this.#show(table, target, opType, next);

@@ -87,6 +87,22 @@ describe("the miss explainer", () => {
     registry.dispose();
   });
 
+  it("a miss in a table the registry withdrew with its handle is not a problem, and says it was withdrawn", () => {
+    const registry = createRegistry();
+    class Pool {}
+    registry.provide("me3", new Dispatcher({ backend: "me3" }), { module: "file:///kept.js" });
+    const withdrawn = new Dispatcher({ backend: "me3" });
+    const handle = registry.provide("me3", withdrawn, { module: "file:///withdrawn.js" });
+    registry.register("me3", Pool, () => 1);
+    handle.dispose();
+    expect(thrown(() => withdrawn.resolve(new Pool())).message).toContain("withdrawn");
+    const report = registry.verify();
+    expect(report.problems).toEqual([]);
+    // The report names the tables that hold it, not the one withdrawn.
+    expect(report.registrations[0]?.tables.map((t) => t.module)).toEqual(["file:///kept.js"]);
+    registry.dispose();
+  });
+
   it("lists everything else pending on the backend: one miss is rarely alone", () => {
     const registry = createRegistry();
     class A {}

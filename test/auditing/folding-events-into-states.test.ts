@@ -27,12 +27,17 @@ describe("fold", () => {
       { kind: "sealed", seq: 9, backend: "cpu", sealed: true },
       { kind: "expected", seq: 10, backend: "cpu", ops: ["Conv"], source: "pkg" },
     ]);
+    // The table withdrawn, what was applied to it alone waits again, as the registry has it.
     expect([...f.records.values()].map((r) => [r.op, r.state])).toEqual([
-      ["Conv", "applied"],
+      ["Conv", "pending"],
       ["Pool", "failed"],
       ["Relu", "pending"],
     ]);
-    expect(f.records.get(0)?.tables).toEqual([{ table: 0, module: "file:///t.js", outcome: "applied", mechanism: "hook" }]);
+    expect(f.records.get(0)?.tables).toEqual([]);
+    const applied = { kind: "applied", seq: 1, id: 0, backend: "cpu", op: "Conv", table: 0, module: "file:///t.js", mechanism: "hook" };
+    expect(fold([requested(0), applied]).records.get(0)?.tables).toEqual([
+      { table: 0, module: "file:///t.js", outcome: "applied", mechanism: "hook" },
+    ]);
     expect(f.tables.get("cpu")?.size).toBe(0);
     expect(f.sealed.get("cpu")).toBe(true);
     expect(f.expected.get("cpu")?.get("Conv")).toBe("pkg");

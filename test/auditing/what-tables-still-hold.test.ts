@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry } from "../../src/registry/registry.js";
 
 class Add {}
@@ -17,6 +18,23 @@ function table(store: (f: () => unknown) => unknown, give: (kept: unknown) => un
 const kinds = (registry: ReturnType<typeof createRegistry>) => registry.verify().problems.map((p) => p.kind);
 
 describe("what a table still holds of what landed", () => {
+  it("an older registry's implementation written back over a newer override is displaced", () => {
+    const table = new Dispatcher({ backend: "th-gpu" });
+    const older = createRegistry({ name: "older" });
+    const newer = createRegistry({ name: "newer" });
+    older.provide("th-gpu", table);
+    newer.provide("th-gpu", table);
+    const a = () => "a";
+    older.register("th-gpu", Add, a);
+    newer.register("th-gpu", Add, () => "b", { override: true });
+    expect([kinds(older), kinds(newer)]).toEqual([[], []]);
+    // Code around both registries puts the older one's implementation back.
+    table.register(Add, a);
+    expect(kinds(newer)).toEqual(["displaced"]);
+    older.dispose();
+    newer.dispose();
+  });
+
   it("an entry replaced or removed behind the registry's back is displaced; the table as it was is not", () => {
     const registry = createRegistry({ name: "holds" });
     const map = new Map();

@@ -43,6 +43,33 @@ describe("handles", () => {
     other.dispose();
     expect(registry.audit.events().filter((e) => e.kind === "disposed")).toHaveLength(2);
   });
+
+  it("dispose leaves alone an entry the framework wrote over the registration's, and the audit says why", () => {
+    const registry = createRegistry({ name: "late default" });
+    const table = new Dispatcher({ backend: "numba" });
+    registry.provide("numba", table);
+    const handle = registry.register("numba", PoolLayer, impl("plugin"));
+    const late = impl("framework default, filled late");
+    table.register(PoolLayer, late);
+    expect(registry.verify().problems.map((p) => p.kind)).toEqual(["displaced"]);
+    handle.dispose();
+    // The registry never wrote the framework's entry: it is not its to take out.
+    expect(table.get(PoolLayer)).toBe(late);
+    expect(registry.verify().ok).toBe(true);
+  });
+
+  it("dispose into a table that cannot remove an entry is a stuck problem, not a silent ok", () => {
+    const registry = createRegistry({ name: "no removal" });
+    const entries = new Map<unknown, unknown>();
+    const table = { register: (type: unknown, f: unknown) => void entries.set(type, f), get: (type: unknown) => entries.get(type) };
+    registry.provide("numba", table);
+    const plugin = impl("plugin");
+    registry.register("numba", PoolLayer, plugin).dispose();
+    expect(entries.get(PoolLayer)).toBe(plugin);
+    const problems = registry.verify().problems;
+    expect(problems.map((p) => p.kind)).toEqual(["stuck"]);
+    expect(problems[0]?.message).toContain("no delete() or unregister()");
+  });
 });
 
 describe("snapshot and restore", () => {

@@ -85,6 +85,33 @@ describe("faults while applying", () => {
     expect([...table.entries.keys()]).toEqual([b]);
     accountsFor(registry, { 0: "failed", 1: "applied" });
   });
+
+  it("a write that failed leaves no claim on the op type: a later registration over the framework's entry is refused", () => {
+    const [a] = classes(1) as [Class];
+    const registry = createRegistry();
+    const store = new Map<Class, unknown>();
+    let fail = true;
+    registry.declare("numba", {
+      adapter: {
+        get: (_t, type) => store.get(type) as never,
+        set: (_t, type, fn) => {
+          if (fail) {
+            fail = false;
+            throw new Error("set failed once");
+          }
+          store.set(type, fn);
+        },
+        delete: (_t, type) => void store.delete(type),
+      },
+    });
+    registry.provide("numba", {});
+    registry.register("numba", a, () => "first").dispose();
+    const framework = () => "framework";
+    store.set(a, framework);
+    registry.register("numba", a, () => "second");
+    expect(store.get(a)).toBe(framework);
+    accountsFor(registry, { 0: "disposed", 1: "refused" });
+  });
 });
 
 describe("refusals are audited and change nothing", () => {
