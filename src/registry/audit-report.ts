@@ -12,6 +12,8 @@ export interface TableFact {
   readonly names: ReadonlySet<string> | undefined;
   /** The host adapter whose facade announced the table, and what it knew of the backend's plugins. */
   readonly host?: HostFacts | undefined;
+  /** What its dispatch module exports now (read from the module at each audit), not a table a registry was given. */
+  readonly exported?: boolean;
 }
 
 export interface ThreadFacts {
@@ -50,6 +52,35 @@ function notLoadedText(backend: string, loaded: ReadonlySet<string>, facts: Thre
       ? ""
       : `, and the registration module${plugins.length === 1 ? "" : "s"} of ${plugins.map((p) => p.name).join(", ")} for it ${plugins.length === 1 ? "runs" : "run"} when it does`;
   return `the ${backend} backend has not loaded in this thread yet${modules}. Load its dispatch module before asking.`;
+}
+
+/**
+ * Registrations applied to the table a dispatch module exported when it finished loading, where the
+ * module exports another table now that does not hold them: code replaced the table (a framework's
+ * reset() making a new one) and nothing gave the new one to dispatch-hook. Asked of tables that list their entries.
+ */
+function replacedTables(f: Fold, facts: ThreadFacts): Problem[] {
+  const out: Problem[] = [];
+  for (const record of f.records.values()) {
+    if (record.state !== "applied" || f.problems.some((p) => p.id === record.id && p.kind === "displaced")) continue;
+    for (const { module, outcome } of record.tables) {
+      if (outcome !== "applied" || module === undefined) continue;
+      const now = facts.tables.find((t) => t.exported === true && t.backend === record.backend && t.module === module);
+      if (now?.names === undefined || now.names.has(record.op)) continue;
+      out.push({
+        kind: "displaced",
+        backend: record.backend,
+        op: record.op,
+        id: record.id,
+        message:
+          `${record.op} on ${record.backend} (registration #${record.id}) landed in the table ${module} exported when it finished loading, ` +
+          `but the module now exports another ${record.backend} table, which does not hold it: code replaced the table, and nothing gave dispatch-hook the new one. ` +
+          `Keep one table (empty it rather than replace it), or announce() the new one (announce(${JSON.stringify(record.backend)}, table, { module: import.meta.url })).`,
+      });
+      break;
+    }
+  }
+  return out;
 }
 
 export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: ReportScope): AuditReport {
@@ -100,6 +131,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
       }
     }
     problems.push(...f.problems);
+    problems.push(...replacedTables(f, facts));
   }
 
   problems.push(...withoutLoader(folds, facts, loaded, scope));

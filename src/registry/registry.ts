@@ -257,18 +257,17 @@ export class Registry {
     return registration;
   }
 
-  /** A refusal: thrown at the caller, or, for a plugin's declarative registration, recorded and returned. */
+  /**
+   * A refusal: a registration of its own, refused, so that the audit shows it and restore() or a handle
+   * takes it back. Thrown at the caller; a plugin's declarative one is recorded only (thrown, it would
+   * take the framework's backend down with the plugin).
+   */
   #refuse(code: "ERR_DISPATCH_SEALED" | "ERR_DISPATCH_CONFLICT", request: Request, message: string): Registration {
-    const { backend, opType, origin } = request;
-    if (origin === undefined) {
-      this.#join();
-      this.#record({ kind: "refused", id: undefined, backend, op: keyName(opType), code, message, table: undefined });
-      throw new DispatchHookError(code, message, { details: { backend, op: keyName(opType) } });
-    }
-    // Thrown here, it would take the framework's backend down with the plugin.
     const registration = this.#accepted(request);
+    const { backend, op, origin } = registration;
     this.#setState(registration, "refused");
-    this.#record({ kind: "refused", id: registration.id, backend, op: registration.op, code, message, table: undefined, origin });
+    this.#record({ kind: "refused", id: registration.id, backend, op, code, message, table: undefined, origin });
+    if (origin === undefined) throw new DispatchHookError(code, message, { details: { backend, op } });
     return registration;
   }
 

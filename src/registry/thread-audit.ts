@@ -54,12 +54,12 @@ function assertedBackends(): Set<string> {
 export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" | "ref">> = []): ThreadFacts {
   const seen = new Set<unknown>();
   const tables: TableFact[] = [];
-  const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts) => {
+  const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts, exported?: true) => {
     if ((typeof table !== "object" && typeof table !== "function") || table === null || seen.has(table)) return;
     seen.add(table);
     const keys = listEntries(table)?.keys();
     const names = keys && new Set([...keys].flatMap((key) => keyName(key) ?? []));
-    tables.push({ backend, module, names, host });
+    tables.push({ backend, module, names, host, ...(exported && { exported }) });
   };
   const h = hub();
   const unusable: Array<{ backend: string; message: string }> = [];
@@ -67,7 +67,8 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
   for (const notice of h.allTables()) {
     const backend = inNamespaceName(notice.backend, notice.namespace);
     const table = noticeTable(notice);
-    add(backend, notice.module, table, notice.via === "hook" ? notice.host : undefined);
+    if (notice.via === "hook") add(backend, notice.module, table, notice.host, true);
+    else add(backend, notice.module, table);
     if (notice.via === "hook" && table === undefined) {
       const missing = missingExport(notice.exports, notice.exportName);
       if (missing !== undefined)

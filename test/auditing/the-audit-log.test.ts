@@ -239,11 +239,13 @@ describe("AuditLog", () => {
     registry.seal("numba");
     expect(thrown(() => registry.register("numba", Col2Im, () => 0)).code).toBe("ERR_DISPATCH_SEALED");
     expect(registry.verify().backends[0]?.sealed).toBe(true);
-    // The refusal is in the log, after the seal, though no registration was made.
-    expect(registry.audit.events().slice(-2)).toMatchObject([
+    // The refusal is in the log, after the seal, as a registration of its own that was refused.
+    expect(registry.audit.events().slice(-3)).toMatchObject([
       { kind: "sealed", backend: "numba", sealed: true },
+      { kind: "requested", backend: "numba", op: "Col2Im" },
       { kind: "refused", backend: "numba", op: "Col2Im", code: "ERR_DISPATCH_SEALED" },
     ]);
-    expect(registry.verify().registrations.map((r) => r.op)).toEqual(["PoolLayer", "PoolLayer"]);
+    expect(registry.verify().registrations.map((r) => r.op)).toEqual(["PoolLayer", "PoolLayer", "Col2Im"]);
+    expect(registry.verify().registrations[2]?.state).toBe("refused");
   });
 });

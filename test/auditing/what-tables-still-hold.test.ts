@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { announce } from "../../src/announce.js";
+import { hub } from "../../src/hub.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry } from "../../src/registry/registry.js";
 
@@ -18,6 +20,25 @@ function table(store: (f: () => unknown) => unknown, give: (kept: unknown) => un
 const kinds = (registry: ReturnType<typeof createRegistry>) => registry.verify().problems.map((p) => p.kind);
 
 describe("what a table still holds of what landed", () => {
+  it("a dispatch module that replaced its table since it loaded: the registration is not in the table it exports now", () => {
+    const registry = createRegistry({ name: "replaced" });
+    registry.register("rp-gpu", Add, () => "plugin");
+    const namespace = { table: new Dispatcher({ backend: "rp-gpu" }) };
+    const module = "file:///rp/gpu.js";
+    hub().announce({ via: "hook", namespace: "dispatch", backend: "rp-gpu", module, exports: namespace, exportName: "table" });
+    expect(kinds(registry)).toEqual([]);
+    // The framework resets its table by making a new one (export let table; table = new Dispatcher()).
+    namespace.table = new Dispatcher({ backend: "rp-gpu" });
+    const problems = registry.verify().problems;
+    expect(problems.map((p) => p.kind)).toEqual(["displaced"]);
+    expect(problems[0]?.message).toContain("now exports another rp-gpu table");
+    // Announced, the new table gets the registration, and the audit is satisfied again.
+    announce("rp-gpu", namespace.table, { module });
+    expect(namespace.table.has(Add)).toBe(true);
+    expect(kinds(registry)).toEqual([]);
+    registry.dispose();
+  });
+
   it("an older registry's implementation written back over a newer override is displaced", () => {
     const table = new Dispatcher({ backend: "th-gpu" });
     const older = createRegistry({ name: "older" });

@@ -26,9 +26,26 @@ describe("conflicts", () => {
     const error = thrown(() => registry.register("numba", PoolLayer, implNamed("second")));
     expect(error.code).toBe("ERR_DISPATCH_CONFLICT");
     expect(error.message).toContain("override: true");
-    expect(registry.verify().problems.map((p) => p.kind)).toEqual(["conflict"]);
-    expect(state(registry).registrations).toEqual(before.registrations);
+    // The refusal is a registration of its own, refused: the audit fails on it, and nothing else changed.
+    const report = registry.verify();
+    expect(report.problems.map((p) => p.kind)).toEqual(["conflict"]);
+    expect(report.registrations.slice(0, -1)).toEqual(before.registrations);
+    expect(report.registrations.at(-1)).toMatchObject({ id: 1, op: "PoolLayer", state: "refused" });
     expect(first.state).toBe("pending");
+  });
+
+  it("a refusal the caller caught is taken back by restore(), as a test harness needs, and fails the audit until then", () => {
+    const registry = createRegistry();
+    const table = new Dispatcher({ backend: "numba" });
+    registry.provide("numba", table);
+    const first = implNamed("first");
+    registry.register("numba", PoolLayer, first);
+    const snapshot = registry.snapshot();
+    expect(thrown(() => registry.register("numba", PoolLayer, implNamed("second"))).code).toBe("ERR_DISPATCH_CONFLICT");
+    expect(registry.verify().problems.map((p) => p.kind)).toEqual(["conflict"]);
+    registry.restore(snapshot);
+    expect(registry.verify().ok).toBe(true);
+    expect(table.get(PoolLayer)).toBe(first);
   });
 
   it("gives the same implementation registered twice its own handle: disposing one leaves the other in place", () => {
