@@ -15,11 +15,9 @@ export interface ErrorSummary {
 }
 
 export function summarizeError(error: unknown): ErrorSummary {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return { name: error.name, message: error.message, code: typeof code === "string" ? code : undefined };
-  }
-  return { name: "non-error", message: String(error), code: undefined };
+  if (!(error instanceof Error)) return { name: "non-error", message: String(error), code: undefined };
+  const code = (error as { code?: unknown }).code;
+  return { name: error.name, message: error.message, code: typeof code === "string" ? code : undefined };
 }
 
 /** What a loader signal says about one evaluated dispatch module instance. */
@@ -191,7 +189,10 @@ export interface HubRequest {
   readonly realm: object;
   hub?: HubApi;
   refused?: string; // set by a hub that refuses: why, so that the asker's own audit says so too
+  hosts?: string[]; // set by hubs of other realms: host adapters serving the thread (a Jest resolver serves its tests' vm realm)
 }
+/** hub.shared() key of the host adapters serving the realm before any of their modules loaded (host-adapters.ts). */
+export const hostsKey = "host-adapters@1";
 
 export const hubChannelName = "dispatch-hook:hub";
 export const hubVersion = 1;
@@ -219,6 +220,10 @@ function answer(message: unknown, hub: HubApi, realm: object): void {
       `A message on the ${hubChannelName} channel is not a dispatch-hook hub handshake; it was ignored.`,
     );
     return;
+  }
+  if (request.realm !== realm) {
+    const hosts = hub.shared<Set<string>>(hostsKey, () => new Set());
+    if (hosts.size > 0) request.hosts = [...(request.hosts ?? []), ...hosts];
   }
   if (request.realm !== realm || request.hub !== undefined) return;
   if (!request.accepts.some((v) => hub.versions.includes(v))) {
@@ -264,37 +269,10 @@ export function connect(create: () => HubApi): HubApi {
   }
   const hub = create();
   if (typeof request.refused === "string") hub.refuse(request.refused);
+  for (const host of request.hosts ?? []) hub.shared<Set<string>>(hostsKey, () => new Set()).add(host);
   const realm = globalThis;
   answering = (message) => answer(message, hub, realm);
   channel.subscribe(subscriber(answering));
   connected = hub;
   return hub;
-}
-
-/** A table's entries, for tables that can list them (a Dispatcher of any copy, by its brand, and a Map). */
-export function listEntries(table: unknown): ReadonlyMap<unknown, unknown> | undefined {
-  if (typeof table !== "object" || table === null) return undefined;
-  if (table instanceof Map) return table;
-  if ((table as { [dispatcherBrand]?: unknown })[dispatcherBrand] !== true) return undefined;
-  const entries = (table as { entries?: unknown }).entries;
-  const listable = typeof entries === "object" && entries !== null && typeof (entries as Map<unknown, unknown>).get === "function";
-  return listable ? (entries as ReadonlyMap<unknown, unknown>) : undefined;
-}
-
-/**
- * The op a table key stands for, in messages and expectations: a class by its name, a string key (a
- * table keyed by op name) as itself. Any other key names no op: not counted, nor reported as written.
- */
-export function keyName(key: Function | string): string;
-export function keyName(key: unknown): string | undefined;
-export function keyName(key: unknown): string | undefined {
-  if (typeof key === "function") return key.name || "(anonymous class)";
-  return typeof key === "string" ? key : undefined;
-}
-
-/** The table a notice names (a hook notice holds the module's namespace, or its exports). */
-export function noticeTable(notice: TableNotice): unknown {
-  if (notice.via === "native") return notice.table;
-  const namespace = notice.exports;
-  return typeof namespace === "object" && namespace !== null ? (namespace as Record<string, unknown>)[notice.exportName] : undefined;
 }

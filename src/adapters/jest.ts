@@ -6,6 +6,7 @@
  * imports the original by its path, so its code, line numbers and coverage are untouched.
  */
 import { crypto, fs, os, path } from "../builtins.js";
+import { hostAdapters } from "../host-adapters.js";
 import { makeDirectory, writeFileAtomically } from "../registry/run-records.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
@@ -33,8 +34,11 @@ function write(file: string, text: string): void {
 /** A resolver with its own configuration (the default export reads package.json declarations from Jest's rootDir). */
 export function createResolver(options: AdapterOptions = {}): (request: string, jest: JestResolverOptions) => string {
   let core: ReturnType<typeof createAdapterCore> | undefined;
+  let marked = false;
   const cache = cacheDirectory();
   return (request, jest) => {
+    // The worker that asks runs the tests: its audit knows a host serves it before any facade loads.
+    if (!marked) marked = hostAdapters().add("dispatch-hook/jest").size > 0;
     const resolved = jest.defaultResolver(request, jest);
     // The facade and its markers import the original.
     if (jest.basedir.startsWith(cache) || !path.isAbsolute(resolved)) return resolved;

@@ -5,8 +5,8 @@
  * fails the file): Vitest stops its workers without running their exit handlers. Otherwise nothing.
  */
 import * as vitest from "vitest";
+import { hostAdapters } from "../host-adapters.js";
 import { recordAfterTestFile } from "../registry/exit-audit.js";
-import { hostAdapters } from "../registry/thread-audit.js";
 
 // The thread's audit knows the host adapter serves it before any of its dispatch modules loads.
 hostAdapters().add("dispatch-hook/vite");

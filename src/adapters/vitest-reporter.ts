@@ -28,7 +28,12 @@ export default class DispatchHookReporter implements Reporter {
     const { audit, text, failed } = this.#run.fold(this.#vitest?.config.root, this.#unrecorded());
     this.last = audit;
     this.#vitest?.logger.log(text);
-    if (failed) process.exitCode = 1;
+    if (!failed) return;
+    process.exitCode = 1;
+    // An error of the run, so that watch mode says FAIL too: it keeps the process, and its exit code says nothing.
+    const error = new Error("the dispatch-hook audit above found problems in this run");
+    error.name = "DispatchHookAudit";
+    this.#vitest?.state.catchError(error, "dispatch-hook audit");
   }
 
   /**

@@ -1,5 +1,5 @@
-import { noticeTable } from "../channel.js";
 import { hub } from "../hub.js";
+import { noticeTable } from "../table-reads.js";
 
 /** The line a miss adds under a test runner that loads modules itself (Vitest, Jest) with no adapter, if it runs under one. */
 export function hostHint(): string | undefined {

@@ -3,8 +3,9 @@
  * has not landed in that table, or that the class that reached it is a second copy of the registered
  * one. Those two kinds of miss are also recorded in the audit, once per registration and table.
  */
-import { type DispatchMiss, noticeTable } from "../channel.js";
+import type { DispatchMiss } from "../channel.js";
 import { hub } from "../hub.js";
+import { noticeTable } from "../table-reads.js";
 import type { AuditEvent, Unsequenced } from "./audit-events.js";
 import { getOrCreate } from "./audit-fold.js";
 import { tablesText } from "./audit-format.js";

@@ -2,7 +2,8 @@
  * What the registry's methods are given: the option and snapshot types, the checks on what they
  * receive (each refusal has a code and changes nothing), and the rule that admits a registration.
  */
-import { keyName, type TableNotice } from "../channel.js";
+import type { TableNotice } from "../channel.js";
+import { keyName } from "../table-reads.js";
 import type { Origin } from "./audit-events.js";
 import type { CallSite } from "./call-site.js";
 import { type Class, type Impl, isClass } from "./dispatcher.js";

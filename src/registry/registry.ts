@@ -1,5 +1,6 @@
-import { frameworkNamespace, type HubMember, keyName, noticeTable, type TableNotice } from "../channel.js";
+import { frameworkNamespace, type HubMember, type TableNotice } from "../channel.js";
 import { hub } from "../hub.js";
+import { keyName, noticeTable } from "../table-reads.js";
 import type { AuditEvent, AuditLog, AuditReport, RegistrationState, Unsequenced, VerifyOptions } from "./audit-events.js";
 import { createAuditLog, frozen, toData } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";

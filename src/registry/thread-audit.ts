@@ -4,8 +4,10 @@
  * fact that stopped being true is gone). A registry's own verify() answers only for itself (registryReport).
  */
 import { url } from "../builtins.js";
-import { frameworkNamespace, type HostFacts, type HubMember, keyName, listEntries, noticeTable } from "../channel.js";
+import { frameworkNamespace, type HostFacts, type HubMember } from "../channel.js";
+import { hostAdapters } from "../host-adapters.js";
 import { hub } from "../hub.js";
+import { keyName, listEntries, noticeTable } from "../table-reads.js";
 import { type AuditEvent, type AuditReport, frozen, toData, type VerifyOptions } from "./audit-events.js";
 import { type Fold, fold } from "./audit-fold.js";
 import { buildReport, type TableFact, type ThreadFacts } from "./audit-report.js";
@@ -105,9 +107,6 @@ export function missingExport(exports: unknown, name: string): string | undefine
   }
 }
 
-/** Host adapters that told the thread they serve it before any of their modules loaded (dispatch-hook/vite's setup file). @internal */
-export const hostAdapters = (): Set<string> => hub().shared("host-adapters@1", () => new Set<string>());
-
 /** Dispatchers made with a backend that never reached dispatch-hook (used ones only, if `usedOnly`). @internal */
 export function unannounced(seen: ReadonlySet<unknown> = announcedTables(), usedOnly = false): Array<{ backend: string; name: string }> {
   return backendDispatchers()
@@ -198,7 +197,17 @@ export function throwIfIncomplete(read: (options: VerifyOptions) => AuditReport,
   checkVerifyOptions(options, "assertComplete()");
   for (const backend of options.backends ?? []) if (typeof backend === "string") assertedBackends().add(backend);
   const report = read(options);
-  if (report.ok) return;
+  // A named backend that has not loaded has had nothing checked: ok would say nothing of it.
+  const unloaded = (options.backends ?? []).filter((b) => report.backends.find((r) => r.backend === b)?.loaded !== true);
+  if (report.ok && unloaded.length === 0) return;
+  if (report.ok) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INCOMPLETE",
+      `${unloaded.join(", ")} ${unloaded.length === 1 ? "has" : "have"} not loaded in this thread yet, so nothing of ${unloaded.length === 1 ? "it" : "them"} could be checked: ` +
+        "call assertComplete() once the backend's dispatch module has loaded (its plugins' registration modules run with it).",
+      { details: { problems: [], backends: unloaded } },
+    );
+  }
   const scope = options.backends === undefined ? "" : ` for ${options.backends.join(", ")}`;
   const lines = report.problems.map((p) => `  - [${p.kind}] ${p.message}`);
   const list = `${report.problems.length} registration problem${report.problems.length === 1 ? "" : "s"}${scope}:\n${lines.join("\n")}`;

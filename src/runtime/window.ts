@@ -9,9 +9,10 @@
  */
 
 import { contextFrames } from "../builtins.js";
-import { frameworkNamespace, keyName, listEntries, type ModuleInfo, type WindowFact, type WindowInfo } from "../channel.js";
+import { frameworkNamespace, type ModuleInfo, type WindowFact, type WindowInfo } from "../channel.js";
 import { writerOf } from "../direct-writes.js";
 import { hub } from "../hub.js";
+import { keyName, listEntries } from "../table-reads.js";
 
 /** Announces a dispatch module's table to the hub. `exports`: an ES module's namespace, or a CommonJS `module.exports`. */
 export function signalEvaluated(info: Pick<ModuleInfo, "url" | "backend" | "exportName" | "host">, exports: unknown): void {
@@ -44,6 +45,9 @@ interface Timeline {
 }
 
 const timelines = new WeakMap<WindowFact, Timeline>();
+/** Each window's table, for every copy of the runtime (a test runner's fresh module registry loads it again). */
+let shared: WeakMap<WindowFact, WeakRef<object>> | undefined;
+const windowTables = () => (shared ??= hub().shared("window-tables@1", () => new WeakMap<WindowFact, WeakRef<object>>()));
 
 function tableIn(module: ModuleInfo, exports: unknown): object | undefined {
   const table = typeof exports === "object" && exports !== null ? (exports as Record<string, unknown>)[module.exportName] : undefined;
@@ -72,8 +76,12 @@ export function timeline(module: ModuleInfo, exports: unknown): Timeline {
 /** A window recorded for this very module instance (the same table): a second route to the same load. */
 export function seen(info: WindowInfo, module: ModuleInfo, exports: unknown): boolean {
   const fact = hub().window(info.id);
-  const line = fact === undefined ? undefined : timelines.get(fact);
-  return fact !== undefined && (line === undefined || line.table?.deref() === tableIn(module, exports));
+  if (fact === undefined) return false;
+  const line = timelines.get(fact);
+  if (line !== undefined) return line.table?.deref() === tableIn(module, exports);
+  // Another copy's: by the table it recorded (jest.resetModules() makes a new instance and a new copy).
+  const table = windowTables().get(fact);
+  return table === undefined || table.deref() === tableIn(module, exports);
 }
 
 /**
@@ -122,8 +130,7 @@ function suspend(line: Timeline): void {
 export function record(line: Timeline, info: WindowInfo, missing?: string, hosted = false): WindowFact {
   const error = missing === undefined ? undefined : { name: "Error", message: missing, code: "ERR_DISPATCH_REGISTRATION_MODULE" };
   const fact: WindowFact = { info, state: missing === undefined ? "open" : "missing", outside: [], error };
-  timelines.set(fact, line);
-  hub().openWindow(fact, line.table?.deref(), missing === undefined, hosted);
+  open(fact, line, missing === undefined, hosted);
   if (missing === undefined) line.current = fact;
   return fact;
 }
@@ -176,10 +183,15 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
 /** Step i takes over window i, which an early marker opened before the table existed. */
 function adopt(line: Timeline, fact: WindowFact, hosted: boolean): void {
   timelines.get(fact)?.awaiting.delete(fact);
-  timelines.set(fact, line);
   fact.state = "open";
   line.current = fact;
-  hub().openWindow(fact, line.table?.deref(), true, hosted);
+  open(fact, line, true, hosted);
+}
+
+function open(fact: WindowFact, line: Timeline, enter: boolean, hosted: boolean): void {
+  timelines.set(fact, line);
+  if (line.table !== undefined) windowTables().set(fact, line.table);
+  hub().openWindow(fact, line.table?.deref(), enter, hosted);
 }
 
 /** Early i's timelines, by module instance, until early n ends the pass. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { hostAdapters } from "../../src/host-adapters.js";
 import { type AuditEventKind, AuditLog } from "../../src/registry/audit-events.js";
 import { fold } from "../../src/registry/audit-fold.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
@@ -181,6 +182,22 @@ describe("AuditLog", () => {
     registry.register("numba", Col2Im, () => 0);
     expect(() => registry.assertComplete({ backends: ["numba"] })).not.toThrow();
     expect(registry.verify().ok).toBe(true);
+  });
+
+  it("assertComplete() naming a backend that has not loaded, under a host adapter, says nothing of it was checked", () => {
+    const registry = createRegistry();
+    registry.register("numba", Im2Col, () => 0);
+    registry.provide("numba", new Map());
+    hostAdapters().add("a test's host");
+    try {
+      expect(registry.verify({ backends: ["numba", "not-yet"] }).ok).toBe(true);
+      const error = thrown(() => registry.assertComplete({ backends: ["numba", "not-yet"] }));
+      expect(error.code).toBe("ERR_DISPATCH_INCOMPLETE");
+      expect(error.message).toMatch(/^not-yet has not loaded in this thread yet, so nothing of it could be checked/);
+      expect(() => registry.assertComplete({ backends: ["numba"] })).not.toThrow();
+    } finally {
+      hostAdapters().delete("a test's host");
+    }
   });
 
   it("counts an expected op that the table holds, however it got there", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { dispatcherBrand, keyName, listEntries, noticeTable } from "../../src/channel.js";
+import { dispatcherBrand } from "../../src/channel.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
+import { keyName, listEntries, noticeTable } from "../../src/table-reads.js";
 
 class Conv {}
 

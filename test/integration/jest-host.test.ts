@@ -69,6 +69,32 @@ function project(mode: "commonjs" | "module"): Tree {
       `  expect(stack).toContain(${JSON.stringify(`backends/cpu/table.js:${throwsAt}:9`)});`,
       "});",
     ].join("\n"),
+    // Asked before any dispatch module of gpu loaded: with the resolver, a host serves the worker, and gpu has not loaded.
+    "test/early.test.js": [
+      cjs ? 'const { registry } = require("dispatch-hook");' : 'import { registry } from "dispatch-hook";',
+      'test("assertComplete() before the backend loads says why", () => {',
+      '  let code = "passed";',
+      '  try { registry.assertComplete({ backends: ["gpu"] }); } catch (error) { code = error.code; }',
+      '  console.log("EARLY " + code);',
+      "});",
+    ].join("\n"),
+    ...(cjs && {
+      "test/reset.test.js": [
+        'test("jest.resetModules() and jest.isolateModules(): the fresh table gets the registration for the fresh classes", () => {',
+        '  const first = require("tensorkit/backends/cpu/table.js").cpuTable;',
+        "  jest.resetModules();",
+        '  const { cpuTable } = require("tensorkit/backends/cpu/table.js");',
+        '  const { Conv } = require("kit-ops/ops.js");',
+        "  expect(cpuTable).not.toBe(first);",
+        '  expect(cpuTable.resolve(new Conv())()).toBe("conv on cpu");',
+        "  jest.isolateModules(() => {",
+        '    const isolated = require("tensorkit/backends/cpu/table.js").cpuTable;',
+        '    expect(isolated.resolve(new (require("kit-ops/ops.js").Conv)())()).toBe("conv on cpu");',
+        "  });",
+        '  expect(require("dispatch-hook").threadAudit().problems).toEqual([]);',
+        "});",
+      ].join("\n"),
+    }),
   };
 }
 
@@ -82,14 +108,18 @@ describe("dispatch-hook/jest", () => {
   for (const mode of ["commonjs", "module"] as const) {
     it(`${mode === "commonjs" ? "CommonJS mode" : "ES module mode (--experimental-vm-modules)"}: lands with the resolver, misses without`, async () => {
       const dir = makeTree(project(mode));
+      // CommonJS mode adds a file that resets Jest's module registry (ES modules are not reset).
+      const files = mode === "commonjs" ? 5 : 4;
       const withResolver = await jest(dir, mode, "jest.resolver.json");
-      expect(withResolver.output).toMatch(/Tests:\s+3 passed, 3 total/);
+      expect(withResolver.output).toMatch(new RegExp(`Tests:\\s+${files} passed, ${files} total`));
+      expect(withResolver.output).toContain("EARLY ERR_DISPATCH_INCOMPLETE");
       expect(withResolver.code).toBe(0);
       const without = await jest(dir, mode, "jest.config.json");
       expect(without.output).toContain("ERR_DISPATCH_NO_IMPL");
+      expect(without.output).toContain("EARLY ERR_DISPATCH_NO_LOADER");
       // The miss says what to add to this host, not to node.
       expect(without.output).toContain('Add "resolver": "dispatch-hook/jest" to the Jest config');
-      expect(without.output).toMatch(/Tests:\s+2 failed, 1 passed, 3 total/);
+      expect(without.output).toMatch(new RegExp(`Tests:\\s+${files - 2} failed, 2 passed, ${files} total`));
     });
   }
 

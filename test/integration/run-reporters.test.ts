@@ -4,9 +4,10 @@
  * type never arrives, the run fails for that reason alone, naming that file; when it does not, the
  * run passes.
  */
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeTree, repoRoot, run, type Tree } from "./fixture.js";
+import { makeTree, nodeBinary, repoRoot, run, type Tree } from "./fixture.js";
 
 const vitestBin = join(repoRoot, "node_modules/vitest/vitest.mjs");
 const jestBin = join(repoRoot, "node_modules/jest/bin/jest.js");
@@ -105,6 +106,31 @@ describe("the Vitest reporter folds every worker's record, and fails the run on 
     },
     120_000,
   );
+});
+
+describe("the Vitest reporter in watch mode", () => {
+  it("a run with a miss is a failed run (FAIL, not PASS, while Vitest watches)", async () => {
+    const dir = makeTree(vitestProject());
+    const child = spawn(nodeBinary, [vitestBin, "--watch"], {
+      cwd: dir,
+      env: { ...process.env, ...quiet, CI: "", POOL: "threads", B: "b-miss.test.js" },
+    });
+    let out = "";
+    const verdict = await new Promise<string>((resolve) => {
+      const done = setTimeout(() => resolve("(no verdict in 90 s)"), 90_000);
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += String(chunk);
+        const line = /(PASS|FAIL)\s+(Waiting|Tests failed)/.exec(out);
+        if (line !== null) {
+          clearTimeout(done);
+          resolve(line[1] as string);
+        }
+      });
+    });
+    child.kill();
+    expect(out).toContain("[missing] Conv on gpu was expected");
+    expect(verdict).toBe("FAIL");
+  }, 120_000);
 });
 
 describe("DISPATCH_HOOK_AUDIT under a test runner, without its reporter (workers end without exit handlers)", () => {

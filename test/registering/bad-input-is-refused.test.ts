@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { keyName } from "../../src/channel.js";
 import { backendNameProblem, checkBackend, checkOptions, didYouMean, suggest } from "../../src/registry/options.js";
 import { createRegistry, type Registry } from "../../src/registry/registry.js";
 import { checkExpectInput, checkRegisterInput } from "../../src/registry/registry-input.js";
 import { threadAudit } from "../../src/registry/thread-audit.js";
+import { keyName } from "../../src/table-reads.js";
 import { thrown } from "../helpers.js";
 
 class Op {}
