@@ -13,7 +13,10 @@ describe("layering", () => {
   // The layers, bottom up, and what each may import. No exceptions.
   const layerOf = (file: string): string => {
     const rel = file.slice(src.length + 1);
-    if (!rel.includes("/")) return ["builtins.ts", "channel.ts", "direct-writes.ts", "host-adapters.ts", "hub.ts", "table-reads.ts"].includes(rel) ? "base" : "entry";
+    if (!rel.includes("/"))
+      return ["builtins.ts", "channel.ts", "direct-writes.ts", "host-adapters.ts", "hub.ts", "table-reads.ts"].includes(rel)
+        ? "base"
+        : "entry";
     return rel.split("/")[0] as string;
   };
   const allowed: Record<string, readonly string[]> = {
