@@ -55,18 +55,18 @@ export function createHooks(options: HookOptions) {
   const async = mode === "register";
   const needLoad = options.needLoad ?? (() => {});
   const idle = options.idle ?? (() => {});
-  // The URLs load() has served (a watched module's, an original's, a marker's), and those handed
-  // out (or named in a generated module's source) that it has not served yet. Once served, an
-  // import finds the module in Node's module map for good, and a require() while require.cache
-  // holds it: neither calls load() again, so handing the URL out again does not need load() attached.
+  // URLs load() served (a watched module's, an original's, a marker's), and those handed out that it has not yet. An import
+  // of a served URL finds Node's module map, a require() require.cache while it holds it: load() is not called again.
   const served = new Set<string>();
+  const servedCommonjs = new Set<string>();
   const awaited = new Set<string>();
   let settled = false;
   /** Modules being built: a resolve() meanwhile (es-module-lexer's require, say) must not detach load(). */
   let generating = 0;
   const awaitLoad = (href: string, context: Context): string => {
-    const required = context.conditions?.includes("require") === true;
-    if (!served.has(href) || (required && requireCacheEntry(href) === undefined) || hasKeys(context.importAttributes)) {
+    // A CommonJS module out of require.cache (deleted, or its require() threw) is loaded again, imported too.
+    const cjs = context.conditions?.includes("require") === true || servedCommonjs.has(href);
+    if (!served.has(href) || (cjs && requireCacheEntry(href) === undefined) || hasKeys(context.importAttributes)) {
       awaited.add(href);
       needLoad();
     }
@@ -129,7 +129,8 @@ export function createHooks(options: HookOptions) {
       format = "module";
     }
     if (!isJavaScript(format)) return result;
-    if (isEsm(format)) {
+    if (!isEsm(format)) servedCommonjs.add(href);
+    else {
       if (result.source == null) return result;
       const source = text(result.source);
       // Another loader's wrapper of the module (import-in-the-middle's ?iitm=true): served as it
@@ -166,8 +167,7 @@ export function createHooks(options: HookOptions) {
         source: instrument(source, { module: info(href, plan, "commonjs"), registrations, runtime: runtime.cjs }),
       };
     }
-    // import() of a module that require() has loaded already: its epilogue ran the registration
-    // modules, and Node hands out its exports.
+    // import() of a module that require() has loaded already: its epilogue ran them; Node hands out its exports.
     if (mode === "registerHooks" && requireCacheEntry(href)?.loaded === true) return result;
     report({ type: "facade", url: href, backend: plan.backend });
     return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "commonjs"), plan, true)) };

@@ -329,6 +329,46 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     expect(result.code).toBe(0);
   });
 
+  it("a CommonJS dispatch module out of require.cache (deleted, or its first require() threw), then imported: the new instance gets its registrations", async () => {
+    const dir = makeTree({
+      ...framework(),
+      ...plugin(
+        "kit-ops",
+        { cjs: "./reg/cjs.cjs" },
+        {
+          "reg/cjs.cjs":
+            'const { register } = require("dispatch-hook");\nconst { Conv } = require("../ops.cjs");\nregister("cjs", Conv, () => "conv on cjs");\n',
+          "ops.cjs": "exports.Conv = class Conv {};\n",
+        },
+      ),
+      "node_modules/tensorkit/backends/cjs/package.json": JSON.stringify({ type: "commonjs" }),
+      // The first evaluation throws, after the table exists; every later one succeeds.
+      "node_modules/tensorkit/backends/cjs/table.js":
+        'const { Dispatcher } = require("dispatch-hook");\nexports.cjsTable = new Dispatcher({ name: "cjsTable", backend: "cjs" });\nglobalThis.evaluations = (globalThis.evaluations ?? 0) + 1;\nif (process.env.THROW_FIRST && globalThis.evaluations === 1) throw new Error("first evaluation fails");\n',
+      "package.json": app(["kit-ops"]),
+      "main.mjs": [
+        'import { createRequire } from "node:module";',
+        "const require = createRequire(import.meta.url);",
+        'const { Conv } = require("kit-ops/ops.cjs");',
+        "const call = (table) => { try { return table.resolve(new Conv())(); } catch (e) { return e.code; } };",
+        "let first;",
+        'try { first = call(require("tensorkit/backends/cjs/table.js").cjsTable); } catch (e) { first = e.message; }',
+        'if (!process.env.THROW_FIRST) delete require.cache[require.resolve("tensorkit/backends/cjs/table.js")];',
+        'const { cjsTable } = await import("tensorkit/backends/cjs/table.js");',
+        'const { registry } = await import("dispatch-hook");',
+        "console.log(JSON.stringify({ first, evaluations: globalThis.evaluations, imported: call(cjsTable), problems: registry.verify().problems.map((p) => p.kind) }));",
+      ].join("\n"),
+    });
+    for (const env of [{}, { THROW_FIRST: "1" }]) {
+      const out = lastJson((await run(dir, ["--import", loader, "main.mjs"], env)).stdout);
+      expect(out.evaluations, JSON.stringify(env)).toBe(2);
+      expect(out.imported, JSON.stringify(env)).toBe("conv on cjs");
+      if (env.THROW_FIRST) expect(out.first).toBe("first evaluation fails");
+      else if (mode === "registerHooks") expect(out.first).toBe("conv on cjs");
+      if (mode === "registerHooks") expect(out.problems, JSON.stringify(env)).toEqual([]);
+    }
+  });
+
   it("a CommonJS dispatch module reached through import() loads as without the loader (it requires an ES module), and its registrations land", async () => {
     const dir = makeTree({
       "node_modules/dispatch-hook": { symlink: "<repo>" },
