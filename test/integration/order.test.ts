@@ -208,6 +208,31 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     expect(result.code).toBe(1);
   });
 
+  it("registration modules that share a dependency which awaits at its top level: each registration is its own plugin's, and their conflict is recorded, not thrown", async () => {
+    // Once the shared module settles, the later modules' bodies run in the context the first one's evaluation left.
+    const reg = (ops: string[], own = "") =>
+      `import { register } from "dispatch-hook";\nimport "kit-ops/slow.js";\nimport { Conv, Pool } from "kit-ops/ops.js";\n${own}${ops
+        .map((op) => `register("cpu", ${op}, () => "${op} by " + import.meta.url.split("/").at(-2));`)
+        .join("\n")}\n`;
+    const dir = makeTree({
+      ...framework(),
+      ...plugin(
+        "kit-ops",
+        { cpu: "./reg/cpu.js" },
+        { "reg/cpu.js": reg(["Conv"]), "slow.js": "await new Promise((resolve) => setTimeout(resolve, 20));\nexport const slow = true;\n" },
+      ),
+      ...plugin("more-ops", { cpu: "./cpu.js" }, { "cpu.js": reg(["Pool", "Conv"]) }),
+      ...plugin("third-ops", { cpu: "./cpu.js" }, { "cpu.js": reg(["Third"], "class Third {}\n") }),
+      "package.json": app(["kit-ops", "more-ops", "third-ops"]),
+      "main.mjs": main,
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    const out = lastJson(result.stdout) as { conv: string; problems: string[]; states: string[] };
+    expect(out.conv).toBe("Conv by reg");
+    expect(out.states).toEqual(["Conv:applied:kit-ops", "Pool:applied:more-ops", "Conv:refused:more-ops", "Third:applied:third-ops"]);
+    expect(out.problems.join("\n")).toContain("a declarative registration of more-ops");
+  });
+
   for (const when of ["before", "after"] as const) {
     it(`an app's explicit override wins over a plugin's declarative registration, registered ${when} the backend loads`, async () => {
       const dir = makeTree({
