@@ -4,6 +4,7 @@ import type { AuditReport, BackendRecord, Problem, ProblemKind, RegistrationReco
 import { type Fold, getOrCreate, undeclaredMessage, windowRecords } from "./audit-fold.js";
 import { notes } from "./audit-notes.js";
 import { hostOf, pendingMessage, strayText } from "./pending-message.js";
+import { replacedTables } from "./replaced-tables.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
 export interface TableFact {
@@ -54,35 +55,6 @@ function notLoadedText(backend: string, loaded: ReadonlySet<string>, facts: Thre
   return `the ${backend} backend has not loaded in this thread yet${modules}. Load its dispatch module before asking.`;
 }
 
-/**
- * Registrations applied to the table a dispatch module exported when it finished loading, where the
- * module exports another table now that does not hold them: code replaced the table (a framework's
- * reset() making a new one) and nothing gave the new one to dispatch-hook. Asked of tables that list their entries.
- */
-function replacedTables(f: Fold, facts: ThreadFacts): Problem[] {
-  const out: Problem[] = [];
-  for (const record of f.records.values()) {
-    if (record.state !== "applied" || f.problems.some((p) => p.id === record.id && p.kind === "displaced")) continue;
-    for (const { module, outcome } of record.tables) {
-      if (outcome !== "applied" || module === undefined) continue;
-      const now = facts.tables.find((t) => t.exported === true && t.backend === record.backend && t.module === module);
-      if (now?.names === undefined || now.names.has(record.op)) continue;
-      out.push({
-        kind: "displaced",
-        backend: record.backend,
-        op: record.op,
-        id: record.id,
-        message:
-          `${record.op} on ${record.backend} (registration #${record.id}) landed in the table ${module} exported when it finished loading, ` +
-          `but the module now exports another ${record.backend} table, which does not hold it: code replaced the table, and nothing gave dispatch-hook the new one. ` +
-          `Keep one table (empty it rather than replace it), or announce() the new one (announce(${JSON.stringify(record.backend)}, table, { module: import.meta.url })).`,
-      });
-      break;
-    }
-  }
-  return out;
-}
-
 export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: ReportScope): AuditReport {
   const focus = scope.focus === undefined ? undefined : new Set(scope.focus);
   const problems: Problem[] = [];
@@ -124,14 +96,20 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
           "failed",
           `${record.op} on ${record.backend} (registered at ${record.site}) failed to apply: ${record.error?.message ?? "unknown error"}`,
         );
-      } else if (record.state === "refused" && record.error?.code === "ERR_DISPATCH_CONFLICT") {
+      } else if (record.state === "refused") {
+        // A conflict, or a sealed backend: either way it did not land, until restore() or dispose() takes it back.
         const from =
           record.origin === undefined ? "" : ` (a declarative registration of ${record.origin.plugin}, from ${record.origin.module})`;
-        add("conflict", `${record.error.message}${from}`);
+        if (record.error?.code === "ERR_DISPATCH_CONFLICT") add("conflict", `${record.error.message}${from}`);
+        else
+          add(
+            "failed",
+            `${record.op} on ${record.backend} (registered at ${record.site}) was refused: ${record.error?.message ?? "unknown error"}${from}`,
+          );
       }
     }
     problems.push(...f.problems);
-    problems.push(...replacedTables(f, facts));
+    problems.push(...replacedTables(f, facts.tables));
   }
 
   problems.push(...withoutLoader(folds, facts, loaded, scope));

@@ -152,7 +152,10 @@ export function admit(request: Request, sealed: boolean, owner: Registration | u
   return {
     action: "refuse",
     code: "ERR_DISPATCH_CONFLICT",
-    message: `${keyName(opType)} already has an implementation on ${backend} (registration #${owner.id}${owner.origin === undefined ? "" : `, ${owner.origin.plugin}'s`}). Pass { override: true } to replace it, or dispose the other registration first.`,
+    message:
+      owner.state === "failed"
+        ? `${keyName(opType)} is registered on ${backend} already (registration #${owner.id}${owner.origin === undefined ? "" : `, ${owner.origin.plugin}'s`}), which failed to apply: dispose it first, or pass { override: true } to replace it.`
+        : `${keyName(opType)} already has an implementation on ${backend} (registration #${owner.id}${owner.origin === undefined ? "" : `, ${owner.origin.plugin}'s`}). Pass { override: true } to replace it, or dispose the other registration first.`,
   };
 }
 

@@ -208,6 +208,32 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     expect(result.code).toBe(1);
   });
 
+  it("a plugin's registration refused by a backend the app sealed is not thrown into the import, and fails a strict audit", async () => {
+    const dir = makeTree({
+      ...framework(),
+      ...plugin(
+        "kit-ops",
+        { gpu: "./reg/gpu.js" },
+        {
+          "reg/gpu.js":
+            'import { register } from "dispatch-hook";\nimport { Conv } from "../ops.js";\nregister("gpu", Conv, () => "conv on gpu");\n',
+        },
+      ),
+      "package.json": app(["kit-ops"]),
+      "main.mjs": [
+        'import { registry } from "dispatch-hook";',
+        'registry.seal("gpu");',
+        'const { gpuTable } = await import("tensorkit/backends/gpu/table.js");',
+        "console.log(JSON.stringify({ loaded: typeof gpuTable.resolve }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(lastJson(result.stdout)).toEqual({ loaded: "function" });
+    expect(result.stderr).toMatch(/\[failed\] Conv on gpu \(registered at [^)]+\) was refused: The gpu backend is sealed/);
+    expect(result.stderr).toContain("a declarative registration of kit-ops");
+    expect(result.code).toBe(1);
+  });
+
   it("registration modules that share a dependency which awaits at its top level: each registration is its own plugin's, and their conflict is recorded, not thrown", async () => {
     // Once the shared module settles, the later modules' bodies run in the context the first one's evaluation left.
     const reg = (ops: string[], own = "") =>

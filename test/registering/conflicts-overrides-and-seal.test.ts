@@ -34,6 +34,33 @@ describe("conflicts", () => {
     expect(first.state).toBe("pending");
   });
 
+  it("a registration refused by a sealed backend did not land: a problem until restore() takes it back", () => {
+    const registry = createRegistry();
+    registry.provide("numba", new Dispatcher({ backend: "numba" }));
+    const snapshot = registry.snapshot();
+    registry.seal("numba");
+    expect(thrown(() => registry.register("numba", PoolLayer, implNamed("late"))).code).toBe("ERR_DISPATCH_SEALED");
+    const problems = registry.verify().problems;
+    expect(problems.map((p) => p.kind)).toEqual(["failed"]);
+    expect(problems[0]?.message).toContain("PoolLayer on numba (registered at unknown) was refused: The numba backend is sealed");
+    registry.restore(snapshot);
+    expect(registry.verify().ok).toBe(true);
+  });
+
+  it("a second registration beside one that failed to apply says so, not that an implementation is there", () => {
+    const registry = createRegistry();
+    registry.provide("numba", {
+      register() {
+        throw new Error("read-only table");
+      },
+    });
+    const failed = registry.register("numba", PoolLayer, implNamed("first"));
+    expect(failed.state).toBe("failed");
+    const error = thrown(() => registry.register("numba", PoolLayer, implNamed("second")));
+    expect(error.code).toBe("ERR_DISPATCH_CONFLICT");
+    expect(error.message).toContain("(registration #0), which failed to apply: dispose it first");
+  });
+
   it("a refusal the caller caught is taken back by restore(), as a test harness needs, and fails the audit until then", () => {
     const registry = createRegistry();
     const table = new Dispatcher({ backend: "numba" });

@@ -146,6 +146,7 @@ const identifier = fc
         "continue",
         "debugger",
         "function",
+        "eval",
         "arguments",
         "interface",
         "protected",
