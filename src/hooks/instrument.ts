@@ -67,6 +67,20 @@ export function esmEpilogue(source: string, module: ModuleInfo, runtime: string)
   return append(source, epilogue);
 }
 
+/**
+ * An ES registration module, with one statement put first in its body: the call that enters its own
+ * window (window.ts). Its body runs when everything it imports has: where that awaited (a dependency
+ * that two plugins share), in whatever context the last of them left, so the module says whose it is.
+ * Inserted on the first line (after a hashbang), so every other line keeps its place.
+ */
+export function enterOnStart(source: string, href: string, runtime: string): string {
+  const id = freeIdentifier(source);
+  const at = source.startsWith("#!") ? source.indexOf("\n") + 1 : 0;
+  if (at === 0 && source.startsWith("#!")) return source; // a hashbang and nothing else
+  const call = `import{enter as ${id}}from${JSON.stringify(runtime)};${id}(${JSON.stringify(href)});`;
+  return `${source.slice(0, at)}${call}${source.slice(at)}`;
+}
+
 /** What require() takes for a registration module: its path, or the URL itself if it is not a file URL. */
 function pathOf(href: string): string {
   try {

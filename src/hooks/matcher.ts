@@ -58,6 +58,7 @@ export class Matcher {
   readonly #needles: readonly string[];
   readonly #rules: readonly CompiledRule[];
   readonly #registrations: ReadonlyMap<string, readonly PlannedRegistration[]>;
+  readonly #registrationUrls: ReadonlySet<string>;
 
   constructor(rules: readonly WatchRule[], plugins: readonly PluginDeclaration[] = []) {
     // A backend declared by name wins over a pattern that also matches its module, in either order.
@@ -83,6 +84,12 @@ export class Matcher {
       }
     }
     this.#registrations = registrations;
+    this.#registrationUrls = new Set([...registrations.values()].flatMap((list) => list.map((r) => r.url)));
+  }
+
+  /** Whether `url` is a plugin's registration module. */
+  registers(url: string): boolean {
+    return this.#registrationUrls.has(url);
   }
 
   /** Whether any rule could match; cheap enough for every module load. */

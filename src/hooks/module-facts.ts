@@ -41,6 +41,7 @@ interface WatchList {
   watches(url: string): boolean;
   match(url: string): ModulePlan | undefined;
   unresolved(specifier: string, parent: string | undefined, error: unknown): Array<{ backend: string; message: string }>;
+  registers?(url: string): boolean;
 }
 
 export interface HookOptions {

@@ -14,7 +14,7 @@ import type { ModuleInfo } from "../channel.js";
 import type { HookConfig } from "./discovery.js";
 import { hasDefaultExport, hasModuleSyntax, wrapsOwnFile } from "./export-names.js";
 import { type FacadeInput, facadeSource, markerSource } from "./facade.js";
-import { esmEpilogue, instrument } from "./instrument.js";
+import { enterOnStart, esmEpilogue, instrument } from "./instrument.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
 import {
   type Context,
@@ -193,9 +193,8 @@ export function createHooks(options: HookOptions) {
     try {
       const href = result.url;
       if (!href.startsWith("file:")) return result;
-      // A "./" import stays in the importer's package, which is known: learning runs for imports
-      // that can cross into another package, and this hook runs for every module (mostly still
-      // in the interpreter at start-up, where each step counts).
+      // A "./" import stays in the importer's package, which is known: learning runs for imports that can cross into
+      // another package, and this hook runs for every module (mostly still in the interpreter at start-up).
       if (!specifier.startsWith("./")) {
         // The importer's scope too: a module loaded before the hooks were installed (the one that
         // called install(), say) is otherwise never seen, and its package may list the plugins.
@@ -230,9 +229,8 @@ export function createHooks(options: HookOptions) {
       const real = parseOriginal(specifier);
       if (real !== undefined) return { url: awaitLoad(specifier, context), format: originalFormat(real), shortCircuit: true };
     }
-    // What generated code imports by exact URL: the runtime, and a module's own URL from the line
-    // appended to it. Both are known; resolving them again costs every module instance a file
-    // lookup and a package.json scope lookup.
+    // What generated code imports by exact URL: the runtime, and a module's own URL from the line appended to it. Both
+    // are known; resolving them again costs every module instance a file lookup and a package.json scope lookup.
     if (specifier === runtime.esm) return { url: specifier, format: "module", shortCircuit: true };
     if (specifier === context.parentURL && specifier.startsWith("file:")) return { url: specifier, shortCircuit: true };
     if (!enabled()) return nextResolve(specifier, context);
@@ -268,21 +266,23 @@ export function createHooks(options: HookOptions) {
     }
   };
   const empty: LoadResult = { format: "module", shortCircuit: true, source: "" };
+  const registration = (href: string, r: LoadResult): LoadResult =>
+    isEsm(r.format) && r.source != null ? { ...r, source: enterOnStart(text(r.source), href, runtime.esm) } : r;
 
   function load(href: string, context: Context, nextLoad: NextLoad): Maybe<LoadResult> {
     if (href.includes(TAG)) {
       const v = parseVirtual(href);
       if (v !== undefined) return build(href, "?", empty, () => marker(v));
       const real = parseOriginal(href);
-      // Off-thread, a CommonJS original was required by its facade's "require" marker: with no
-      // source, Node hands out that module. A source from another loader (tsx's, for .cts) would
-      // run it again, a second instance with tables of its own; so the chain is not asked.
+      // Off-thread, a CommonJS original was required by its facade's "require" marker: with no source, Node hands out
+      // that module. Another loader's source (tsx's, for .cts) would run it again, a second instance: the chain is not asked.
       if (real !== undefined && async && isCommonJs(context.format)) {
         loading(href);
         return { format: "commonjs", source: null, shortCircuit: true };
       }
       if (real !== undefined) return build(href, "?", nextLoad(href, context), (result) => originalResult(real, result));
     }
+    if (enabled() && matcher.registers?.(href) === true) return build(href, "?", nextLoad(href, context), (r) => registration(href, r));
     if (!enabled() || !matcher.watches(href) || hasKeys(context.importAttributes)) return nextLoad(href, context);
     const plan = matcher.match(href);
     if (plan === undefined) return nextLoad(href, context);

@@ -4,4 +4,4 @@
  * copies) changes nothing.
  */
 export { requireRegistrations, requireWhenLoaded, runRegistration } from "./required-registrations.js";
-export { early, finish, missingRegistration, signalEvaluated, step } from "./window.js";
+export { early, enter, finish, missingRegistration, signalEvaluated, step } from "./window.js";

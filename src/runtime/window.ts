@@ -40,6 +40,8 @@ interface Timeline {
   /** Windows whose module is suspended at a top-level await. */
   readonly awaiting: Set<WindowFact>;
   syncOver: boolean;
+  /** The instance's windows, in the order the facade imports their modules. */
+  windows?: readonly WindowInfo[];
   /** Opened by early markers, before the table existed; `next` is the instance's timeline once step 0 made it. */
   early?: { next?: Timeline };
 }
@@ -126,6 +128,21 @@ function suspend(line: Timeline): void {
   }
 }
 
+/**
+ * The first statement of a registration module the loader served (instrument.ts): what its body does
+ * is its window's, the first one open or awaiting for it, whatever context its imports left.
+ */
+export function enter(url: string): void {
+  const h = hub();
+  const fact = h.windows().find((w) => w.info.module === url && running(w));
+  // None: imported by another registration module of the instance, before its own window opened, which opens now.
+  const current = fact === undefined ? h.currentWindow() : undefined;
+  const line = current === undefined ? undefined : timelines.get(h.window(current.id) as WindowFact);
+  const info = line?.windows?.find((w) => w.module === url);
+  if (fact !== undefined) h.enterWindow(fact);
+  else if (line !== undefined && info !== undefined && h.window(info.id) === undefined) record(line, info);
+}
+
 /** Records window `info`: opened, or, for a registration module that could not be loaded, missing. */
 export function record(line: Timeline, info: WindowInfo, missing?: string, hosted = false): WindowFact {
   const error = missing === undefined ? undefined : { name: "Error", message: missing, code: "ERR_DISPATCH_REGISTRATION_MODULE" };
@@ -160,6 +177,7 @@ export function step(module: ModuleInfo, exports: unknown, windows: readonly Win
     }
   }
   line ??= timeline(module, exports);
+  line.windows ??= windows;
   if (line.current !== undefined) suspend(line);
   const info = windows[index];
   if (info === undefined) line.syncOver = true;
@@ -218,7 +236,7 @@ export function early(module: ModuleInfo, windows: readonly WindowInfo[], index:
   }
   if (h.window(info.id) !== undefined) return;
   if (line === undefined) {
-    line = { ...timeline(module, undefined), early: {} };
+    line = { ...timeline(module, undefined), early: {}, windows };
     earlyLines.set(module.url, line);
   }
   if (line.current !== undefined) suspend(line);

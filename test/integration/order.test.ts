@@ -208,6 +208,24 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     expect(result.code).toBe(1);
   });
 
+  it("registration modules that import each other: what each registers is its own plugin's", async () => {
+    const reg = (by: string, imports = "") =>
+      `${imports}import { register } from "dispatch-hook";\nimport { Conv } from "kit-ops/ops.js";\nregister("cpu", Conv, () => "conv by ${by}");\n`;
+    const dir = makeTree({
+      ...framework(),
+      ...plugin("kit-ops", { cpu: "./reg/cpu.js" }, { "reg/cpu.js": reg("kit-ops", 'import "more-ops/cpu.js";\n') }),
+      ...plugin("more-ops", { cpu: "./cpu.js" }, { "cpu.js": reg("more-ops") }),
+      "package.json": app(["kit-ops", "more-ops"]),
+      "main.mjs": main,
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
+    const out = lastJson(result.stdout) as { conv: string; problems: string[]; states: string[] };
+    // more-ops's module runs first (kit-ops's imports it), so its registration is the one in the table.
+    expect(out.conv).toBe("conv by more-ops");
+    expect(out.states).toEqual(["Conv:applied:more-ops", "Conv:refused:kit-ops"]);
+    expect(out.problems.join("\n")).toContain("(registration #0, more-ops's)");
+  });
+
   it("a plugin's registration refused by a backend the app sealed is not thrown into the import, and fails a strict audit", async () => {
     const dir = makeTree({
       ...framework(),
@@ -245,7 +263,11 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
       ...plugin(
         "kit-ops",
         { cpu: "./reg/cpu.js" },
-        { "reg/cpu.js": reg(["Conv"]), "slow.js": "await new Promise((resolve) => setTimeout(resolve, 20));\nexport const slow = true;\n" },
+        {
+          // The first awaits on its own too, after the shared module: the next one's body runs while it waits.
+          "reg/cpu.js": reg(["Conv"], "await new Promise((resolve) => setTimeout(resolve, 30));\n"),
+          "slow.js": "await new Promise((resolve) => setTimeout(resolve, 20));\nexport const slow = true;\n",
+        },
       ),
       ...plugin("more-ops", { cpu: "./cpu.js" }, { "cpu.js": reg(["Pool", "Conv"]) }),
       ...plugin("third-ops", { cpu: "./cpu.js" }, { "cpu.js": reg(["Third"], "class Third {}\n") }),
@@ -254,9 +276,11 @@ describe(`registration modules on Node ${nodeVersion} (${mode})`, () => {
     });
     const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
     const out = lastJson(result.stdout) as { conv: string; problems: string[]; states: string[] };
-    expect(out.conv).toBe("Conv by reg");
-    expect(out.states).toEqual(["Conv:applied:kit-ops", "Pool:applied:more-ops", "Conv:refused:more-ops", "Third:applied:third-ops"]);
-    expect(out.problems.join("\n")).toContain("a declarative registration of more-ops");
+    // more-ops's body runs while kit-ops's waits on its own await, so more-ops registers Conv first.
+    expect(out.conv).toBe("Conv by more-ops");
+    expect(out.states).toEqual(["Pool:applied:more-ops", "Conv:applied:more-ops", "Third:applied:third-ops", "Conv:refused:kit-ops"]);
+    expect(out.problems.join("\n")).toContain("(registration #1, more-ops's)");
+    expect(out.problems.join("\n")).toContain("a declarative registration of kit-ops");
   });
 
   for (const when of ["before", "after"] as const) {

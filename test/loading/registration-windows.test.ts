@@ -1,9 +1,11 @@
+import { parse } from "acorn";
 import { describe, expect, it } from "vitest";
+import { enterOnStart } from "../../src/hooks/instrument.js";
 import { hub } from "../../src/hub.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { requireRegistrations, runRegistration } from "../../src/runtime/required-registrations.js";
-import { finish, missingRegistration, signalEvaluated, step } from "../../src/runtime/window.js";
+import { enter, finish, missingRegistration, signalEvaluated, step } from "../../src/runtime/window.js";
 import { byNameAdapter, collect, tablesOf } from "../helpers.js";
 
 class Conv {}
@@ -241,5 +243,45 @@ describe("requireRegistrations", () => {
         .map((w) => [w.info.plugin, w.state]),
     );
     expect(states).toEqual({ first: "done", gone: "missing", throws: "failed", last: "done" });
+  });
+});
+
+describe("a registration module says whose window it runs in", () => {
+  it("the loader puts one call first in its body, on its first line (after a hashbang), and moves no other line", () => {
+    const source = "import { register } from 'dispatch-hook';\nconst __dh0 = 1;\nregister('cpu', A, f);\n";
+    const served = enterOnStart(source, "file:///p/reg.js", "file:///dist/bundle/runtime.js");
+    expect(served.split("\n").slice(1)).toEqual(source.split("\n").slice(1));
+    expect(served.split("\n")[0]).toBe(
+      `import{enter as __dh1}from"file:///dist/bundle/runtime.js";__dh1("file:///p/reg.js");import { register } from 'dispatch-hook';`,
+    );
+    parse(served, { ecmaVersion: "latest", sourceType: "module" });
+    const hashbang = enterOnStart("#!/usr/bin/env node\nregister();\n", "file:///p/reg.js", "r.js");
+    expect(hashbang.split("\n")).toEqual([
+      "#!/usr/bin/env node",
+      'import{enter as __dh0}from"r.js";__dh0("file:///p/reg.js");register();',
+      "",
+    ]);
+    expect(enterOnStart("#!/usr/bin/env node", "file:///p/reg.js", "r.js")).toBe("#!/usr/bin/env node");
+  });
+
+  it("enter(): code run in another window's context is the registration module's own window's", () => {
+    const registry = createRegistry();
+    const table = new Dispatcher({ backend: "cpu" });
+    const ns = { cpuTable: table };
+    const windows = [info("own-a"), info("own-b")].map((w) => ({ ...w, url: "file:///own/table.js" }));
+    step(module("file:///own/table.js"), ns, windows, 0);
+    registry.register("cpu", Conv, () => "a");
+    // Module b's body, run while a's window is current (a imports it, or they share what awaited):
+    enter("file:///own-b/reg.js");
+    registry.register("cpu", Pool, () => "b");
+    enter("file:///own-a/reg.js");
+    step(module("file:///own/table.js"), ns, windows, 1);
+    step(module("file:///own/table.js"), ns, windows, 2);
+    finish(windows);
+    expect(registry.verify().registrations.map((r) => [r.op, r.origin?.module])).toEqual([
+      ["Conv", "file:///own-a/reg.js"],
+      ["Pool", "file:///own-b/reg.js"],
+    ]);
+    registry.dispose();
   });
 });
