@@ -264,13 +264,10 @@ class Hub implements HubApi {
     if (this.#live === 0) return undefined;
     const fact = this.#storage?.getStore() ?? this.#hosted;
     if (fact === undefined) return undefined;
-    // "failed" with no error: presumed so when its job ended, but it may still run (Vite's module runner is asynchronous).
+    // "failed" with no error: presumed failed because it was still running when its job ended, which a
+    // host that evaluates modules asynchronously (Vite's module runner) does; it may still be running.
     const running = fact.state === "open" || fact.state === "awaiting" || (fact.state === "failed" && fact.error === undefined);
-    if (running || fact.state !== "done") return running ? fact.info : undefined;
-    // Settled: a later registration module sharing a dependency that awaited runs here; its window is the first awaiting.
-    for (const { live, fact: next } of this.#windows.values())
-      if (live && next.state === "awaiting" && next.info.url === fact.info.url) return next.info;
-    return undefined;
+    return running ? fact.info : undefined;
   }
 
   windows(): WindowFact[] {
@@ -282,12 +279,15 @@ class Hub implements HubApi {
     this.#exitClaimed = true;
     return first;
   }
+
   refuse(note: string): void {
     this.#refused.add(note);
   }
+
   refusals(): string[] {
     return [...this.#refused];
   }
+
   shared<T>(key: string, create: () => T): T {
     if (!this.#shared.has(key)) this.#shared.set(key, create());
     return this.#shared.get(key) as T;

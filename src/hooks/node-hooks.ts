@@ -50,8 +50,7 @@ export function createHooks(options: HookOptions) {
   let on = true;
   const stillWanted = options.enabled;
   const enabled = stillWanted === undefined ? () => on : () => on && stillWanted();
-  // registerHooks calls the hooks synchronously and its next steps answer synchronously; only the
-  // hooks thread (module.register) gets promises back.
+  // registerHooks calls the hooks, and its next steps answer, synchronously; only module.register's thread gets promises.
   const async = mode === "register";
   const needLoad = options.needLoad ?? (() => {});
   const idle = options.idle ?? (() => {});
@@ -282,7 +281,8 @@ export function createHooks(options: HookOptions) {
       }
       if (real !== undefined) return build(href, "?", nextLoad(href, context), (result) => originalResult(real, result));
     }
-    if (enabled() && matcher.registers?.(href) === true) return build(href, "?", nextLoad(href, context), (r) => registration(href, r));
+    if (enabled() && matcher.registers?.(href) === true && matcher.match(href) === undefined)
+      return build(href, "?", nextLoad(href, context), (r) => registration(href, r));
     if (!enabled() || !matcher.watches(href) || hasKeys(context.importAttributes)) return nextLoad(href, context);
     const plan = matcher.match(href);
     if (plan === undefined) return nextLoad(href, context);

@@ -45,7 +45,10 @@ export interface RegistryOptions {
 
 /** An opaque record of a registry's state, for restore(). */
 export interface RegistrySnapshot {
+  /** Registrations that were pending, applied, failed or waiting: brought back if disposed since. */
   readonly live: ReadonlySet<number>;
+  /** Registrations refused then: kept as they are, never brought back (they did not land). */
+  readonly refused: ReadonlySet<number>;
   readonly sealed: ReadonlySet<string>;
   /** Op types named with expect(), by backend, and where. */
   readonly expected: ReadonlyMap<string, ReadonlyMap<string, string>>;

@@ -209,6 +209,18 @@ export function leave(target: object, opType: unknown, key: object, current: unk
   return index < entries.length ? KEEP : newest(stack);
 }
 
+/** What a registration's entry shows in a table: its implementation, or, in a table that wraps it, nothing it can be told by. */
+export const shows = (table: Table, r: Registration) => (table.landed?.has(r.opType) === true ? CANNOT_SAY : r.impl);
+
+/** Whether the table holds another entry than the registration's lone one, written there around the registries. */
+export function overwritten(table: Table, r: Registration): boolean {
+  const target = table.ref.deref();
+  const now = lookUp(table, r.opType);
+  const mine = shows(table, r);
+  if (target === undefined || now === undefined || now === CANNOT_SAY || mine === CANNOT_SAY || now === mine) return false;
+  return stacks().get(target)?.has(r.opType) !== true;
+}
+
 /** After a write a stack asked for: what the table gives back now, read twice, so that a table that binds is known as one. */
 export function shown(target: object, opType: Class, table: Table): void {
   const stack = stacks().get(target)?.get(opType);

@@ -1,8 +1,7 @@
 /**
- * How a registry writes into tables, each step audited: owners applied through each table's adapter
- * (an entry it did not put there is refused unless overridden), disposed with what the table held put
- * back, revived by restore(), and a withdrawn table's entries taken out. It holds the registry's backends.
- */
+ * How a registry writes into tables, each step audited: owners applied through each table's adapter (an entry it did
+ * not put there is refused unless overridden), disposed with what the table held put back, revived by restore(), and a
+ * withdrawn table's entries taken out. It holds the registry's backends. */
 import { summarizeError } from "../channel.js";
 import type { AuditEvent, Mechanism, RegistrationState, Unsequenced } from "./audit-events.js";
 import { getOrCreate } from "./audit-fold.js";
@@ -12,7 +11,7 @@ import { DispatchHookError } from "./errors.js";
 import { BackendState, type Registration, type Table, type TableHandle } from "./registration.js";
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
-import { CANNOT_SAY, enter, held, KEEP, leave, lookUp, type Show, shown } from "./table-entries.js";
+import { CANNOT_SAY, enter, held, KEEP, leave, lookUp, overwritten, type Show, shown, shows } from "./table-entries.js";
 
 interface WriterHost {
   record(event: Unsequenced<AuditEvent>): void;
@@ -77,9 +76,9 @@ export class TableWriter {
     try {
       const target = table.ref.deref();
       if (target === undefined) return;
+      again = table.entered.has(opType);
       // A get() that throws is a table fault: the registration fails, and nothing is overwritten blind.
       const current = table.adapter.get(target, opType);
-      again = table.entered.has(opType);
       if (!again) {
         if (current !== undefined && !registration.override) {
           const message =
@@ -104,7 +103,7 @@ export class TableWriter {
       write = enter(target, opType, backend, { key: table, seq: registration.seq, impl: registration.impl }, current, again);
       if (write !== KEEP) this.#show(table, target, opType, write);
     } catch (error) {
-      // Its entry does not stay in the order of entries: the table never held it, nor is the op type the registry's there.
+      // Not in the order of entries, and the op type not the registry's there: the table never held it.
       const target = table.ref.deref();
       if (target !== undefined) leave(target, opType, table, CANNOT_SAY, CANNOT_SAY);
       if (!again) table.entered.delete(opType);
@@ -112,8 +111,7 @@ export class TableWriter {
       this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
       return;
     }
-    // Behind a newer registry's entry, it is not in the table yet: nothing of it to read back.
-    if (write === KEEP || write.to !== table) table.landed?.delete(opType);
+    if (write === KEEP || write.to !== table) table.landed?.delete(opType); // behind a newer entry: nothing to read back
     registration.addTable(table);
     if (registration.state === "pending") this.host.setState(registration, "applied");
     this.host.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
@@ -130,6 +128,8 @@ export class TableWriter {
     state.owners.delete(opType);
     const heir = state.heir(opType);
     const tables = registration.takeTables();
+    // A table whose entry code around the registry wrote over is no longer the registry's there.
+    for (const table of tables) if (overwritten(table, registration)) table.entered.delete(opType);
     if (heir !== undefined) {
       // The registration this one replaced comes back, everywhere this one was.
       this.host.setState(heir, "pending");
@@ -167,8 +167,7 @@ export class TableWriter {
   #putBack(table: Table, registration: Registration): void {
     const { opType } = registration;
     const target = table.ref.deref();
-    // What its entry shows: the implementation, or, in a table that wraps it, nothing it can be told by.
-    const mine = table.landed?.has(opType) === true ? CANNOT_SAY : registration.impl;
+    const mine = shows(table, registration);
     table.entered.delete(opType);
     table.landed?.delete(opType);
     if (target === undefined) return;
@@ -260,10 +259,12 @@ export class TableWriter {
 
   /** Which registrations are live, which backends sealed, and which op types expected. */
   snapshot(registrations: readonly Registration[]): RegistrySnapshot {
-    const live = new Set(registrations.filter((r) => r.state !== "disposed").map((r) => r.id));
+    const ids = (keep: (r: Registration) => boolean) => new Set(registrations.filter(keep).map((r) => r.id));
+    const live = ids((r) => r.state !== "disposed" && r.state !== "refused");
+    const refused = ids((r) => r.state === "refused");
     const sealed = new Set([...this.backends.values()].filter((b) => b.sealed).map((b) => b.name));
     const expected = new Map([...this.backends.values()].map((b) => [b.name, new Map(b.expected)]));
-    const snapshot: RegistrySnapshot = Object.freeze({ live, sealed, expected });
+    const snapshot: RegistrySnapshot = Object.freeze({ live, refused, sealed, expected });
     this.#snapshots.add(snapshot);
     return snapshot;
   }
@@ -274,10 +275,10 @@ export class TableWriter {
       throw new DispatchHookError("ERR_DISPATCH_INVALID_SNAPSHOT", "restore() needs a snapshot taken from this registry with snapshot().");
     }
     for (const registration of registrations.slice().reverse()) {
-      // A plugin's registration module ran once, for a dispatch module instance that stays loaded:
-      // what it registered stays, or that instance would miss from then on.
+      // A plugin's registration module ran once, for an instance that stays loaded: what it registered stays.
       if (registration.origin !== undefined) continue;
-      if (!snapshot.live.has(registration.id) && registration.state !== "disposed") this.dispose(registration, "restore");
+      const then = snapshot.live.has(registration.id) || snapshot.refused.has(registration.id);
+      if (!then && registration.state !== "disposed") this.dispose(registration, "restore");
     }
     for (const registration of registrations) {
       if (snapshot.live.has(registration.id) && registration.state === "disposed") this.revive(registration);

@@ -47,6 +47,32 @@ describe("conflicts", () => {
     expect(registry.verify().ok).toBe(true);
   });
 
+  it("a refused registration never comes back with restore(): not into a sealed backend, not behind the owner it conflicted with", () => {
+    const registry = createRegistry();
+    const table = new Dispatcher({ backend: "numba" });
+    registry.provide("numba", table);
+    const owner = registry.register("numba", Im2Col, implNamed("owner"));
+    registry.seal("numba");
+    const before = registry.snapshot();
+    expect(thrown(() => registry.register("numba", PoolLayer, implNamed("sealed out"))).code).toBe("ERR_DISPATCH_SEALED");
+    const during = registry.snapshot();
+    registry.restore(before);
+    registry.restore(during);
+    expect(table.has(PoolLayer)).toBe(false);
+    const free = createRegistry();
+    free.provide("numba", table);
+    const kept = free.register("numba", PoolLayer, implNamed("kept"));
+    const s0 = free.snapshot();
+    expect(thrown(() => free.register("numba", PoolLayer, implNamed("refused"))).code).toBe("ERR_DISPATCH_CONFLICT");
+    const s1 = free.snapshot();
+    free.restore(s0);
+    free.restore(s1);
+    kept.dispose();
+    expect(table.has(PoolLayer)).toBe(false);
+    expect(owner.state).toBe("applied");
+    free.dispose();
+  });
+
   it("a second registration beside one that failed to apply says so, not that an implementation is there", () => {
     const registry = createRegistry();
     registry.provide("numba", {

@@ -114,6 +114,52 @@ describe("faults while applying", () => {
   });
 });
 
+describe("a fault in one write leaves the registry's own claims as they were", () => {
+  it("a get() that throws while an override applies: the first registration comes back as the registry's, and leaves when disposed", () => {
+    const [a] = classes(1) as [Class];
+    const registry = createRegistry();
+    const store = new Map<Class, unknown>();
+    let failGet = false;
+    registry.declare("numba", {
+      adapter: {
+        get: (_t, type) => {
+          if (failGet) {
+            failGet = false;
+            throw new Error("get fault");
+          }
+          return store.get(type) as never;
+        },
+        set: (_t, type, fn) => void store.set(type, fn),
+        delete: (_t, type) => void store.delete(type),
+      },
+    });
+    registry.provide("numba", {});
+    const first = () => "first";
+    const owner = registry.register("numba", a, first);
+    failGet = true;
+    registry.register("numba", a, () => "second", { override: true }).dispose();
+    expect(owner.state).toBe("applied");
+    owner.dispose();
+    expect(store.has(a)).toBe(false);
+    expect(registry.verify().ok).toBe(true);
+  });
+
+  it("an override disposed after the framework wrote over it: the one it replaced does not come back over the framework's entry", () => {
+    const [a] = classes(1) as [Class];
+    const registry = createRegistry();
+    const table = new Dispatcher({ backend: "numba" });
+    registry.provide("numba", table);
+    registry.register("numba", a, () => "first");
+    const override = registry.register("numba", a, () => "second", { override: true });
+    const late = () => "framework default, filled late";
+    table.register(a, late);
+    override.dispose();
+    expect(table.get(a)).toBe(late);
+    // What the registry still has there did not land: the audit says so.
+    expect(registry.verify().ok).toBe(false);
+  });
+});
+
 describe("refusals are audited and change nothing", () => {
   it("a sealed backend refuses; replacing without override refuses; both appear in the audit", () => {
     const [a] = classes(1) as [Class];
