@@ -237,6 +237,7 @@ export function createAuditLog(): { log: AuditLog; events: AuditEvent[]; record:
   const events: AuditEvent[] = [];
   const log = new AuditLog(token, events);
   Object.freeze(log);
+  // The hot events carry `seq` in their literal: added here, it would cost each kept event a second object.
   const record = (event: Unsequenced<AuditEvent>) => {
     (event as { seq: number }).seq = events.length;
     events.push(event as AuditEvent);

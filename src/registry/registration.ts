@@ -49,15 +49,16 @@ const nextSeq = (): number => {
   return order.next++;
 };
 
-/** @internal */
-export const noTables: readonly Table[] = Object.freeze([]);
+const noTables: readonly Table[] = Object.freeze([]);
 
 /** One registration and the handle its caller holds: one object, so that registering costs one allocation. @internal */
 export class Registration implements RegistrationHandle {
   state: HandleState = "pending";
-  /** The tables it is in now; most registrations reach one table, so an array, shared while empty. */
-  tables: readonly Table[] = noTables;
-  /** The same tables as a set, once there are many (a test runner's module instances): membership stays O(1). */
+  /**
+   * The tables it is in now: most reach one, kept without an array (a registry keeps every registration,
+   * and the collector copies each object kept); past 8 (module instances) a set beside the array.
+   */
+  #tables: Table | Table[] | undefined;
   #index: Set<Table> | undefined;
   /** @internal Its `requested` audit event, which knows the call site. */
   requested: RequestedEvent | undefined;
@@ -87,25 +88,43 @@ export class Registration implements RegistrationHandle {
     this.#onDispose(this);
   }
 
+  /** @internal The tables it is in now (a new array: read when the audit is, not when registering). */
+  get tables(): readonly Table[] {
+    const tables = this.#tables;
+    return tables === undefined ? noTables : Array.isArray(tables) ? tables.slice() : [tables];
+  }
+
+  /** @internal How many tables it is in. */
+  get tableCount(): number {
+    const tables = this.#tables;
+    return tables === undefined ? 0 : Array.isArray(tables) ? tables.length : 1;
+  }
+
   /** @internal */
   inTable(table: Table | undefined): boolean {
-    if (table === undefined) return false;
-    return this.#index === undefined ? this.tables.includes(table) : this.#index.has(table);
+    const tables = this.#tables;
+    if (table === undefined || tables === undefined) return false;
+    if (!Array.isArray(tables)) return tables === table;
+    return this.#index === undefined ? tables.includes(table) : this.#index.has(table);
   }
 
   /** @internal */
   addTable(table: Table): void {
     // Added in place: a copy per table made N module instances (?v=N) cost N² (bench/RESULTS.md §6).
-    if (this.tables === noTables) this.tables = [table];
-    else (this.tables as Table[]).push(table);
-    if (this.#index !== undefined) this.#index.add(table);
-    else if (this.tables.length > 8) this.#index = new Set(this.tables);
+    const tables = this.#tables;
+    if (tables === undefined) this.#tables = table;
+    else if (!Array.isArray(tables)) this.#tables = [tables, table];
+    else {
+      tables.push(table);
+      if (this.#index !== undefined) this.#index.add(table);
+      else if (tables.length > 8) this.#index = new Set(tables);
+    }
   }
 
   /** @internal Takes it out of every table's list (the entries themselves are the caller's to put back); returns them. */
   takeTables(): readonly Table[] {
     const tables = this.tables;
-    this.tables = noTables;
+    this.#tables = undefined;
     this.#index = undefined;
     return tables;
   }
@@ -113,46 +132,64 @@ export class Registration implements RegistrationHandle {
   /** @internal */
   removeTable(table: Table): boolean {
     if (!this.inTable(table)) return false;
-    this.tables = this.tables.filter((t) => t !== table);
-    this.#index?.delete(table);
+    const tables = this.#tables;
+    if (!Array.isArray(tables)) this.#tables = undefined;
+    else {
+      this.#tables = tables.filter((t) => t !== table);
+      this.#index?.delete(table);
+    }
     return true;
   }
 }
 
-/** The `requested` event: a class, so that the call site is formatted (microseconds) only when read. @internal */
+/**
+ * The `requested` event: a class, so that the call site is formatted (microseconds) only when read,
+ * and so that what its registration knows is read from it rather than copied (a registry keeps
+ * every event). @internal
+ */
 export class RequestedEvent {
-  readonly kind = "requested" as const;
   seq = 0;
-  readonly id: number;
-  readonly backend: string;
-  readonly op: string;
-  readonly origin: Origin | undefined;
-  readonly override: boolean;
-  #capture: CallSite | undefined;
-  #site: string | undefined;
+  readonly #registration: Registration;
+  /** The capture until the site is first read, then its text. */
+  #site: CallSite | string | undefined;
 
   constructor(registration: Registration, capture: CallSite | string | undefined) {
-    this.id = registration.id;
-    this.backend = registration.backend;
-    this.op = registration.op;
-    this.origin = registration.origin;
-    this.override = registration.override;
-    if (typeof capture === "string") this.#site = capture;
-    else this.#capture = capture;
+    this.#registration = registration;
+    this.#site = capture;
+  }
+
+  get kind() {
+    return "requested" as const;
+  }
+  get id(): number {
+    return this.#registration.id;
+  }
+  get backend(): string {
+    return this.#registration.backend;
+  }
+  get op(): string {
+    return this.#registration.op;
+  }
+  get origin(): Origin | undefined {
+    return this.#registration.origin;
+  }
+  get override(): boolean {
+    return this.#registration.override;
   }
 
   get site(): string {
-    if (this.#site === undefined) {
-      this.#site = formatCallSite(this.#capture);
-      this.#capture = undefined;
-    }
-    return this.#site;
+    const site = this.#site;
+    if (typeof site === "string") return site;
+    const text = formatCallSite(site);
+    this.#site = text;
+    return text;
   }
 
   toJSON(): Extract<AuditEvent, { kind: "requested" }> {
     const event = { kind: this.kind, seq: this.seq, id: this.id, backend: this.backend, op: this.op, site: this.site };
-    if (this.origin === undefined && !this.override) return event;
-    return { ...event, ...(this.origin === undefined ? {} : { origin: this.origin }), ...(this.override ? { override: true } : {}) };
+    const { origin, override } = this;
+    if (origin === undefined && !override) return event;
+    return { ...event, ...(origin === undefined ? {} : { origin }), ...(override ? { override: true } : {}) };
   }
 }
 

@@ -1,5 +1,4 @@
-/**
- * How a registry writes into tables, each step audited: owners applied through each table's adapter (an entry it did
+/** How a registry writes into tables, each step audited: owners applied through each table's adapter (an entry it did
  * not put there is refused unless overridden), disposed with what the table held put back, revived by restore(), and a
  * withdrawn table's entries taken out. It holds the registry's backends. */
 import { summarizeError } from "../channel.js";
@@ -114,7 +113,7 @@ export class TableWriter {
     if (write === KEEP || write.to !== table) table.landed?.delete(opType); // behind a newer entry: nothing to read back
     registration.addTable(table);
     if (registration.state === "pending") this.host.setState(registration, "applied");
-    this.host.record({ kind: "applied", id, backend, op, table: table.id, module: table.module, mechanism });
+    this.host.record({ kind: "applied", seq: 0, id, backend, op, table: table.id, module: table.module, mechanism }); // seq: see record()
   };
 
   dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {
@@ -123,7 +122,7 @@ export class TableWriter {
     const wasOwner = state.owners.get(opType) === registration;
     state.unwait(registration);
     this.host.setState(registration, "disposed");
-    this.host.record({ kind: "disposed", id: registration.id, backend: registration.backend, op: registration.op, reason });
+    this.host.record({ kind: "disposed", seq: 0, id: registration.id, backend: registration.backend, op: registration.op, reason });
     if (!wasOwner) return;
     state.owners.delete(opType);
     const heir = state.heir(opType);
@@ -203,7 +202,7 @@ export class TableWriter {
     for (const registration of state.owners.values()) {
       if (registration.removeTable(table)) {
         this.#putBack(table, registration);
-        if (registration.tables.length === 0 && registration.state === "applied") this.host.setState(registration, "pending");
+        if (registration.tableCount === 0 && registration.state === "applied") this.host.setState(registration, "pending");
       }
     }
     this.host.record({ kind: "withdrawn", backend: table.backend, table: table.id });
@@ -230,6 +229,7 @@ export class TableWriter {
     backendDispatchers().forget(table);
     this.host.record({
       kind: "provided",
+      seq: 0,
       backend: state.name,
       table: id,
       tableKind: adapter.kind ?? "custom",

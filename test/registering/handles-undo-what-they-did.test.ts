@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
-import { noTables, Registration, type Table } from "../../src/registry/registration.js";
+import { Registration, type Table } from "../../src/registry/registration.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { thrown } from "../helpers.js";
 
@@ -155,22 +155,33 @@ describe("Registration", () => {
     expect(disposed).toEqual([registration, registration]);
   });
 
-  it("tracks its tables, sharing one empty array until it reaches one", () => {
+  it("tracks its tables: none, one, two, and back to none", () => {
     const a = make(0, "numba");
     const b = make(1, "numba");
-    expect(a.tables).toBe(noTables);
-    expect(b.tables).toBe(noTables);
+    expect([a.tables, a.tableCount]).toEqual([[], 0]);
+    expect(Object.isFrozen(a.tables)).toBe(true);
     const first = table(0);
     const second = table(1);
     a.addTable(first);
+    expect([a.tables, a.tableCount, a.inTable(first), a.inTable(second)]).toEqual([[first], 1, true, false]);
     a.addTable(second);
+    expect([a.tables, a.tableCount]).toEqual([[first, second], 2]);
     expect(a.inTable(first)).toBe(true);
     expect(a.inTable(undefined)).toBe(false);
     expect(b.inTable(first)).toBe(false);
     expect(a.removeTable(first)).toBe(true);
     expect(a.removeTable(first)).toBe(false);
-    expect(a.tables).toEqual([second]);
-    expect(Object.isFrozen(noTables)).toBe(true);
+    expect([a.tables, a.tableCount]).toEqual([[second], 1]);
+    // What it hands out is a copy: changing it changes nothing.
+    (a.tables as Table[]).push(first);
+    expect(a.inTable(first)).toBe(false);
+    expect(a.removeTable(second)).toBe(true);
+    expect([a.tables, a.tableCount, a.inTable(second)]).toEqual([[], 0, false]);
+    // One table alone: removed, it is in none.
+    b.addTable(first);
+    expect(b.removeTable(second)).toBe(false);
+    expect(b.removeTable(first)).toBe(true);
+    expect([b.tableCount, b.inTable(first)]).toEqual([0, false]);
   });
 
   it("knows its tables when it is in many (a test runner's module instances), through removals and takeTables()", () => {
@@ -183,7 +194,7 @@ describe("Registration", () => {
     expect(r.inTable(tables[4])).toBe(true);
     expect(r.tables).toHaveLength(19);
     expect(r.takeTables()).toHaveLength(19);
-    expect(r.tables).toBe(noTables);
+    expect([r.tables, r.tableCount]).toEqual([[], 0]);
     expect(tables.some((t) => r.inTable(t))).toBe(false);
     r.addTable(tables[0] as Table);
     expect([r.inTable(tables[0]), r.inTable(tables[1])]).toEqual([true, false]);
