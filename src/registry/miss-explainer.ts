@@ -22,8 +22,8 @@ interface MissContext {
 }
 
 function siteOf(registration: Registration): string {
-  const site = registration.requested?.site;
-  return site === undefined || site === "unknown" ? "" : `, from ${site}`;
+  const site = registration.site;
+  return site === "unknown" ? "" : `, from ${site}`;
 }
 
 /** What to add where no loader and no adapter is installed: the host's own line, where the host can be told. */

@@ -1,7 +1,7 @@
 /// <reference lib="esnext.disposable" preserve="true" />
-/** A registration and its handle, its call site (formatted only when read), and the state of a backend in a registry. */
+/** A registration and its handle, and the state of a backend in a registry. */
 import { hub } from "../hub.js";
-import type { AuditEvent, Mechanism, Origin } from "./audit-events.js";
+import type { Mechanism, Origin } from "./audit-events.js";
 import { type CallSite, formatCallSite } from "./call-site.js";
 import type { Class, Impl } from "./dispatcher.js";
 import type { TableAdapter } from "./table-adapter.js";
@@ -34,12 +34,36 @@ export interface Table {
   readonly adapter: TableAdapter;
   readonly module: string | undefined;
   readonly mechanism: "hook" | "native";
-  /** Op types the registry has an entry for in this table (what the table held before is kept in the order of entries, table-entries.ts). */
-  readonly entered: Set<Class>;
+  /**
+   * Op types the registry has an entry for in this table (what the table held before is kept in the
+   * order of entries, table-entries.ts): one kept as itself, several in a set (entered() and enterIn()).
+   */
+  entered: Class | Set<Class> | undefined;
   /** What the table gave back for an op type right after the registry wrote it, where that was not the implementation itself (a table that wraps it, or cannot say: undefined). */
   landed?: Map<Class, Impl | undefined>;
   /** Made when provide() hands it out: a table a loader announced (one per module instance) never needs one. */
   handle?: TableHandle;
+}
+
+/**
+ * Whether the registry has an entry for `opType` in `table`. A table most often gets one op type
+ * from a registry (a module instance per test file, each with the plugin's one registration), kept
+ * without a set: each instance would keep one (152 bytes, bench/RESULTS.md §13). @internal
+ */
+export function entered(table: Table, opType: Class): boolean {
+  const ops = table.entered;
+  return ops === opType || (ops instanceof Set && ops.has(opType));
+}
+
+/** Notes (`yes`) or forgets that the registry has an entry for `opType` in `table`. @internal */
+export function enterIn(table: Table, opType: Class, yes: boolean): void {
+  const ops = table.entered;
+  if (!yes) {
+    if (ops === opType) table.entered = undefined;
+    else if (ops instanceof Set) ops.delete(opType);
+  } else if (ops === undefined) table.entered = opType;
+  else if (ops instanceof Set) ops.add(opType);
+  else if (ops !== opType) table.entered = new Set([ops, opType]);
 }
 
 /** The thread's registration order, shared by every copy through the hub. */
@@ -60,8 +84,8 @@ export class Registration implements RegistrationHandle {
    */
   #tables: Table | Table[] | undefined;
   #index: Set<Table> | undefined;
-  /** @internal Its `requested` audit event, which knows the call site. */
-  requested: RequestedEvent | undefined;
+  /** @internal Where it was made: the capture until `site` is first read (formatting costs microseconds), then its text. */
+  callSite: CallSite | string | undefined;
   /** @internal Set when a plugin's registration module made it while its backend loaded. */
   origin: Origin | undefined;
   /** @internal Its place in registration order, across the registries and copies of the thread: of two live entries in a table, the newer is written. */
@@ -82,6 +106,15 @@ export class Registration implements RegistrationHandle {
 
   dispose(): void {
     this.#onDispose(this);
+  }
+
+  /** @internal Where it was made ("file:line"), or "unknown". */
+  get site(): string {
+    const site = this.callSite;
+    if (typeof site === "string") return site;
+    const text = formatCallSite(site);
+    this.callSite = text;
+    return text;
   }
 
   [Symbol.dispose](): void {
@@ -139,57 +172,6 @@ export class Registration implements RegistrationHandle {
       this.#index?.delete(table);
     }
     return true;
-  }
-}
-
-/**
- * The `requested` event: a class, so that the call site is formatted (microseconds) only when read,
- * and so that what its registration knows is read from it rather than copied (a registry keeps
- * every event). @internal
- */
-export class RequestedEvent {
-  seq = 0;
-  readonly #registration: Registration;
-  /** The capture until the site is first read, then its text. */
-  #site: CallSite | string | undefined;
-
-  constructor(registration: Registration, capture: CallSite | string | undefined) {
-    this.#registration = registration;
-    this.#site = capture;
-  }
-
-  get kind() {
-    return "requested" as const;
-  }
-  get id(): number {
-    return this.#registration.id;
-  }
-  get backend(): string {
-    return this.#registration.backend;
-  }
-  get op(): string {
-    return this.#registration.op;
-  }
-  get origin(): Origin | undefined {
-    return this.#registration.origin;
-  }
-  get override(): boolean {
-    return this.#registration.override;
-  }
-
-  get site(): string {
-    const site = this.#site;
-    if (typeof site === "string") return site;
-    const text = formatCallSite(site);
-    this.#site = text;
-    return text;
-  }
-
-  toJSON(): Extract<AuditEvent, { kind: "requested" }> {
-    const event = { kind: this.kind, seq: this.seq, id: this.id, backend: this.backend, op: this.op, site: this.site };
-    const { origin, override } = this;
-    if (origin === undefined && !override) return event;
-    return { ...event, ...(origin === undefined ? {} : { origin }), ...(override ? { override: true } : {}) };
   }
 }
 

@@ -10,7 +10,8 @@ import { DispatchHookError } from "./errors.js";
 import { auditRunning } from "./exit-audit.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend, checkOptions } from "./options.js";
-import { Registration, type RegistrationHandle, RequestedEvent, type Table, type TableHandle } from "./registration.js";
+import { Registration, type RegistrationHandle, type Table, type TableHandle } from "./registration.js";
+import { RequestedEvent } from "./registration-events.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
 import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput, rejection } from "./registry-input.js";
 import { adapterFor, type TableAdapter } from "./table-adapter.js";
@@ -250,9 +251,9 @@ export class Registry {
     const registration = new Registration(this.#nextId++, backend, opType, keyName(opType), impl, override, this.#disposeHandle);
     registration.origin = origin;
     this.#registrations.push(registration);
-    registration.requested = new RequestedEvent(registration, site);
+    registration.callSite = site;
     this.#join();
-    this.#record(registration.requested);
+    this.#record(new RequestedEvent(registration));
     // Its caller holds the registry once it knows whether the registration landed.
     this.#unsettled++;
     return registration;

@@ -1,14 +1,21 @@
 /** A dispatch module that replaced the table it exported: what landed in the first is not in the one it exports now. */
 import type { Problem } from "./audit-events.js";
 import type { Fold } from "./audit-fold.js";
-import type { TableFact } from "./audit-report.js";
+
+/** What it reads of a table the thread knows (audit-report.ts's TableFact). */
+interface TableNow {
+  readonly backend: string;
+  readonly module: string | undefined;
+  readonly names: ReadonlySet<string> | undefined;
+  readonly exported?: boolean;
+}
 
 /**
  * Registrations applied to the table a dispatch module exported when it finished loading, where the
  * module exports another table now that does not hold them: code replaced the table (a framework's
  * reset() making a new one) and nothing gave the new one to dispatch-hook. Asked of tables that list their entries.
  */
-export function replacedTables(f: Fold, tables: readonly TableFact[]): Problem[] {
+export function replacedTables(f: Fold, tables: readonly TableNow[]): Problem[] {
   const out: Problem[] = [];
   for (const record of f.records.values()) {
     if (record.state !== "applied" || f.problems.some((p) => p.id === record.id && p.kind === "displaced")) continue;

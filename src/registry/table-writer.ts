@@ -7,7 +7,8 @@ import { getOrCreate } from "./audit-fold.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
 import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
-import { BackendState, type Registration, type Table, type TableHandle } from "./registration.js";
+import { BackendState, entered, enterIn, type Registration, type Table, type TableHandle } from "./registration.js";
+import { AppliedEvent } from "./registration-events.js";
 import type { ProvideMeta, RegistrySnapshot } from "./registry-input.js";
 import type { TableAdapter } from "./table-adapter.js";
 import { CANNOT_SAY, enter, held, KEEP, leave, lookUp, overwritten, type Show, shown, shows } from "./table-entries.js";
@@ -75,7 +76,7 @@ export class TableWriter {
     try {
       const target = table.ref.deref();
       if (target === undefined) return;
-      again = table.entered.has(opType);
+      again = entered(table, opType);
       // A get() that throws is a table fault: the registration fails, and nothing is overwritten blind.
       const current = table.adapter.get(target, opType);
       if (!again) {
@@ -96,7 +97,7 @@ export class TableWriter {
           });
           return;
         }
-        table.entered.add(opType);
+        enterIn(table, opType, true);
       }
       // Of live entries of several registries, the newest registration's is written (table-entries.ts).
       write = enter(target, opType, backend, { key: table, seq: registration.seq, impl: registration.impl }, current, again);
@@ -105,7 +106,7 @@ export class TableWriter {
       // Not in the order of entries, and the op type not the registry's there: the table never held it.
       const target = table.ref.deref();
       if (target !== undefined) leave(target, opType, table, CANNOT_SAY, CANNOT_SAY);
-      if (!again) table.entered.delete(opType);
+      if (!again) enterIn(table, opType, false);
       this.host.setState(registration, "failed");
       this.host.record({ kind: "failed", id, backend, op, table: table.id, module: table.module, error: summarizeError(error) });
       return;
@@ -113,7 +114,7 @@ export class TableWriter {
     if (write === KEEP || write.to !== table) table.landed?.delete(opType); // behind a newer entry: nothing to read back
     registration.addTable(table);
     if (registration.state === "pending") this.host.setState(registration, "applied");
-    this.host.record({ kind: "applied", seq: 0, id, backend, op, table: table.id, module: table.module, mechanism }); // seq: see record()
+    this.host.record(new AppliedEvent(registration, table, mechanism));
   };
 
   dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {
@@ -128,7 +129,7 @@ export class TableWriter {
     const heir = state.heir(opType);
     const tables = registration.takeTables();
     // A table whose entry code around the registry wrote over is no longer the registry's there.
-    for (const table of tables) if (overwritten(table, registration)) table.entered.delete(opType);
+    for (const table of tables) if (overwritten(table, registration)) enterIn(table, opType, false);
     if (heir !== undefined) {
       // The registration this one replaced comes back, everywhere this one was.
       this.host.setState(heir, "pending");
@@ -167,7 +168,7 @@ export class TableWriter {
     const { opType } = registration;
     const target = table.ref.deref();
     const mine = shows(table, registration);
-    table.entered.delete(opType);
+    enterIn(table, opType, false);
     table.landed?.delete(opType);
     if (target === undefined) return;
     const next = leave(target, opType, table, lookUp(table, opType), mine);
@@ -185,8 +186,7 @@ export class TableWriter {
     const state = this.backend(registration.backend);
     const owner = state.owners.get(registration.opType);
     if (owner !== undefined && !registration.override) {
-      // Something took the op type since; the restored registration waits behind it.
-      this.wait(registration, owner, "restored behind the registration that took its place");
+      this.wait(registration, owner, "restored behind the registration that took its place"); // something took the op type since
       return;
     }
     this.host.setState(registration, "pending");
@@ -222,7 +222,7 @@ export class TableWriter {
       adapter,
       module: meta?.module,
       mechanism: meta?.via ?? "native",
-      entered: new Set(),
+      entered: undefined,
     };
     state.add(entry, table);
     this.#collected.register(table, entry);

@@ -221,6 +221,34 @@ describe("AuditLog", () => {
     expect(JSON.parse(lines[2] as string).module).toBe('file:///a "quoted"\nname.js');
   });
 
+  it("gives each registration's requested and applied events as plain data with every field, whichever way the log is read", () => {
+    const registry = createRegistry({ callSites: false });
+    registry.provide("numba", new Map(), { module: "file:///tl/numba.js", via: "hook" });
+    registry.register("numba", PoolLayer, () => 0);
+    registry.register("numba", PoolLayer, () => 1, { override: true });
+    const requested = { kind: "requested", backend: "numba", op: "PoolLayer", site: "unknown" };
+    const applied = { kind: "applied", backend: "numba", op: "PoolLayer", table: 0, module: "file:///tl/numba.js", mechanism: "immediate" };
+    const expected = [
+      { kind: "provided", seq: 0, backend: "numba", table: 0, tableKind: "Map", module: "file:///tl/numba.js", mechanism: "hook" },
+      { ...requested, seq: 1, id: 0 },
+      { ...applied, seq: 2, id: 0 },
+      { ...requested, seq: 3, id: 1, override: true },
+      { kind: "superseded", seq: 4, id: 0, backend: "numba", op: "PoolLayer", by: 1 },
+      { ...applied, seq: 5, id: 1 },
+    ];
+    const events = registry.audit.events();
+    expect(events).toEqual(expected);
+    // Plain data: own enumerable properties, nothing read through a prototype.
+    for (const event of events) expect(Object.getPrototypeOf(event)).toBe(Object.prototype);
+    expect(
+      registry.audit
+        .toJSONLines()
+        .split("\n")
+        .map((line) => JSON.parse(line)),
+    ).toEqual(expected);
+    expect(JSON.parse(JSON.stringify(registry.audit))).toEqual(expected);
+  });
+
   it("format() prints an aligned table, the problems, and a verdict only over something checked", () => {
     const registry = createRegistry();
     expect(registry.format()).toContain("(no registrations)");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
-import { Registration, type Table } from "../../src/registry/registration.js";
+import { entered, enterIn, Registration, type Table } from "../../src/registry/registration.js";
 import { createRegistry } from "../../src/registry/registry.js";
 import { thrown } from "../helpers.js";
 
@@ -182,6 +182,29 @@ describe("Registration", () => {
     expect(b.removeTable(second)).toBe(false);
     expect(b.removeTable(first)).toBe(true);
     expect([b.tableCount, b.inTable(first)]).toEqual([0, false]);
+  });
+
+  it("a table knows which op types the registry has an entry for: one, several, and back to none", () => {
+    class A {}
+    class B {}
+    class C {}
+    const t = table(0);
+    expect([entered(t, A), entered(t, B)]).toEqual([false, false]);
+    enterIn(t, A, true);
+    enterIn(t, A, true);
+    expect([entered(t, A), entered(t, B)]).toEqual([true, false]);
+    enterIn(t, B, false); // not there: nothing changes
+    expect(entered(t, A)).toBe(true);
+    enterIn(t, B, true);
+    enterIn(t, C, true);
+    expect([entered(t, A), entered(t, B), entered(t, C)]).toEqual([true, true, true]);
+    enterIn(t, A, false);
+    expect([entered(t, A), entered(t, B), entered(t, C)]).toEqual([false, true, true]);
+    enterIn(t, B, false);
+    enterIn(t, C, false);
+    expect([entered(t, A), entered(t, B), entered(t, C)]).toEqual([false, false, false]);
+    enterIn(t, C, true);
+    expect([entered(t, A), entered(t, C)]).toEqual([false, true]);
   });
 
   it("knows its tables when it is in many (a test runner's module instances), through removals and takeTables()", () => {

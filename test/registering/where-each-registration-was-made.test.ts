@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { captureCallSite, formatCallSite } from "../../src/registry/call-site.js";
-import { Registration, RequestedEvent } from "../../src/registry/registration.js";
+import { Registration } from "../../src/registry/registration.js";
+import { RequestedEvent } from "../../src/registry/registration-events.js";
 import { createRegistry } from "../../src/registry/registry.js";
 
 class PoolLayer {}
@@ -16,13 +17,14 @@ describe("RequestedEvent", () => {
 
   it("formats its call site once, when first read, and serialises with it", () => {
     const registration = make(7, "jax");
-    const event = new RequestedEvent(registration, callerOfRegister());
+    registration.callSite = callerOfRegister();
+    const event = new RequestedEvent(registration);
     expect(event).toMatchObject({ kind: "requested", id: 7, backend: "jax", op: "PoolLayer", seq: 0 });
     const site = event.site;
     expect(site).toMatch(/^test\/registering\/where-each-registration-was-made\.test\.ts:\d+$/);
     expect(event.site).toBe(site);
     expect(JSON.parse(JSON.stringify(event))).toEqual({ kind: "requested", seq: 0, id: 7, backend: "jax", op: "PoolLayer", site });
-    expect(new RequestedEvent(registration, undefined).site).toBe("unknown");
+    expect(new RequestedEvent(make(8, "jax")).site).toBe("unknown");
   });
 });
 
