@@ -1,42 +1,65 @@
 /**
- * The audit events a registry records for every registration: classes that read what their
- * registration knows instead of copying it, since a registry keeps every event it records (and the
- * collector copies each object kept). Each carries `seq` from the start: a property added after an
- * object is made costs it a second object.
+ * What a registration is, and the audit events a registry records for each: the events read the
+ * registration's facts instead of copying them (a registry keeps every event, and the collector
+ * copies each object kept), and never hold the registration itself, whose dispose() holds its
+ * registry: a log kept after its registry is dropped keeps only facts. Each event carries `seq` from
+ * the start: a property added after an object is made costs it a second object.
  */
 import type { AuditEvent, Mechanism, Origin } from "./audit-events.js";
-import type { Registration, Table } from "./registration.js";
+import { type CallSite, formatCallSite } from "./call-site.js";
 
-/** The `requested` event; its call site, the registration's, is formatted (microseconds) only when read. @internal */
+/** A registration's facts, fixed once it is recorded (origin and call site are set just before). @internal */
+export class RegistrationFacts {
+  origin: Origin | undefined = undefined;
+  /** The capture until `site` is first read (formatting costs microseconds), then its text. */
+  callSite: CallSite | string | undefined = undefined;
+
+  constructor(
+    readonly id: number,
+    readonly backend: string,
+    readonly op: string,
+    readonly override: boolean,
+  ) {}
+
+  /** Where it was made ("file:line"), or "unknown". */
+  get site(): string {
+    const site = this.callSite;
+    if (typeof site === "string") return site;
+    const text = formatCallSite(site);
+    this.callSite = text;
+    return text;
+  }
+}
+
+/** The `requested` event; its call site is formatted only when read. @internal */
 export class RequestedEvent {
   seq = 0;
-  readonly #registration: Registration;
+  readonly #facts: RegistrationFacts;
 
-  constructor(registration: Registration) {
-    this.#registration = registration;
+  constructor(facts: RegistrationFacts) {
+    this.#facts = facts;
   }
 
   get kind() {
     return "requested" as const;
   }
   get id(): number {
-    return this.#registration.id;
+    return this.#facts.id;
   }
   get backend(): string {
-    return this.#registration.backend;
+    return this.#facts.backend;
   }
   get op(): string {
-    return this.#registration.op;
+    return this.#facts.op;
   }
   get origin(): Origin | undefined {
-    return this.#registration.origin;
+    return this.#facts.origin;
   }
   get override(): boolean {
-    return this.#registration.override;
+    return this.#facts.override;
   }
-
   get site(): string {
-    return this.#registration.site;
+    return this.#facts.site;
   }
 
   toJSON(): Extract<AuditEvent, { kind: "requested" }> {
@@ -50,29 +73,28 @@ export class RequestedEvent {
 /** The `applied` event: the registration's entry landed in a table (named by its id and module, never held). @internal */
 export class AppliedEvent {
   seq = 0;
-  readonly #registration: Registration;
-  readonly table: number;
-  readonly module: string | undefined;
-  readonly mechanism: Mechanism;
+  readonly #facts: RegistrationFacts;
 
-  constructor(registration: Registration, table: Table, mechanism: Mechanism) {
-    this.#registration = registration;
-    this.table = table.id;
-    this.module = table.module;
-    this.mechanism = mechanism;
+  constructor(
+    facts: RegistrationFacts,
+    readonly table: number,
+    readonly module: string | undefined,
+    readonly mechanism: Mechanism,
+  ) {
+    this.#facts = facts;
   }
 
   get kind() {
     return "applied" as const;
   }
   get id(): number {
-    return this.#registration.id;
+    return this.#facts.id;
   }
   get backend(): string {
-    return this.#registration.backend;
+    return this.#facts.backend;
   }
   get op(): string {
-    return this.#registration.op;
+    return this.#facts.op;
   }
 
   toJSON(): Extract<AuditEvent, { kind: "applied" }> {

@@ -2,8 +2,8 @@
 /** A registration and its handle, and the state of a backend in a registry. */
 import { hub } from "../hub.js";
 import type { Mechanism, Origin } from "./audit-events.js";
-import { type CallSite, formatCallSite } from "./call-site.js";
 import type { Class, Impl } from "./dispatcher.js";
+import { RegistrationFacts } from "./registration-events.js";
 import type { TableAdapter } from "./table-adapter.js";
 
 /** Like the audit's states; "refused" here means a table already held an implementation it did not replace. */
@@ -84,37 +84,50 @@ export class Registration implements RegistrationHandle {
    */
   #tables: Table | Table[] | undefined;
   #index: Set<Table> | undefined;
-  /** @internal Where it was made: the capture until `site` is first read (formatting costs microseconds), then its text. */
-  callSite: CallSite | string | undefined;
-  /** @internal Set when a plugin's registration module made it while its backend loaded. */
-  origin: Origin | undefined;
+  /** @internal What it is (id, backend, op, origin, override, call site), shared with its audit events. */
+  readonly facts: RegistrationFacts;
   /** @internal Its place in registration order, across the registries and copies of the thread: of two live entries in a table, the newer is written. */
   readonly seq = nextSeq();
   readonly #onDispose: (registration: Registration) => void;
 
   constructor(
-    readonly id: number,
-    readonly backend: string,
+    id: number,
+    backend: string,
     readonly opType: Class,
-    /** @internal */ readonly op: string,
+    op: string,
     /** @internal */ readonly impl: Impl,
-    /** @internal */ readonly override: boolean,
+    override: boolean,
     onDispose: (registration: Registration) => void,
   ) {
+    this.facts = new RegistrationFacts(id, backend, op, override);
     this.#onDispose = onDispose;
+  }
+
+  get id(): number {
+    return this.facts.id;
+  }
+  get backend(): string {
+    return this.facts.backend;
+  }
+  /** @internal */
+  get op(): string {
+    return this.facts.op;
+  }
+  /** @internal */
+  get override(): boolean {
+    return this.facts.override;
+  }
+  /** @internal Set when a plugin's registration module made it while its backend loaded. */
+  get origin(): Origin | undefined {
+    return this.facts.origin;
+  }
+  /** @internal Where it was made ("file:line"), or "unknown". */
+  get site(): string {
+    return this.facts.site;
   }
 
   dispose(): void {
     this.#onDispose(this);
-  }
-
-  /** @internal Where it was made ("file:line"), or "unknown". */
-  get site(): string {
-    const site = this.callSite;
-    if (typeof site === "string") return site;
-    const text = formatCallSite(site);
-    this.callSite = text;
-    return text;
   }
 
   [Symbol.dispose](): void {

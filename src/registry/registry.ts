@@ -249,11 +249,11 @@ export class Registry {
   #accepted(request: Request): Registration {
     const { backend, opType, impl, override, origin, site } = request;
     const registration = new Registration(this.#nextId++, backend, opType, keyName(opType), impl, override, this.#disposeHandle);
-    registration.origin = origin;
+    registration.facts.origin = origin;
     this.#registrations.push(registration);
-    registration.callSite = site;
+    registration.facts.callSite = site;
     this.#join();
-    this.#record(new RequestedEvent(registration));
+    this.#record(new RequestedEvent(registration.facts));
     // Its caller holds the registry once it knows whether the registration landed.
     this.#unsettled++;
     return registration;

@@ -523,6 +523,48 @@ describe(`dropped registries are collected (Node ${nodeVersion}, ${mode})`, () =
   }
 });
 
+describe(`a registry's audit log, kept, does not keep the registry (Node ${nodeVersion}, ${mode})`, () => {
+  // 200 registries, each with a table and a registration that lands in it; only their audit logs
+  // are kept (the log stays readable after dispose()), half of the registries disposed. The logs
+  // must not keep their registries: a registry holds its implementations, its tables' records, and,
+  // undisposed, keeps landing its registrations in tables announced later.
+  const main = [
+    'import { createRegistry } from "dispatch-hook";',
+    "const count = 200;",
+    ...collecting,
+    "class PoolLayer {}",
+    "const logs = [];",
+    "function make() {",
+    "  for (let i = 0; i < count; i++) {",
+    "    const registry = createRegistry();",
+    '    registry.provide("numba", new Map());',
+    '    registry.register("numba", PoolLayer, () => i);',
+    "    if (i % 2 === 0) registry.dispose();",
+    "    logs.push(registry.audit);",
+    "    finalization.register(registry, i);",
+    "  }",
+    "}",
+    "make();",
+    "await settle();",
+    "const readable = logs.every((log) => log.events().some((e) => e.kind === 'applied' && e.op === 'PoolLayer'));",
+    "console.log(JSON.stringify({ count, collected, readable }));",
+    "",
+  ].join("\n");
+
+  it("200 registries whose logs are kept, half of them disposed: the registries are collected, the logs stay readable", async () => {
+    const dir = makeTree({
+      ...linked,
+      "package.json": appJson({ type: "module", dependencies: { "dispatch-hook": "*" } }),
+      "main.mjs": main,
+    });
+    const result = await run(dir, ["--expose-gc", "main.mjs"]);
+    const out = lastJson(result.stdout) as { count: number; collected: number; readable: boolean };
+    expect(out.readable).toBe(true);
+    expect(out.collected, JSON.stringify(out)).toBeGreaterThanOrEqual(out.count * 0.99);
+    expect(result.code).toBe(0);
+  });
+});
+
 describe(`dropped tables are collected (Node ${nodeVersion}, ${mode})`, () => {
   // One registry that lives, with a registration for the backend; 2,000 tables announced for it (a
   // Map made per test, a module instance a test runner drops), each dropped at once. The registration
