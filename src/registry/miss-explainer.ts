@@ -22,7 +22,7 @@ interface MissContext {
 }
 
 function siteOf(registration: Registration): string {
-  const site = registration.site;
+  const site = registration.facts.site;
   return site === "unknown" ? "" : `, from ${site}`;
 }
 

@@ -31,8 +31,8 @@ export class RegistrationFacts {
   }
 }
 
-/** The `requested` event; its call site is formatted only when read. @internal */
-export class RequestedEvent {
+/** What both events read of their registration's facts. */
+abstract class RegistrationEvent {
   seq = 0;
   readonly #facts: RegistrationFacts;
 
@@ -40,8 +40,8 @@ export class RequestedEvent {
     this.#facts = facts;
   }
 
-  get kind() {
-    return "requested" as const;
+  protected get facts(): RegistrationFacts {
+    return this.#facts;
   }
   get id(): number {
     return this.#facts.id;
@@ -52,14 +52,21 @@ export class RequestedEvent {
   get op(): string {
     return this.#facts.op;
   }
+}
+
+/** The `requested` event; its call site is formatted only when read. @internal */
+export class RequestedEvent extends RegistrationEvent {
+  get kind() {
+    return "requested" as const;
+  }
   get origin(): Origin | undefined {
-    return this.#facts.origin;
+    return this.facts.origin;
   }
   get override(): boolean {
-    return this.#facts.override;
+    return this.facts.override;
   }
   get site(): string {
-    return this.#facts.site;
+    return this.facts.site;
   }
 
   toJSON(): Extract<AuditEvent, { kind: "requested" }> {
@@ -71,30 +78,18 @@ export class RequestedEvent {
 }
 
 /** The `applied` event: the registration's entry landed in a table (named by its id and module, never held). @internal */
-export class AppliedEvent {
-  seq = 0;
-  readonly #facts: RegistrationFacts;
-
+export class AppliedEvent extends RegistrationEvent {
   constructor(
     facts: RegistrationFacts,
     readonly table: number,
     readonly module: string | undefined,
     readonly mechanism: Mechanism,
   ) {
-    this.#facts = facts;
+    super(facts);
   }
 
   get kind() {
     return "applied" as const;
-  }
-  get id(): number {
-    return this.#facts.id;
-  }
-  get backend(): string {
-    return this.#facts.backend;
-  }
-  get op(): string {
-    return this.#facts.op;
   }
 
   toJSON(): Extract<AuditEvent, { kind: "applied" }> {

@@ -121,10 +121,6 @@ export class Registration implements RegistrationHandle {
   get origin(): Origin | undefined {
     return this.facts.origin;
   }
-  /** @internal Where it was made ("file:line"), or "unknown". */
-  get site(): string {
-    return this.facts.site;
-  }
 
   dispose(): void {
     this.#onDispose(this);
