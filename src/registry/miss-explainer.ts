@@ -22,7 +22,7 @@ interface MissContext {
 }
 
 function siteOf(registration: Registration): string {
-  const site = registration.facts.site;
+  const site = registration.requested.site;
   return site === "unknown" ? "" : `, from ${site}`;
 }
 

@@ -1,15 +1,21 @@
 /**
- * What a registration is, and the audit events a registry records for each: the events read the
- * registration's facts instead of copying them (a registry keeps every event, and the collector
- * copies each object kept), and never hold the registration itself, whose dispose() holds its
- * registry: a log kept after its registry is dropped keeps only facts. Each event carries `seq` from
- * the start: a property added after an object is made costs it a second object.
+ * The audit events a registry records for every registration: its `requested` event is what the
+ * registration is, and its `applied` events read that instead of copying it (a registry keeps every
+ * event, and the collector copies each object kept). Neither holds the registration itself, whose
+ * dispose() holds its registry: a log kept after its registry is dropped keeps only facts. Each event
+ * carries `seq` from the start: a property added after an object is made costs it a second object.
  */
 import type { AuditEvent, Mechanism, Origin } from "./audit-events.js";
 import { type CallSite, formatCallSite } from "./call-site.js";
 
-/** A registration's facts, fixed once it is recorded (origin and call site are set just before). @internal */
-export class RegistrationFacts {
+/**
+ * A registration's `requested` event, which is also what the registration is (id, backend, op,
+ * override, origin, call site): one object that the registration and its `applied` events read,
+ * fixed once it is recorded (origin and call site are set just before). Its call site is formatted
+ * only when read. @internal
+ */
+export class RequestedEvent {
+  seq = 0;
   origin: Origin | undefined = undefined;
   /** The capture until `site` is first read (formatting costs microseconds), then its text. */
   callSite: CallSite | string | undefined = undefined;
@@ -21,6 +27,10 @@ export class RegistrationFacts {
     readonly override: boolean,
   ) {}
 
+  get kind() {
+    return "requested" as const;
+  }
+
   /** Where it was made ("file:line"), or "unknown". */
   get site(): string {
     const site = this.callSite;
@@ -28,45 +38,6 @@ export class RegistrationFacts {
     const text = formatCallSite(site);
     this.callSite = text;
     return text;
-  }
-}
-
-/** What both events read of their registration's facts. */
-abstract class RegistrationEvent {
-  seq = 0;
-  readonly #facts: RegistrationFacts;
-
-  constructor(facts: RegistrationFacts) {
-    this.#facts = facts;
-  }
-
-  protected get facts(): RegistrationFacts {
-    return this.#facts;
-  }
-  get id(): number {
-    return this.#facts.id;
-  }
-  get backend(): string {
-    return this.#facts.backend;
-  }
-  get op(): string {
-    return this.#facts.op;
-  }
-}
-
-/** The `requested` event; its call site is formatted only when read. @internal */
-export class RequestedEvent extends RegistrationEvent {
-  get kind() {
-    return "requested" as const;
-  }
-  get origin(): Origin | undefined {
-    return this.facts.origin;
-  }
-  get override(): boolean {
-    return this.facts.override;
-  }
-  get site(): string {
-    return this.facts.site;
   }
 
   toJSON(): Extract<AuditEvent, { kind: "requested" }> {
@@ -78,18 +49,30 @@ export class RequestedEvent extends RegistrationEvent {
 }
 
 /** The `applied` event: the registration's entry landed in a table (named by its id and module, never held). @internal */
-export class AppliedEvent extends RegistrationEvent {
+export class AppliedEvent {
+  seq = 0;
+  readonly #requested: RequestedEvent;
+
   constructor(
-    facts: RegistrationFacts,
+    requested: RequestedEvent,
     readonly table: number,
     readonly module: string | undefined,
     readonly mechanism: Mechanism,
   ) {
-    super(facts);
+    this.#requested = requested;
   }
 
   get kind() {
     return "applied" as const;
+  }
+  get id(): number {
+    return this.#requested.id;
+  }
+  get backend(): string {
+    return this.#requested.backend;
+  }
+  get op(): string {
+    return this.#requested.op;
   }
 
   toJSON(): Extract<AuditEvent, { kind: "applied" }> {

@@ -3,7 +3,7 @@
 import { hub } from "../hub.js";
 import type { Mechanism, Origin } from "./audit-events.js";
 import type { Class, Impl } from "./dispatcher.js";
-import { RegistrationFacts } from "./registration-events.js";
+import { RequestedEvent } from "./registration-events.js";
 import type { TableAdapter } from "./table-adapter.js";
 
 /** Like the audit's states; "refused" here means a table already held an implementation it did not replace. */
@@ -80,12 +80,11 @@ export class Registration implements RegistrationHandle {
   state: HandleState = "pending";
   /**
    * The tables it is in now: most reach one, kept without an array (a registry keeps every registration,
-   * and the collector copies each object kept); past 8 (module instances) a set beside the array.
+   * and the collector copies each object kept); up to 8 in an array, more (module instances) in a set.
    */
-  #tables: Table | Table[] | undefined;
-  #index: Set<Table> | undefined;
-  /** @internal What it is (id, backend, op, origin, override, call site), shared with its audit events. */
-  readonly facts: RegistrationFacts;
+  #tables: Table | Table[] | Set<Table> | undefined;
+  /** @internal What it is (id, backend, op, origin, override, call site): its `requested` event, which its `applied` events read. */
+  readonly requested: RequestedEvent;
   /** @internal Its place in registration order, across the registries and copies of the thread: of two live entries in a table, the newer is written. */
   readonly seq = nextSeq();
   readonly #onDispose: (registration: Registration) => void;
@@ -99,27 +98,27 @@ export class Registration implements RegistrationHandle {
     override: boolean,
     onDispose: (registration: Registration) => void,
   ) {
-    this.facts = new RegistrationFacts(id, backend, op, override);
+    this.requested = new RequestedEvent(id, backend, op, override);
     this.#onDispose = onDispose;
   }
 
   get id(): number {
-    return this.facts.id;
+    return this.requested.id;
   }
   get backend(): string {
-    return this.facts.backend;
+    return this.requested.backend;
   }
   /** @internal */
   get op(): string {
-    return this.facts.op;
+    return this.requested.op;
   }
   /** @internal */
   get override(): boolean {
-    return this.facts.override;
+    return this.requested.override;
   }
   /** @internal Set when a plugin's registration module made it while its backend loaded. */
   get origin(): Origin | undefined {
-    return this.facts.origin;
+    return this.requested.origin;
   }
 
   dispose(): void {
@@ -133,21 +132,23 @@ export class Registration implements RegistrationHandle {
   /** @internal The tables it is in now (a new array: read when the audit is, not when registering). */
   get tables(): readonly Table[] {
     const tables = this.#tables;
-    return tables === undefined ? noTables : Array.isArray(tables) ? tables.slice() : [tables];
+    if (tables === undefined) return noTables;
+    return Array.isArray(tables) ? tables.slice() : tables instanceof Set ? [...tables] : [tables];
   }
 
   /** @internal How many tables it is in. */
   get tableCount(): number {
     const tables = this.#tables;
-    return tables === undefined ? 0 : Array.isArray(tables) ? tables.length : 1;
+    if (tables === undefined) return 0;
+    return Array.isArray(tables) ? tables.length : tables instanceof Set ? tables.size : 1;
   }
 
   /** @internal */
   inTable(table: Table | undefined): boolean {
     const tables = this.#tables;
     if (table === undefined || tables === undefined) return false;
-    if (!Array.isArray(tables)) return tables === table;
-    return this.#index === undefined ? tables.includes(table) : this.#index.has(table);
+    if (Array.isArray(tables)) return tables.includes(table);
+    return tables instanceof Set ? tables.has(table) : tables === table;
   }
 
   /** @internal */
@@ -155,19 +156,16 @@ export class Registration implements RegistrationHandle {
     // Added in place: a copy per table made N module instances (?v=N) cost N² (bench/RESULTS.md §6).
     const tables = this.#tables;
     if (tables === undefined) this.#tables = table;
+    else if (tables instanceof Set) tables.add(table);
     else if (!Array.isArray(tables)) this.#tables = [tables, table];
-    else {
-      tables.push(table);
-      if (this.#index !== undefined) this.#index.add(table);
-      else if (tables.length > 8) this.#index = new Set(tables);
-    }
+    else if (tables.length < 8) tables.push(table);
+    else this.#tables = new Set([...tables, table]);
   }
 
   /** @internal Takes it out of every table's list (the entries themselves are the caller's to put back); returns them. */
   takeTables(): readonly Table[] {
     const tables = this.tables;
     this.#tables = undefined;
-    this.#index = undefined;
     return tables;
   }
 
@@ -175,11 +173,8 @@ export class Registration implements RegistrationHandle {
   removeTable(table: Table): boolean {
     if (!this.inTable(table)) return false;
     const tables = this.#tables;
-    if (!Array.isArray(tables)) this.#tables = undefined;
-    else {
-      this.#tables = tables.filter((t) => t !== table);
-      this.#index?.delete(table);
-    }
+    if (tables instanceof Set) tables.delete(table);
+    else this.#tables = Array.isArray(tables) ? tables.filter((t) => t !== table) : undefined;
     return true;
   }
 }

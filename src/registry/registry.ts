@@ -11,7 +11,6 @@ import { auditRunning } from "./exit-audit.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend, checkOptions } from "./options.js";
 import { Registration, type RegistrationHandle, type Table, type TableHandle } from "./registration.js";
-import { RequestedEvent } from "./registration-events.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
 import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput, rejection } from "./registry-input.js";
 import { adapterFor, type TableAdapter } from "./table-adapter.js";
@@ -247,13 +246,14 @@ export class Registry {
 
   /** A new registration, recorded as requested (state pending; not yet the owner of anything). */
   #accepted(request: Request): Registration {
-    const { backend, opType, impl, override, origin, site } = request;
+    const { opType, impl, override, origin, site } = request;
+    const backend = this.#writer.backend(request.backend).name; // a name computed per call is kept once, not per registration
     const registration = new Registration(this.#nextId++, backend, opType, keyName(opType), impl, override, this.#disposeHandle);
-    registration.facts.origin = origin;
+    registration.requested.origin = origin;
     this.#registrations.push(registration);
-    registration.facts.callSite = site;
+    registration.requested.callSite = site;
     this.#join();
-    this.#record(new RequestedEvent(registration.facts));
+    this.#record(registration.requested);
     // Its caller holds the registry once it knows whether the registration landed.
     this.#unsettled++;
     return registration;

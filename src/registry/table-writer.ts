@@ -114,7 +114,7 @@ export class TableWriter {
     if (write === KEEP || write.to !== table) table.landed?.delete(opType); // behind a newer entry: nothing to read back
     registration.addTable(table);
     if (registration.state === "pending") this.host.setState(registration, "applied");
-    this.host.record(new AppliedEvent(registration.facts, table.id, table.module, mechanism));
+    this.host.record(new AppliedEvent(registration.requested, table.id, table.module, mechanism));
   };
 
   dispose(registration: Registration, reason: "handle" | "restore" | "registry"): void {

@@ -186,7 +186,7 @@ const request = (over: Partial<Request> = {}): Request => ({
 });
 const owner = (options: { impl?: () => unknown; override?: boolean; plugin?: string } = {}) => {
   const r = new Registration(7, "numba", Pool, "Pool", options.impl ?? (() => 2), options.override ?? false, () => {});
-  if (options.plugin !== undefined) r.facts.origin = { plugin: options.plugin, module: "file:///p.js" };
+  if (options.plugin !== undefined) r.requested.origin = { plugin: options.plugin, module: "file:///p.js" };
   return r;
 };
 

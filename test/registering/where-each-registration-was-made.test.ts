@@ -17,14 +17,15 @@ describe("RequestedEvent", () => {
 
   it("formats its call site once, when first read, and serialises with it", () => {
     const registration = make(7, "jax");
-    registration.facts.callSite = callerOfRegister();
-    const event = new RequestedEvent(registration.facts);
+    registration.requested.callSite = callerOfRegister();
+    const event = registration.requested;
+    expect(event).toBeInstanceOf(RequestedEvent);
     expect(event).toMatchObject({ kind: "requested", id: 7, backend: "jax", op: "PoolLayer", seq: 0 });
     const site = event.site;
     expect(site).toMatch(/^test\/registering\/where-each-registration-was-made\.test\.ts:\d+$/);
     expect(event.site).toBe(site);
     expect(JSON.parse(JSON.stringify(event))).toEqual({ kind: "requested", seq: 0, id: 7, backend: "jax", op: "PoolLayer", site });
-    expect(new RequestedEvent(make(8, "jax").facts).site).toBe("unknown");
+    expect(make(8, "jax").requested.site).toBe("unknown");
   });
 });
 
