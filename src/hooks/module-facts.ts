@@ -3,10 +3,12 @@
  * its format, its source as text, what require() has cached) and with their installation.
  */
 import { fs, nodeModule, path, url } from "../builtins.js";
+import type { ModuleInfo } from "../channel.js";
 import type { Discovery, HookConfig } from "./discovery.js";
-import type { FacadeRegistration } from "./facade.js";
+import type { FacadeInput, FacadeRegistration } from "./facade.js";
 import { originalSource } from "./instrument.js";
 import type { ModulePlan } from "./matcher.js";
+import { originalUrl, virtualUrl } from "./virtual-modules.js";
 
 export interface LoadResult {
   format?: string | null | undefined;
@@ -207,4 +209,32 @@ export function facadeRegistrations(
     if (missing !== undefined) return { plugin, url: href, specifier: href, missing };
     return { plugin, url: href, specifier: href, ...(required(href) ? { requirePath: url.fileURLToPath(href) } : {}) };
   });
+}
+
+/** What a facade of one installation imports, and how (facade.ts). */
+export interface FacadeSetting {
+  /** Notes a URL generated code will import, so that load() stays attached until it is loaded. */
+  readonly awaitLoad: (href: string, context: Context) => string;
+  readonly runtime: string;
+  /** Whether a registration module is required by its done marker (a CommonJS one, off-thread on Node 20). */
+  readonly required: (href: string) => boolean;
+  /** Whether the hooks see require() (module.registerHooks). */
+  readonly seeRequire: boolean;
+}
+
+/** A facade's input: it imports its original and its markers as soon as it has loaded, so each is awaited from now. */
+export function facadeInput(module: ModuleInfo, plan: ModulePlan, hasDefault: boolean, setting: FacadeSetting): FacadeInput {
+  const commonjs = module.format === "commonjs";
+  const original = setting.awaitLoad(originalUrl(module.url), {});
+  return {
+    module,
+    original,
+    runtime: setting.runtime,
+    hasDefault,
+    registrations: facadeRegistrations(plan.registrations, setting.required),
+    marker: (kind, index) => setting.awaitLoad(virtualUrl(module.url, kind, index, commonjs), {}),
+    // Where the hooks see require(), the "require" marker requires the original's URL, which they
+    // serve as the module itself; elsewhere Node requires the file.
+    ...(commonjs ? { requirePath: setting.seeRequire ? original : url.fileURLToPath(module.url) } : {}),
+  };
 }

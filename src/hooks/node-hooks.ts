@@ -3,7 +3,8 @@
  * `module.register` (off-thread, asynchronous; hooks-thread.ts), built per installation.
  * - resolve learns the package scope of every module (discovery) and leaves every URL as Node
  *   resolved it, so importers, `import.meta.resolve()` and `require.resolve()` of a watched module get
- *   its own URL; it short-circuits the URLs generated code imports (virtual-modules.ts).
+ *   its own URL (a registration module importing its own dispatch module gets the original's, see
+ *   learn); it short-circuits the URLs generated code imports (virtual-modules.ts).
  * - load serves a watched module's URL: a facade (facade.ts) for an ES module with registration
  *   modules and for a CommonJS one `import` reaches; the module with an epilogue (instrument.ts) for a
  *   CommonJS one require() loads, and for an ES one with none. Every other module passes untouched.
@@ -13,12 +14,13 @@ import { fs, url } from "../builtins.js";
 import type { ModuleInfo } from "../channel.js";
 import type { HookConfig } from "./discovery.js";
 import { hasDefaultExport, hasModuleSyntax, wrapsOwnFile } from "./export-names.js";
-import { type FacadeInput, facadeSource, markerSource } from "./facade.js";
+import { facadeSource, markerSource } from "./facade.js";
 import { enterOnStart, esmEpilogue, instrument } from "./instrument.js";
 import { Matcher, type ModulePlan } from "./matcher.js";
 import {
   type Context,
-  facadeRegistrations,
+  type FacadeSetting,
+  facadeInput,
   type HookOptions,
   hasKeys,
   isCommonJs,
@@ -37,7 +39,7 @@ import {
   then,
   unloadableRegistration,
 } from "./module-facts.js";
-import { originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule, virtualUrl } from "./virtual-modules.js";
+import { originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule } from "./virtual-modules.js";
 
 const typeScript = /\.[cm]?ts(?:[?#]|$)/;
 
@@ -58,6 +60,8 @@ export function createHooks(options: HookOptions) {
   // of a served URL finds Node's module map, a require() require.cache while it holds it: load() is not called again.
   const served = new Set<string>();
   const servedCommonjs = new Set<string>();
+  /** URLs served as a facade (which imports the registration modules). */
+  const facades = new Set<string>();
   const awaited = new Set<string>();
   let settled = false;
   /** Modules being built: a resolve() meanwhile (es-module-lexer's require, say) must not detach load(). */
@@ -92,24 +96,10 @@ export function createHooks(options: HookOptions) {
     format,
   });
 
-  const input = (module: ModuleInfo, plan: ModulePlan, hasDefault: boolean): FacadeInput => {
-    const commonjs = module.format === "commonjs";
-    // The facade imports its original and its markers as soon as it has loaded: awaited from now,
-    // so that load() stays attached in between.
-    const original = awaitLoad(originalUrl(module.url), {});
-    return {
-      module,
-      original,
-      runtime: runtime.esm,
-      hasDefault,
-      // Off-thread (Node 20), a CommonJS registration module is required by its done marker.
-      registrations: facadeRegistrations(plan.registrations, (href) => async && isCommonJs(discovery.formatOf?.(href))),
-      marker: (kind, index) => awaitLoad(virtualUrl(module.url, kind, index, commonjs), {}),
-      // Where the hooks see require(), the "require" marker requires the original's URL, which
-      // they serve as the module itself; elsewhere Node requires the file.
-      ...(commonjs ? { requirePath: mode === "registerHooks" ? original : url.fileURLToPath(module.url) } : {}),
-    };
-  };
+  // Off-thread (Node 20), a CommonJS registration module is required by its done marker.
+  const required = (href: string) => async && isCommonJs(discovery.formatOf?.(href));
+  const setting: FacadeSetting = { awaitLoad, runtime: runtime.esm, required, seeRequire: mode === "registerHooks" };
+  const input = (module: ModuleInfo, plan: ModulePlan, hasDefault: boolean) => facadeInput(module, plan, hasDefault, setting);
 
   const marker = (v: VirtualModule): LoadResult => {
     const plan = matcher.match(v.original) ?? { backend: "?", exportName: "?", registrations: [] };
@@ -147,6 +137,7 @@ export function createHooks(options: HookOptions) {
         report({ type: "failed", url: href, backend: plan.backend, message });
       }
       report({ type: "facade", url: href, backend: plan.backend });
+      facades.add(href);
       return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "module"), plan, lexed.hasDefault)) };
     }
     if (context.conditions?.includes("require") === true) {
@@ -169,6 +160,7 @@ export function createHooks(options: HookOptions) {
     // import() of a module that require() has loaded already: its epilogue ran them; Node hands out its exports.
     if (mode === "registerHooks" && requireCacheEntry(href)?.loaded === true) return result;
     report({ type: "facade", url: href, backend: plan.backend });
+    facades.add(href);
     return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "commonjs"), plan, true)) };
   };
 
@@ -206,10 +198,18 @@ export function createHooks(options: HookOptions) {
         if (discovery.version !== version) sync();
       }
       // JavaScript only: JSON, wasm and anything imported with attributes pass untouched.
-      if (matcher.watches(href) && isJavaScript(result.format) && !hasKeys(context.importAttributes) && matcher.match(href) !== undefined) {
-        resolvedFormats.set(href, result.format);
-        awaitLoad(href, context);
+      if (!matcher.watches(href) || !isJavaScript(result.format) || hasKeys(context.importAttributes)) return result;
+      const plan = matcher.match(href);
+      if (plan === undefined) return result;
+      resolvedFormats.set(href, result.format);
+      const parent = context.parentURL;
+      // A registration module importing the dispatch module it is for, while that module's facade
+      // waits for it: import() of the facade would wait for the facade (it never settles), so the
+      // registration module gets the original, the instance the facade re-exports, evaluated by then.
+      if (facades.has(href) && parent !== undefined && options.ran?.(parent) !== true && plan.registrations.some((r) => r.url === parent)) {
+        return { url: awaitLoad(originalUrl(href), context), format: result.format, shortCircuit: true };
       }
+      awaitLoad(href, context);
       return result;
     } catch {
       return result;

@@ -247,6 +247,48 @@ describe(`a registration module that awaits at top level keeps its window (Node 
     expect(result.code).toBe(0);
   });
 
+  // A registration module that loads the dispatch module it is for with import(): that import
+  // waited for the module's facade, which waits for the registration module (Node exited with 13,
+  // "unsettled top-level await", and the audit said the window was still awaiting).
+  const loadsItsTable = {
+    "writes into the table it loaded with import()": {
+      lines: [
+        'import { Conv } from "../ops.js";',
+        'const { cpuTable } = await import("tensorkit/backends/cpu/table.js");',
+        'cpuTable.register(Conv, () => "conv on cpu");',
+      ],
+      audit: { registrations: [], outside: ["Conv by kit-ops"] },
+    },
+    "registers once it has loaded the table with import()": {
+      lines: [
+        'import { register } from "dispatch-hook";',
+        'import { Conv } from "../ops.js";',
+        'await import("tensorkit/backends/cpu/table.js");',
+        'register("cpu", Conv, () => "conv on cpu");',
+      ],
+      audit: { registrations: ["Conv:applied:hook:kit-ops"], outside: [] },
+    },
+  };
+  for (const [label, { lines, audit }] of Object.entries(loadsItsTable)) {
+    it(`a registration module that ${label} does not hang the app: the entry lands before the importer runs, and is kit-ops's`, async () => {
+      const dir = makeTree({
+        ...tensorkit(),
+        ...cpuPlugin("kit-ops", [...lines, ""].join("\n")),
+        "package.json": app(["kit-ops"]),
+        "main.mjs": reportCpu,
+      });
+      const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+      expect(lastJson(result.stdout)).toEqual({
+        first: { conv: true, pool: false },
+        conv: "conv on cpu",
+        ...audit,
+        plugins: ["kit-ops:loaded"],
+        problems: [],
+      });
+      expect(result.code).toBe(0);
+    });
+  }
+
   for (const [label, wait] of Object.entries(awaits)) {
     it(`a registration made ${label} lands before any importer of the dispatch module runs a line (with the next plugin's registration)`, async () => {
       const dir = makeTree({
