@@ -10,6 +10,7 @@ interface Facts {
   readonly loaders: readonly InstallationStatus[];
   readonly hosts?: readonly string[];
   readonly unusable?: ReadonlyArray<{ readonly backend: string }>;
+  readonly unannounced?: ReadonlyArray<{ readonly backend: string }>;
 }
 
 export function notes(
@@ -38,6 +39,7 @@ export function notes(
   // A dispatch module the loader knows loaded but never signalled (required where its hooks cannot see require()), or that lacks its declared export.
   const unseen = new Set(facts.loaders.flatMap((l) => (l.findings ?? []).filter((f) => f.problem === "unsignalled").map((f) => f.backend)));
   const exportless = new Set((facts.unusable ?? []).map((u) => u.backend));
+  const made = new Set((facts.unannounced ?? []).map((d) => d.backend));
   const state = (b: BackendRecord) =>
     b.loaded
       ? `loaded (${b.tables} table${b.tables === 1 ? "" : "s"})`
@@ -45,7 +47,9 @@ export function notes(
         ? "loaded, never signalled (see below)"
         : exportless.has(b.backend)
           ? "loaded, no table at its declared export (see below)"
-          : "not loaded";
+          : made.has(b.backend)
+            ? "made, never reached dispatch-hook"
+            : "not loaded";
   if (backends.length > 0) out.push(`backends: ${backends.map((b) => `${b.backend} ${state(b)}`).join(", ")}`);
   // A plugin's registration module for a backend no loader watches never loads (a typo, or a framework not installed).
   const named = new Set(facts.loaders.flatMap((l) => l.backends));

@@ -30,7 +30,8 @@ export interface ThreadFacts {
   /** Dispatch modules whose declared export holds no table: no registration could land there. */
   readonly unusable?: ReadonlyArray<{ readonly backend: string; readonly message: string }>;
   /** Dispatchers made with a backend that never reached dispatch-hook: nothing announced them, no registry was given them. */
-  readonly unannounced?: ReadonlyArray<{ readonly backend: string; readonly name: string }>;
+  /** Dispatchers made with a backend that never reached dispatch-hook; `used`: the program looked up in or read one. */
+  readonly unannounced?: ReadonlyArray<{ readonly backend: string; readonly name: string; readonly used?: boolean }>;
 }
 
 interface ReportScope {
@@ -67,7 +68,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   for (const finding of findings) if (finding.problem === "unsignalled") unsignalled.set(finding.backend, finding.message);
   for (const message of facts.refusals ?? []) problems.push(general("loader", "-", message));
   // A backend is in play once a table of it exists, a loader saw why none signalled, or the caller named it.
-  const stray = new Set((facts.unannounced ?? []).map((d) => d.backend));
+  const stray = new Set((facts.unannounced ?? []).flatMap((d) => (d.used === false ? [] : [d.backend])));
   const inPlay = (backend: string) => loaded.has(backend) || unsignalled.has(backend) || stray.has(backend) || focus?.has(backend) === true;
 
   const registrations: RegistrationRecord[] = [];
@@ -128,7 +129,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   // serve, or when no table exists at all (not beside a framework's own tables, nor in a helper of another project: install.ts).
   const waiting = folds.some((f) => !f.foreign && [...f.records.values()].some((r) => r.state === "pending"));
   const tableless = loaded.size === 0;
-  const used = (facts.unannounced ?? []).length > 0;
+  const used = (facts.unannounced ?? []).some((d) => d.used !== false);
   if (scope.connected) {
     for (const loader of facts.loaders) {
       // With backend sets declared in package.json (chosen per call), no table is no sign of a loader in the wrong place.

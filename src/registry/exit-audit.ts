@@ -66,14 +66,16 @@ export interface AuditAtExitOptions {
  * registered into it cannot be known without the loader's reading of the declarations.
  */
 function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): AuditReport {
-  // Outside a run, only a table the program used: not one a framework made up front and left.
-  const tables = unannounced(undefined, !inRun);
+  // Outside a run, a table the program used, or one a registration waits for: not one a framework made up front and left.
+  const waiting = new Set(report.registrations.filter((r) => r.state === "pending").map((r) => r.backend));
+  const tables = unannounced().filter((t) => inRun || t.used || waiting.has(t.backend));
   if (hub().hasLoader() || tables.length === 0) return report;
+  const made = inRun ? "made" : tables.some((t) => t.used) ? "used" : "made, with registrations waiting for them";
   const where = workerThreads().isMainThread ? "process" : "worker thread";
   const names = [...new Set(tables.map((t) => t.backend))].sort().join(", ");
   const message = joined
     ? `this ${where} started without the audit's environment: its parent replaced it (${where === "process" ? "a spawn or fork" : "a worker"} with env: { … }), so neither the run directory nor the loader in NODE_OPTIONS reached it, and its plugins' registration modules could not run. Pass the environment on (env: { ...process.env, … }).`
-    : `no dispatch-hook loader is installed in this ${where}, and tables of ${names} were ${inRun ? "made" : "used"}: without it no plugin's registration module can run for them, and nothing can tell whether one should have. Start node with --import dispatch-hook/loader.mjs (keep it in NODE_OPTIONS when you set that for a child), or load the code through a host adapter (dispatch-hook/vite, /esbuild, /jest).`;
+    : `no dispatch-hook loader is installed in this ${where}, and tables of ${names} were ${made}: without it no plugin's registration module can run for them, and nothing can tell whether one should have. Start node with --import dispatch-hook/loader.mjs (keep it in NODE_OPTIONS when you set that for a child), or load the code through a host adapter (dispatch-hook/vite, /esbuild, /jest).`;
   return { ...report, ok: false, problems: [...report.problems, { kind: "no-loader", backend: "-", op: "-", id: undefined, message }] };
 }
 

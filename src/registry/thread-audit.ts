@@ -88,7 +88,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     windows: h.windows(),
     refusals: h.refusals(),
     asserted: assertedBackends(),
-    unannounced: unannounced(seen, true),
+    unannounced: unannounced(seen),
     unusable,
   };
 }
@@ -107,13 +107,14 @@ export function missingExport(exports: unknown, name: string): string | undefine
   }
 }
 
-/** Dispatchers made with a backend that never reached dispatch-hook (used ones only, if `usedOnly`). @internal */
-export function unannounced(seen: ReadonlySet<unknown> = announcedTables(), usedOnly = false): Array<{ backend: string; name: string }> {
+/** Dispatchers made with a backend that never reached dispatch-hook, and whether the program used each. @internal */
+export function unannounced(seen: ReadonlySet<unknown> = announcedTables()): Array<{ backend: string; name: string; used: boolean }> {
+  const used = new Set(backendDispatchers().live(true));
   return backendDispatchers()
-    .live(usedOnly)
+    .live(false)
     .flatMap((d) => {
       const { backend, name } = d as { backend?: unknown; name?: unknown };
-      return seen.has(d) || typeof backend !== "string" ? [] : [{ backend, name: String(name) }];
+      return seen.has(d) || typeof backend !== "string" ? [] : [{ backend, name: String(name), used: used.has(d) }];
     });
 }
 

@@ -623,6 +623,19 @@ describe("8. a backend's Dispatcher that never reached dispatch-hook", () => {
     expect(result.code).toBe(1);
   });
 
+  it("with no loader: strict fails though the program never touched the table, since a registration waits for its backend (it passed, saying numba never loaded)", async () => {
+    const untouched = registering.replace("[...numbaFuncify.entries].length", "typeof numbaFuncify");
+    const dir = makeTree({ ...frameworkEsm, ...plugin("tensorlab", true), "main.mjs": untouched });
+    const result = await run(dir, ["main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ entries: "object" });
+    expect(result.stderr).toContain(
+      "no dispatch-hook loader is installed in this process, and tables of numba were made, with registrations waiting for them",
+    );
+    expect(result.stderr).toContain("backends: numba made, never reached dispatch-hook");
+    expect(result.stderr).not.toContain("never loaded");
+    expect(result.code).toBe(1);
+  });
+
   it("with no loader and a plugin that declares its registration module: strict fails when the program used the table, though nothing was registered", async () => {
     const dir = makeTree({
       ...frameworkEsm,
