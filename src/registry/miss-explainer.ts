@@ -19,6 +19,8 @@ interface MissContext {
   /** The registry's backends, and the tables it withdrew with their handles. */
   readonly writer: Pick<TableWriter, "backend" | "withdrawn">;
   record(event: Unsequenced<AuditEvent>): void;
+  /** Of a namespace of its own (a backend set's): a framework's table of the same backend name is not its concern. */
+  readonly own?: boolean;
 }
 
 function siteOf(registration: Registration): string {
@@ -71,7 +73,7 @@ export class MissExplainer {
     const ours = (backend: string) => context.writer.backend(backend).table(message.table) !== undefined;
     for (const registration of context.registrations) {
       const { backend, op, id } = registration;
-      if (message.backend !== undefined && message.backend !== backend && !ours(backend)) continue;
+      if ((context.own === true || (message.backend !== undefined && message.backend !== backend)) && !ours(backend)) continue;
       const where = `${op} on ${backend} (registration #${id}${siteOf(registration)})`;
       if (!chain.has(registration.opType)) {
         if (!names.has(op) || (registration.state !== "applied" && registration.state !== "pending")) continue;

@@ -64,6 +64,7 @@ export class Registry {
       this.#hold();
     };
     const self = this;
+    const own = (options.namespace ?? frameworkNamespace) !== frameworkNamespace; // a backend set's: see MissContext
     this.#member = {
       get isDefault() {
         return isDefault(self);
@@ -72,7 +73,7 @@ export class Registry {
       name: registryName(options.name),
       copy: copyDirectory,
       table: (notice) => this.#accept(notice),
-      miss: (miss) => this.#misses.explain(miss, { registrations: this.#registrations, writer: this.#writer, record: this.#record }),
+      miss: (miss) => this.#misses.explain(miss, { registrations: this.#registrations, writer: this.#writer, record: this.#record, own }),
       wrote: (table, key, impl) => wrote(this.#writer.backends.values(), table, key, impl),
       events: () => [...events, ...displaced(this.#writer.backends.values()), ...this.#extra()].map(toData),
     };
@@ -254,8 +255,7 @@ export class Registry {
     registration.requested.callSite = site;
     this.#join();
     this.#record(registration.requested);
-    // Its caller holds the registry once it knows whether the registration landed.
-    this.#unsettled++;
+    this.#unsettled++; // its caller holds the registry once it knows whether the registration landed
     return registration;
   }
 

@@ -172,6 +172,34 @@ describe(`backend sets stay in their own namespace (Node ${nodeVersion}, ${mode}
   }
 });
 
+describe(`a backend set's registry does not explain a framework table's miss (Node ${nodeVersion}, ${mode})`, () => {
+  // The set's function is named pool; the framework's numba Dispatcher misses on a class of its own
+  // that is also named pool, and the program handles that miss. Before, the set's registration was
+  // recorded as an "identity" problem ("made for another class named pool") and strict failed.
+  it("strict passes, and the miss error names nothing of the set", async () => {
+    const dir = makeTree({
+      ...linked,
+      ...frameworkEsm,
+      "package.json": appJson({ type: "module", dependencies: { tensorlab: "*", "dispatch-hook": "*" } }),
+      "main.mjs": [
+        'import { createBackends, dispatchable } from "dispatch-hook";',
+        'const backends = createBackends({ name: "mylib", discover: false });',
+        'backends.declare({ name: "numba", primaryTypes: [Float32Array], implementations: { pool: () => "pool by mylib" } });',
+        'const pool = dispatchable((x) => "reference pool", { name: "pool", args: ["x"], backends });',
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        "const Own = { pool: class {} }.pool;",
+        "let message = '';",
+        "try { numbaFuncify.resolve(new Own()); } catch (e) { message = e.message; }",
+        "console.log(JSON.stringify({ set: pool(new Float32Array(1)), mentionsSet: message.includes('mylib') || message.includes('registration #'), missed: message !== '' }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(lastJson(result.stdout)).toEqual({ set: "pool by mylib", mentionsSet: false, missed: true });
+    expect(result.stderr).not.toContain("[identity]");
+    expect(result.code).toBe(0);
+  });
+});
+
 describe(`a registration module that awaits at top level keeps its window (Node ${nodeVersion}, ${mode})`, () => {
   // The reference is a synchronous registration module: what the audit says for it, it must say
   // for one that awaits before it registers.
