@@ -30,7 +30,7 @@ With --dir and no command, it folds the records already in that directory.
   --json-file <path>  write that JSON document to a file; without --json, the program's
                       output is left alone and the text report prints
   --dir <path>        use this run directory (created if missing; with a command, it must
-                      hold no earlier run's records), and keep it
+                      be empty), and keep it
   --keep              keep the run directory, and print where it is
   --help              show this help
 
@@ -95,9 +95,6 @@ function unwritable(file: string, given: string): string | undefined {
   }
 }
 
-/** What a run leaves in its directory (run-records.ts): `<pid>-<thread>-<hex>.json`, its `.started` marker, a record half written. */
-const recordName = /^\d+-\d+-[0-9a-f]+\.(json|started|json\.\d+\.tmp)$/;
-
 /** Creates (or checks) the run directory, so that a bad one stops the command before it starts. */
 function prepareDir(dir: string | undefined): { dir: string; error?: string } {
   const path = dir ?? mkdtempSync(join(tmpdir(), "dispatch-hook-run-"));
@@ -151,11 +148,11 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
     );
     return 2;
   }
-  // A run's audit is its own: an earlier run's records in the directory would be folded into it.
-  const earlier = given === undefined || words.length === 0 ? [] : readdirSync(given).filter((n) => recordName.test(n));
+  // A run's audit is its own: anything in the directory (an earlier run's records, another file) would be folded into it.
+  const earlier = given === undefined || words.length === 0 ? [] : readdirSync(given);
   if (earlier.length > 0) {
     io.err(
-      `${style.red("dispatch-hook audit:")} [ERR_DISPATCH_HOOK_AUDIT_DIR] the run directory ${given} already holds ${earlier.length} file(s) of an earlier run (${earlier.slice(0, 3).join(", ")}${earlier.length > 3 ? ", …" : ""}), which this run's audit would fold as its own. Empty it or give another --dir; to fold what is there, run audit --dir ${JSON.stringify(flags["--dir"])} with no command.\n`,
+      `${style.red("dispatch-hook audit:")} [ERR_DISPATCH_HOOK_AUDIT_DIR] the run directory ${given} already holds ${earlier.length} file(s) (${earlier.slice(0, 3).join(", ")}${earlier.length > 3 ? ", …" : ""}), which this run's audit would fold as its own. Empty it or give another --dir; to fold what is there, run audit --dir ${JSON.stringify(flags["--dir"])} with no command.\n`,
     );
     return 2;
   }

@@ -107,11 +107,12 @@ export function foldRun(
     const thread = typeof start.thread === "number" ? start.thread : Number(stem.split("-")[1]);
     const writer = {
       pid,
-      ppid: start.ppid ?? 0,
+      ppid: typeof start.ppid === "number" ? start.ppid : 0,
       thread,
-      entry: start.entry ?? null,
-      argv: start.argv ?? [],
-      node: start.node ?? "?",
+      // A start file of another shape says only that the process started.
+      entry: typeof start.entry === "string" ? start.entry : null,
+      argv: Array.isArray(start.argv) && start.argv.every((a) => typeof a === "string") ? start.argv : [],
+      node: typeof start.node === "string" ? start.node : "?",
       exitCode: null,
       ok: false,
       checked: 0,

@@ -222,8 +222,55 @@ export function writeFileAtomically(file: string, data: string | Uint8Array): vo
 /** What reading a file of the run directory gives: its value, or why it cannot be one. */
 export type Parsed<T> = { ok: true; value: T } | { ok: false; why: string };
 
-/** A problem the report can print: its kind and its message. */
-const printable = (p: unknown) => typeof (p as Problem | null)?.kind === "string" && typeof (p as Problem).message === "string";
+type Check = (value: unknown) => boolean;
+const str: Check = (v) => typeof v === "string";
+const num: Check = (v) => typeof v === "number";
+const maybe =
+  (check: Check): Check =>
+  (v) =>
+    v === undefined || check(v);
+/** An object whose fields pass their checks (absent fields are undefined). */
+const shape =
+  (fields: Record<string, Check>): Check =>
+  (v) =>
+    typeof v === "object" && v !== null && Object.entries(fields).every(([key, check]) => check((v as Record<string, unknown>)[key]));
+const list =
+  (check: Check): Check =>
+  (v) =>
+    Array.isArray(v) && v.every(check);
+const summary = maybe(shape({ message: str }));
+
+/** What the fold and the report read of a record: a field of another shape (another version's, an edit) makes it unreadable, never a crash. */
+const recordShape = shape({
+  pid: num,
+  thread: num,
+  entry: (v) => v === null || str(v),
+  argv: list(str),
+  node: str,
+  exitCode: (v) => v === null || num(v),
+  report: shape({
+    ok: (v) => typeof v === "boolean",
+    checked: num,
+    registrations: list(
+      shape({
+        id: num,
+        backend: str,
+        op: str,
+        state: str,
+        site: str,
+        registry: maybe(str),
+        origin: maybe(shape({ plugin: str, module: str })),
+        tables: list(shape({ table: num, module: maybe(str), outcome: str, mechanism: maybe(str) })),
+        error: summary,
+      }),
+    ),
+    outside: list(shape({ backend: str, op: str, plugin: str, module: str, table: str })),
+    plugins: list(shape({ plugin: str, backend: str, module: str, for: str, state: str, error: summary })),
+    backends: maybe(list(shape({ backend: str, tables: num }))),
+    problems: list(shape({ kind: str, message: str, backend: maybe(str), op: maybe(str) })),
+    notes: list(str),
+  }),
+});
 
 /** A record read back, checked for what the fold and the report read of it. */
 export function asRecord(value: unknown): Parsed<ProcessRecord> {
@@ -233,14 +280,6 @@ export function asRecord(value: unknown): Parsed<ProcessRecord> {
   }
   if (record.version !== 1)
     return { ok: false, why: `it is a record of version ${String(record.version)}, which this version does not read` };
-  const report = record.report as Partial<AuditReport> | undefined;
-  const valid =
-    typeof record.pid === "number" &&
-    typeof report === "object" &&
-    report !== null &&
-    typeof report.ok === "boolean" &&
-    typeof report.checked === "number" &&
-    [report.registrations, report.outside, report.plugins, report.problems, report.notes].every(Array.isArray) &&
-    (report.problems as readonly unknown[]).every(printable);
+  const valid = recordShape(record);
   return valid ? { ok: true, value: record as ProcessRecord } : { ok: false, why: "it is a record with missing fields" };
 }

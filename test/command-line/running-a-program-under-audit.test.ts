@@ -50,17 +50,25 @@ describe("dispatch-hook audit", () => {
     expect(io.stdout()).toContain("frozen");
   });
 
-  it("--dir with a command refuses only an earlier run's records: a project's own files (package.json, a JSON report) are no run", async () => {
+  it("--dir with a command refuses a directory that holds anything, before the program runs: the fold would name each file unreadable after it ran", async () => {
     const dir = makeTree({
       "package.json": "{}",
       "report.json": "{}",
       "touch.mjs": 'import { writeFileSync } from "node:fs";\nwriteFileSync("ran", "");\n',
     });
     const io = memoryIo(dir);
-    // It runs (and, registering nothing, checks nothing: exit 1, not the directory's 2).
-    expect(await auditCommand(["--dir", ".", "--", "touch.mjs"], io)).toBe(1);
+    expect(await auditCommand(["--dir", ".", "--", "touch.mjs"], io)).toBe(2);
+    expect(existsSync(join(dir, "ran"))).toBe(false);
+    expect(io.stderr()).toMatch(
+      /\[ERR_DISPATCH_HOOK_AUDIT_DIR\] the run directory \S+ already holds 3 file\(s\) \(package\.json, report\.json, touch\.mjs\)/,
+    );
+    // An empty directory is taken.
+    const empty = join(dir, "empty");
+    mkdirSync(empty);
+    const taken = memoryIo(dir);
+    expect(await auditCommand(["--dir", "empty", "--", "touch.mjs"], taken)).toBe(1);
     expect(existsSync(join(dir, "ran"))).toBe(true);
-    expect(io.stderr()).not.toContain("ERR_DISPATCH_HOOK_AUDIT_DIR");
+    expect(taken.stderr()).not.toContain("ERR_DISPATCH_HOOK_AUDIT_DIR");
   });
 
   it("a program that fails its own run over the audit's problems (a test runner with the reporter) is not said to have stopped short", async () => {

@@ -202,8 +202,55 @@ describe("one audit over every process of a run", () => {
     // A command run into a directory that holds an earlier run's records would fold them as its own: refused, nothing runs.
     const again = await audit(dir, ["--dir", "run", "--", "touch.mjs"]);
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/\[ERR_DISPATCH_HOOK_AUDIT_DIR\] the run directory .*run already holds 2 file\(s\) of an earlier run/);
+    expect(again.stderr).toMatch(/\[ERR_DISPATCH_HOOK_AUDIT_DIR\] the run directory .*run already holds 6 file\(s\)/);
     expect(existsSync(join(dir, "ran"))).toBe(false);
+    // A foreign file alone is refused before the command starts too (it ran, then failed the run).
+    const foreign = join(dir, "foreign-only");
+    mkdirSync(foreign);
+    writeFileSync(join(foreign, "junk.txt"), "junk");
+    const refused = await audit(dir, ["--dir", "foreign-only", "--", "touch.mjs"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      /\[ERR_DISPATCH_HOOK_AUDIT_DIR\] the run directory .*foreign-only already holds 1 file\(s\) \(junk\.txt\)/,
+    );
+    expect(existsSync(join(dir, "ran"))).toBe(false);
+  });
+
+  it("a record of the right format and version whose fields have another shape is named unreadable, in text and in JSON alike; never a crash", async () => {
+    const dir = makeTree(app);
+    expect((await audit(dir, ["--dir", "run", "--", "backend.mjs", "numba"])).code).toBe(0);
+    const runDir = join(dir, "run");
+    const [name] = readdirSync(runDir).filter((f) => f.endsWith(".json"));
+    const record = JSON.parse(readFileSync(join(runDir, name as string), "utf8"));
+    expect(record.report.registrations.length).toBeGreaterThan(0);
+    // Each edit crashed the text report with a TypeError, while --json said ok.
+    const edits: Record<string, (r: typeof record) => void> = {
+      "1-0-a": (r) => {
+        r.report.registrations = [{}];
+      },
+      "2-0-b": (r) => {
+        r.argv = null;
+      },
+      "3-0-c": (r) => {
+        r.report.registrations[0].tables = null;
+      },
+      "4-0-d": (r) => {
+        r.report.registrations[0].origin = null;
+      },
+    };
+    for (const [stem, edit] of Object.entries(edits)) {
+      const copy = structuredClone(record);
+      edit(copy);
+      writeFileSync(join(runDir, `${stem}.json`), JSON.stringify(copy));
+    }
+    const text = await audit(dir, ["--dir", "run"]);
+    expect(text.stderr).not.toContain("TypeError");
+    for (const stem of Object.keys(edits))
+      expect(text.stdout).toContain(`[unreadable] ${stem}.json in the run directory: it is a record with missing fields`);
+    expect(text.code).toBe(1);
+    const json = await audit(dir, ["--dir", "run", "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false });
+    expect(json.code).toBe(1);
   });
 
   it("a run directory that cannot be written stops the command before it starts, naming the path", async () => {
