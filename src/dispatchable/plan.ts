@@ -172,10 +172,15 @@ export function contextFor(
 ): OwnContext {
   const backend = p.candidates[i]?.backend as string;
   let classes: Function[] | undefined;
+  let types: string[] | undefined;
   return {
     function: fn,
     backend,
-    types: p.types,
+    // This call's, not the plan's: values of one cache key may differ in name (null and undefined).
+    get types() {
+      types ??= values().map(typeName);
+      return types;
+    },
     get classes() {
       classes ??= classesOf(values());
       return classes;
@@ -198,7 +203,8 @@ export function runCandidates(
 ): unknown {
   const skipped: Skip[] = scope?.trace === undefined ? [] : [...p.skipped];
   // One trace entry per call: a backend that defers moves to `skipped`, and `ran` names who ran.
-  const trace: { -readonly [K in keyof TraceEntry]: TraceEntry[K] } = { function: spec.name, types: p.types, ran: "default", skipped };
+  const types = scope?.trace === undefined ? p.types : values().map(typeName);
+  const trace: { -readonly [K in keyof TraceEntry]: TraceEntry[K] } = { function: spec.name, types, ran: "default", skipped };
   let traced = false;
   const ran = (backend: string, impl?: Function) => {
     trace.ran = backend;

@@ -60,6 +60,32 @@ describe("null, undefined and a null-prototype object (real process)", () => {
   }
 });
 
+// null and undefined share one cached decision (neither is relevant), but a context and a trace
+// name each call's own: the second call's context said "undefined" for a null.
+const names = `
+import { backendOptions, createBackends, dispatchable } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
+class A {}
+const set = createBackends({ name: "names", discover: false });
+const impl = Object.assign((context) => context.types.join(","), { usesContext: true });
+set.declare({ name: "one", primaryTypes: [A], implementations: { g: impl } });
+const g = dispatchable((x, y) => "default", { name: "g", args: ["x", "y"], backends: set });
+const calls = [g(new A(), undefined), g(new A(), null), g(new A(), undefined)];
+const trace = [];
+backendOptions({ trace }, () => [g(new A(), null), g(new A(), undefined)]);
+console.log(JSON.stringify({ calls, traced: trace.map((t) => t.types.join(",")) }));
+`;
+
+describe("a context's and a trace's type names (real process)", () => {
+  for (const flags of [[], ["--disallow-code-generation-from-strings"]]) {
+    it(`are each call's own, for null after undefined too${flags.length ? " (no code generation)" : ""}`, async () => {
+      const dir = makeTree({ "main.mjs": names });
+      const result = await run(dir, [...flags, "main.mjs"]);
+      expect(result.stderr).toBe("");
+      expect(lastJson(result.stdout)).toEqual({ calls: ["A,undefined", "A,null", "A,undefined"], traced: ["A,null", "A,undefined"] });
+    });
+  }
+});
+
 describe("scopes entered in a long synchronous loop (real process)", () => {
   it("1,000,000 backendOptions() calls keep nothing per call until the event loop turns", async () => {
     const dir = makeTree({});
