@@ -85,7 +85,9 @@ export type AuditEvent =
   /** Made when the audit is read, not logged: a backend set's lazily named implementation whose module does not resolve. */
   | Event<"unresolved", { readonly backend: string; readonly op: string; readonly message: string }>
   /** Made when the audit is read, not logged: an applied registration's entry that its table no longer holds (replaced or removed outside the registry). */
-  | (Event<"displaced", { readonly table: number; readonly module: string | undefined; readonly removed: boolean }> & Reg);
+  | (Event<"displaced", { readonly table: number; readonly module: string | undefined; readonly removed: boolean }> & Reg)
+  /** Made when the audit is read, not logged: an applied registration's entry that a newer registration of another registry overrode in that table. */
+  | (Event<"overridden", { readonly table: number; readonly module: string | undefined }> & Reg);
 
 export type AuditEventKind = AuditEvent["kind"];
 export type Unsequenced<E> = E extends AuditEvent ? Omit<E, "seq"> & { seq?: number } : never;

@@ -158,6 +158,14 @@ export function fold(events: readonly unknown[], registry?: string): Fold {
           message: event.message,
         });
         break;
+      case "overridden": {
+        // Not a problem: behind a newer override, as a registration of the same registry is (superseded) once in no table.
+        const record = records.get(event.id);
+        if (record === undefined) break;
+        record.tables = record.tables.filter((t) => t.table !== event.table);
+        if (record.state === "applied" && !record.tables.some((t) => t.outcome === "applied")) record.state = "superseded";
+        break;
+      }
       case "displaced":
         out.problems.push({
           kind: "displaced",

@@ -28,7 +28,7 @@ export function held(table: Table, opType: Class): Impl | undefined {
 
 /**
  * Made each time the audit is read: an applied registration whose entry a table no longer holds,
- * replaced or removed by code that went around the registry (a framework filling its defaults late,
+ * overridden by a newer registration of another registry, or replaced or removed by code that went around the registry (a framework filling its defaults late,
  * an unregister()). A table that gave back something else than the implementation right after the
  * write (it wraps, memoizes or binds it) can say only that the entry is gone; one that gave back
  * nothing cannot say anything, and is not asked.
@@ -47,8 +47,9 @@ export function displaced(backends: Iterable<BackendState>): AuditEvent[] {
         if (now === CANNOT_SAY) continue;
         const { id, backend, op } = owner;
         if (transforms ? now !== undefined : now === landed) continue;
-        if (now !== undefined && overriddenBy(target, owner, now)) continue;
-        out.push({ kind: "displaced", seq: -1, id, backend, op, table: table.id, module: table.module, removed: now === undefined });
+        if (now !== undefined && overriddenBy(target, owner, now))
+          out.push({ kind: "overridden", seq: -1, id, backend, op, table: table.id, module: table.module });
+        else out.push({ kind: "displaced", seq: -1, id, backend, op, table: table.id, module: table.module, removed: now === undefined });
       }
     }
   }

@@ -29,6 +29,7 @@ const kinds = {
   declaration: 1,
   unresolved: 1,
   displaced: 1,
+  overridden: 1,
 } satisfies Record<AuditEventKind, 1>;
 
 describe("audit events", () => {
@@ -56,9 +57,10 @@ describe("audit events", () => {
       declaration: { backend: "fast", code: "ERR_DISPATCH_UNKNOWN_FUNCTION", message: "m" },
       unresolved: { backend: "fast", op: "total", message: "m" },
       displaced: { id: 0, backend: "cpu", op: "Conv", table: 0, module: undefined, removed: true },
+      overridden: { id: 0, backend: "cpu", op: "Conv", table: 0, module: undefined },
     };
     for (const kind of Object.keys(kinds)) {
-      // "restored", "withdrawn" and "expectation-withdrawn" undo something: give them something to undo first.
+      // "restored", "withdrawn", "expectation-withdrawn" and "overridden" undo something: give them something to undo first.
       const before =
         kind === "restored"
           ? [...base, { kind: "superseded", seq: 1, id: 0, backend: "cpu", op: "Conv", by: 1 }]
@@ -66,7 +68,9 @@ describe("audit events", () => {
             ? [...base, { kind: "provided", seq: 1, backend: "cpu", table: 0, tableKind: "Map", module: undefined, mechanism: "hook" }]
             : kind === "expectation-withdrawn"
               ? [...base, { kind: "expected", seq: 1, backend: "cpu", ops: ["X"], source: "s" }]
-              : base;
+              : kind === "overridden"
+                ? [...base, { kind: "applied", seq: 1, id: 0, backend: "cpu", op: "Conv", table: 0, module: undefined, mechanism: "hook" }]
+                : base;
       const changed = JSON.stringify(summary(fold([...before, { kind, seq: 9, ...samples[kind] }])));
       expect(changed, kind).not.toBe(JSON.stringify(summary(fold(before))));
     }

@@ -200,6 +200,36 @@ describe(`a backend set's registry does not explain a framework table's miss (No
   });
 });
 
+describe(`an override by another registry (Node ${nodeVersion}, ${mode})`, () => {
+  // Before, the overridden registration stayed "applied" in the report, into the table that held
+  // the other registry's implementation; within one registry it is "superseded".
+  it("the overridden registration is superseded in the report while the override stands, and applied again once it is disposed", async () => {
+    const dir = makeTree({
+      ...tensorkit(),
+      "package.json": app([]),
+      "main.mjs": [
+        'import { createRegistry, register, registry } from "dispatch-hook";',
+        'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+        'import { Pool } from "kit-ops/ops.js";',
+        'register("cpu", Pool, () => "pool by default");',
+        'const other = createRegistry({ name: "other" });',
+        'const handle = other.register("cpu", Pool, () => "pool by other", { override: true });',
+        "const states = () => registry.verify().registrations.filter((r) => r.op === 'Pool').map((r) => (r.registry ?? '') + ':' + r.state + ':' + r.tables.length);",
+        "const during = { answer: cpuTable.resolve(new Pool())(), states: states(), ok: registry.verify().ok };",
+        "handle.dispose();",
+        "const after = { answer: cpuTable.resolve(new Pool())(), states: states(), ok: registry.verify().ok };",
+        "console.log(JSON.stringify({ during, after }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(lastJson(result.stdout)).toEqual({
+      during: { answer: "pool by other", states: ["default:superseded:0"], ok: true },
+      after: { answer: "pool by default", states: ["default:applied:1"], ok: true },
+    });
+    expect(result.code).toBe(0);
+  });
+});
+
 describe(`a registration module that awaits at top level keeps its window (Node ${nodeVersion}, ${mode})`, () => {
   // The reference is a synchronous registration module: what the audit says for it, it must say
   // for one that awaits before it registers.
