@@ -244,6 +244,7 @@ export function createCaller(spec: CallerSpec) {
       : undefined;
   return {
     entryFor,
+    valuesOf,
     callLike: (self: unknown, args: unknown[], like: readonly unknown[]) => invoke(self, args, like),
     call:
       front ??

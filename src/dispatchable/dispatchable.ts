@@ -154,7 +154,8 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, given: Dispa
           shouldRun === undefined ||
           shouldRun.call(
             impl,
-            contextFor(name, p, i, scope, () => relevant(args), next),
+            // The call's relevant values, explicit types included, as a call's context has them.
+            contextFor(name, p, i, scope, () => caller.valuesOf(args, scope).values, next),
             ...args,
           )
         )

@@ -39,7 +39,7 @@ import {
   then,
   unloadableRegistration,
 } from "./module-facts.js";
-import { originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule } from "./virtual-modules.js";
+import { fileOf, originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule } from "./virtual-modules.js";
 
 const typeScript = /\.[cm]?ts(?:[?#]|$)/;
 
@@ -60,7 +60,7 @@ export function createHooks(options: HookOptions) {
   // of a served URL finds Node's module map, a require() require.cache while it holds it: load() is not called again.
   const served = new Set<string>();
   const servedCommonjs = new Set<string>();
-  /** URLs served as a facade (which imports the registration modules). */
+  /** Modules served as a facade (which imports the registration modules), by file: any instance (`?v=1`) counts. */
   const facades = new Set<string>();
   const awaited = new Set<string>();
   let settled = false;
@@ -137,7 +137,7 @@ export function createHooks(options: HookOptions) {
         report({ type: "failed", url: href, backend: plan.backend, message });
       }
       report({ type: "facade", url: href, backend: plan.backend });
-      facades.add(href);
+      facades.add(fileOf(href));
       return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "module"), plan, lexed.hasDefault)) };
     }
     if (context.conditions?.includes("require") === true) {
@@ -160,7 +160,7 @@ export function createHooks(options: HookOptions) {
     // import() of a module that require() has loaded already: its epilogue ran them; Node hands out its exports.
     if (mode === "registerHooks" && requireCacheEntry(href)?.loaded === true) return result;
     report({ type: "facade", url: href, backend: plan.backend });
-    facades.add(href);
+    facades.add(fileOf(href));
     return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "commonjs"), plan, true)) };
   };
 
@@ -203,12 +203,11 @@ export function createHooks(options: HookOptions) {
       if (plan === undefined) return result;
       resolvedFormats.set(href, result.format);
       const parent = context.parentURL;
-      // A registration module importing the dispatch module it is for, while that module's facade
-      // waits for it: import() of the facade would wait for the facade (it never settles), so the
-      // registration module gets the original, the instance the facade re-exports, evaluated by then.
-      if (facades.has(href) && parent !== undefined && options.ran?.(parent) !== true && plan.registrations.some((r) => r.url === parent)) {
+      // A registration module importing its own dispatch module while a facade of it waits for the module: import() of the
+      // facade would never settle, so it gets the original (the instance the facade re-exports, evaluated by then).
+      const own = parent !== undefined && facades.has(fileOf(href)) && options.ran?.(parent) !== true;
+      if (own && plan.registrations.some((r) => r.url === parent))
         return { url: awaitLoad(originalUrl(href), context), format: result.format, shortCircuit: true };
-      }
       awaitLoad(href, context);
       return result;
     } catch {

@@ -3,6 +3,7 @@
  * of dispatch-hook in it, and for the loaders (see thread-audit.ts).
  */
 import { fs, timers, workerThreads } from "../builtins.js";
+import { hostAdapters } from "../host-adapters.js";
 import { hub } from "../hub.js";
 import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
@@ -66,9 +67,12 @@ export interface AuditAtExitOptions {
  * registered into it cannot be known without the loader's reading of the declarations.
  */
 function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): AuditReport {
-  // Outside a run, a table the program used, or one a registration waits for: not one a framework made up front and left.
+  // Outside a run, a table the program used, or, where no table reached dispatch-hook at all (no
+  // framework announced one) and no host adapter serves the thread, one a registration waits for: not
+  // one a framework made up front and left.
   const waiting = new Set(report.registrations.filter((r) => r.state === "pending").map((r) => r.backend));
-  const tables = unannounced().filter((t) => inRun || t.used || waiting.has(t.backend));
+  const unserved = hostAdapters().size === 0 && !report.backends.some((b) => b.loaded);
+  const tables = unannounced().filter((t) => inRun || t.used || (unserved && waiting.has(t.backend)));
   if (hub().hasLoader() || tables.length === 0) return report;
   const made = inRun ? "made" : tables.some((t) => t.used) ? "used" : "made, with registrations waiting for them";
   const where = workerThreads().isMainThread ? "process" : "worker thread";

@@ -72,16 +72,26 @@ const g = dispatchable((x, y) => "default", { name: "g", args: ["x", "y"], backe
 const calls = [g(new A(), undefined), g(new A(), null), g(new A(), undefined)];
 const trace = [];
 backendOptions({ trace }, () => [g(new A(), null), g(new A(), undefined)]);
-console.log(JSON.stringify({ calls, traced: trace.map((t) => t.types.join(",")) }));
+// resolve() gives shouldRun() the scope's explicit types too, as a call does.
+const typed = Object.assign(() => "typed", { shouldRun: (context) => context.types.includes("Float32Array") });
+const other = createBackends({ name: "scoped", discover: false });
+other.declare({ name: "typed", primaryTypes: [Float32Array], secondaryTypes: [Array], implementations: { pool: typed } });
+const pool = dispatchable((x) => "reference", { name: "pool", args: ["x"], backends: other });
+const scoped = backendOptions({ types: [Float32Array] }, () => ({ resolved: pool.resolve([1, 2]).backend, ran: pool([1, 2]) }));
+console.log(JSON.stringify({ calls, traced: trace.map((t) => t.types.join(",")), scoped }));
 `;
 
 describe("a context's and a trace's type names (real process)", () => {
   for (const flags of [[], ["--disallow-code-generation-from-strings"]]) {
-    it(`are each call's own, for null after undefined too${flags.length ? " (no code generation)" : ""}`, async () => {
+    it(`are each call's own, for null after undefined too, and resolve() gives them as a call does${flags.length ? " (no code generation)" : ""}`, async () => {
       const dir = makeTree({ "main.mjs": names });
       const result = await run(dir, [...flags, "main.mjs"]);
       expect(result.stderr).toBe("");
-      expect(lastJson(result.stdout)).toEqual({ calls: ["A,undefined", "A,null", "A,undefined"], traced: ["A,null", "A,undefined"] });
+      expect(lastJson(result.stdout)).toEqual({
+        calls: ["A,undefined", "A,null", "A,undefined"],
+        traced: ["A,null", "A,undefined"],
+        scoped: { resolved: "typed", ran: "typed" },
+      });
     });
   }
 });

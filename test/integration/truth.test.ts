@@ -636,6 +636,31 @@ describe("8. a backend's Dispatcher that never reached dispatch-hook", () => {
     expect(result.code).toBe(1);
   });
 
+  it("with no loader, where the framework announces its tables itself: a registration waiting for a backend the app never initialised passes strict", async () => {
+    // The framework makes both Dispatchers up front and announces one when the app initialises it;
+    // the plugin registers for both. No loader is needed, and nothing missed.
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "framework.mjs": [
+        'import { Dispatcher, announce } from "dispatch-hook";',
+        'export const tables = { cpu: new Dispatcher({ name: "cpu", backend: "cpu" }), gpu: new Dispatcher({ name: "gpu", backend: "gpu" }) };',
+        "export function init(backend) { announce(backend, tables[backend], { module: import.meta.url }); return tables[backend]; }",
+      ].join("\n"),
+      "main.mjs": [
+        'import { register } from "dispatch-hook";',
+        'import { init } from "./framework.mjs";',
+        "class Conv {}",
+        'register("cpu", Conv, () => "conv on cpu");',
+        'register("gpu", Conv, () => "conv on gpu");',
+        'console.log(JSON.stringify({ answer: init("cpu").resolve(new Conv())() }));',
+      ].join("\n"),
+    });
+    const result = await run(dir, ["main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ answer: "conv on cpu" });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
+
   it("with no loader and a plugin that declares its registration module: strict fails when the program used the table, though nothing was registered", async () => {
     const dir = makeTree({
       ...frameworkEsm,

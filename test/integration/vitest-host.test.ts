@@ -94,6 +94,45 @@ describe("dispatch-hook/vite under Vitest", () => {
     await passesOnlyWithThePlugin(dir);
   });
 
+  it("a framework that makes its tables up front, a plugin that registers for a backend the tests never load: strict passes (it failed, saying no loader was installed)", async () => {
+    const dir = makeTree({
+      ...common,
+      "node_modules/tensorkit/package.json": JSON.stringify({
+        name: "tensorkit",
+        type: "module",
+        exports: { ".": "./index.js", "./*": "./*" },
+        dependencies: { "dispatch-hook": "*" },
+        dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: "table" } } },
+      }),
+      "node_modules/tensorkit/index.js":
+        'import { Dispatcher } from "dispatch-hook";\nexport const tables = { cpu: new Dispatcher({ name: "cpu table", backend: "cpu" }), gpu: new Dispatcher({ name: "gpu table", backend: "gpu" }) };\n',
+      "node_modules/tensorkit/backends/cpu.js": 'import { tables } from "../index.js";\nexport const table = tables.cpu;\n',
+      "node_modules/tensorkit/backends/gpu.js": 'import { tables } from "../index.js";\nexport const table = tables.gpu;\n',
+      "node_modules/kit-ops/package.json": JSON.stringify({
+        name: "kit-ops",
+        type: "module",
+        exports: { ".": "./index.js" },
+        dependencies: { "dispatch-hook": "*" },
+      }),
+      "node_modules/kit-ops/index.js":
+        'import { register } from "dispatch-hook";\nexport class Conv {}\nregister("cpu", Conv, () => "conv on cpu");\nregister("gpu", Conv, () => "conv on gpu");\n',
+      "package.json": JSON.stringify(app),
+      "vitest.config.mjs": config({ server: { deps: { inline: ["tensorkit", "kit-ops"] } } }),
+      "test/conv.test.mjs": [
+        'import { expect, test } from "vitest";',
+        'import { Conv } from "kit-ops";',
+        'test("conv on cpu", async () => {',
+        '  const { table } = await import("tensorkit/backends/cpu.js");',
+        '  expect(table.resolve(new Conv())()).toBe("conv on cpu");',
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(result.stdout + result.stderr).not.toContain("no-loader");
+    expect(result.stdout + result.stderr).toMatch(/Tests\s+1 passed/);
+    expect(result.code).toBe(0);
+  });
+
   it("a table keyed by op name, inlined: the plugin's direct write lands, is audited as outside the registry, and counts for its expectation", async () => {
     const dir = makeTree({
       ...common,
