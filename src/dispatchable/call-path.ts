@@ -17,11 +17,13 @@ import { typeOf } from "./type-match.js";
 import { WeakCache } from "./weak-cache.js";
 
 /**
- * The cache key of an argument's type: its prototype, or for null and undefined a key of their own,
- * apart from a null-prototype object's (null), which protocols decide on its own.
+ * The cache key of an argument's type: its prototype, or for null and for undefined a key of each
+ * one's own (a decision's error names the type), apart from a null-prototype object's (null), which
+ * protocols decide on its own.
  */
-const ABSENT: object = Object.freeze(Object.create(null));
-const keyOf = (value: unknown, proto: object | null): object | null => (value === null || value === undefined ? ABSENT : proto);
+const NULL: object = Object.freeze(Object.create(null));
+const UNDEFINED: object = Object.freeze(Object.create(null));
+const keyOf = (value: unknown, proto: object | null): object | null => (value === null ? NULL : value === undefined ? UNDEFINED : proto);
 
 export interface CallerSpec {
   readonly name: string;

@@ -78,12 +78,18 @@ const other = createBackends({ name: "scoped", discover: false });
 other.declare({ name: "typed", primaryTypes: [Float32Array], secondaryTypes: [Array], implementations: { pool: typed } });
 const pool = dispatchable((x) => "reference", { name: "pool", args: ["x"], backends: other });
 const scoped = backendOptions({ types: [Float32Array] }, () => ({ resolved: pool.resolve([1, 2]).backend, ran: pool([1, 2]) }));
-console.log(JSON.stringify({ calls, traced: trace.map((t) => t.types.join(",")), scoped }));
+// A decision's error names the types of its own call: null after undefined was named undefined.
+const two = createBackends({ name: "two", discover: false });
+two.declare({ name: "one", primaryTypes: [A], implementations: { h: () => 1 } });
+two.declare({ name: "two", primaryTypes: [String], implementations: { h: () => 2 } });
+const h = dispatchable((x, y, z) => "default", { name: "h", args: ["x", "y", "z"], backends: two });
+const mixed = [undefined, null].map((z) => { try { return h(new A(), "s", z); } catch (error) { return error.message.split("argument z is ")[1]?.split(".")[0]; } });
+console.log(JSON.stringify({ calls, traced: trace.map((t) => t.types.join(",")), scoped, mixed }));
 `;
 
 describe("a context's and a trace's type names (real process)", () => {
   for (const flags of [[], ["--disallow-code-generation-from-strings"]]) {
-    it(`are each call's own, for null after undefined too, and resolve() gives them as a call does${flags.length ? " (no code generation)" : ""}`, async () => {
+    it(`are each call's own, for null after undefined too (in errors as well), and resolve() gives them as a call does${flags.length ? " (no code generation)" : ""}`, async () => {
       const dir = makeTree({ "main.mjs": names });
       const result = await run(dir, [...flags, "main.mjs"]);
       expect(result.stderr).toBe("");
@@ -91,6 +97,7 @@ describe("a context's and a trace's type names (real process)", () => {
         calls: ["A,undefined", "A,null", "A,undefined"],
         traced: ["A,null", "A,undefined"],
         scoped: { resolved: "typed", ran: "typed" },
+        mixed: ["undefined", "null"],
       });
     });
   }
