@@ -29,10 +29,18 @@ interface Edge {
   readonly explicit?: boolean;
 }
 
+/** Where an order is asked for, for its errors: the set, the function whose call asks, the variable the explicit order comes from. */
+export interface OrderSite {
+  readonly set?: string;
+  readonly fn?: string | undefined;
+  readonly variable?: string;
+}
+
 export function sortBackends(
   backends: readonly Ordered[],
   extra: ReadonlyArray<readonly [string, string]> = [],
   extraSource = "the environment",
+  site: OrderSite = {},
 ): string[] {
   const names = backends.map((b) => b.name);
   const known = new Set(names);
@@ -63,7 +71,7 @@ export function sortBackends(
   const visit = (name: string, path: string[]): void => {
     const now = state.get(name);
     if (now === "done") return;
-    if (now === "visiting") throw cycleError(path.slice(path.indexOf(name)), edges);
+    if (now === "visiting") throw cycleError(path.slice(path.indexOf(name)), edges, site);
     state.set(name, "visiting");
     for (const first of before.get(name) ?? []) visit(first, [...path, name]);
     state.set(name, "done");
@@ -104,14 +112,26 @@ export function priorityTypos(set: string, backends: ReadonlyMap<string, Ordered
   return errors;
 }
 
-function cycleError(left: readonly string[], edges: readonly Edge[]): DispatchHookError {
+function cycleError(left: readonly string[], edges: readonly Edge[], site: OrderSite): DispatchHookError {
   const inCycle = new Set(left);
   const involved = edges.filter((e) => inCycle.has(e.before) && inCycle.has(e.after));
+  const variable = site.variable ?? "the <PREFIX>_SET_ORDER variable";
+  // Two pairs of the explicit order that contradict each other: only the variable can be corrected.
+  const fix = involved.every((e) => e.explicit === true)
+    ? `correct ${variable}: keep one of ${involved.map((e) => `${e.before}>${e.after}`).join(", ")}`
+    : `drop one of these constraints (for example ${involved[0]?.source ?? "one of them"}), or order the backends explicitly with ${variable}`;
   return new DispatchHookError(
     "ERR_DISPATCH_PRIORITY_CYCLE",
-    `The priorities of backends ${left.join(", ")} form a cycle: ${involved.map((e) => e.source).join("; ")}. ` +
-      `To fix: drop one of these constraints (for example ${involved[0]?.source ?? "one of them"}), or order the backends explicitly with <PREFIX>_SET_ORDER.`,
-    { details: { backends: left, constraints: involved.map((e) => e.source) } },
+    `${site.fn === undefined ? "" : `${site.fn}(): `}the priorities of backends ${left.join(", ")}${site.set === undefined ? "" : ` of ${site.set}`} form a cycle: ${involved.map((e) => e.source).join("; ")}. To fix: ${fix}.`,
+    {
+      details: {
+        backends: left,
+        constraints: involved.map((e) => e.source),
+        ...(site.set === undefined ? {} : { set: site.set }),
+        ...(site.fn === undefined ? {} : { function: site.fn }),
+        ...(site.variable !== undefined && involved.some((e) => e.explicit === true) ? { variable: site.variable } : {}),
+      },
+    },
   );
 }
 
@@ -207,7 +227,8 @@ export function setControl(set: string, prefix: string, env: Readonly<Record<str
       const all = [...backends.values()];
       const known = new Set(all.map((b) => b.name));
       const read = known.size === 0 ? { prioritize: [], block: [], order: [] } : readEnvControl(prefix, env, known, fn, set);
-      const names = prioritize(sortBackends(all, read.order, `${prefix}_SET_ORDER`), read.prioritize);
+      const variable = `${prefix}_SET_ORDER`;
+      const names = prioritize(sortBackends(all, read.order, variable, { set, fn, variable }), read.prioritize);
       sorted = { version, env: read, order: names.map((n) => backends.get(n) as Backend) };
     }
     if (scope !== undefined) checkNames(backends, scope, fn);

@@ -187,7 +187,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     at.function = undefined;
     this.#checkNames(impls.map(([fn]) => ({ backend: declaration.name, fn })));
     // A declaration whose priorities close a cycle is refused here, not at the first call.
-    sortBackends([...this.#backends.values(), backend]);
+    sortBackends([...this.#backends.values(), backend], [], undefined, { set: this.name });
     this.#backends.set(declaration.name, backend);
     realmBackends().add(declaration.name);
     this.version++;

@@ -276,6 +276,9 @@ export function unknownFunctions(
     "ERR_DISPATCH_UNKNOWN_FUNCTION",
     `${set} has no dispatchable function named so: ${list.join("; ")}. Its functions: ${[...known].join(", ")}. ` +
       "To fix: key the implementation by the function's name (or, for a function defined later, define it before the set's first call).",
-    { details: { set, typos } },
+    // One typo's backend and function are named as every other error names them; several are in `typos`.
+    {
+      details: { set, typos, ...(typos.length === 1 ? { backend: typos[0]?.backend, function: typos[0]?.fn, near: typos[0]?.near } : {}) },
+    },
   );
 }

@@ -118,6 +118,13 @@ export function plan(
         continue;
       }
       const impl = b.implementation(op);
+      // Through a wrapper, a blocked or disabled backend's code would still run.
+      const wrapped = impl === undefined ? undefined : wrappedBackends.get(impl);
+      const barred = wrapped === undefined ? undefined : control.blocked.get(wrapped);
+      if (barred !== undefined) {
+        skipped.push({ backend: b.name, reason: `wraps ${wrapped}, which is ${barred}` });
+        continue;
+      }
       const refusal = impl === undefined ? lacking(b, fn, control.order) : accepts(b);
       if (refusal !== undefined) skipped.push({ backend: b.name, reason: refusal });
       else candidates.push({ backend: b.name, impl: impl as Implementation });

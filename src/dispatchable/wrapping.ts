@@ -155,8 +155,19 @@ export function wrappingImplementations(
           details: { backend, wraps: wraps.backend, function: fn, phase, ...(at.index === undefined ? {} : { argument: at.index }) },
         },
       );
+    // Both loaded before anything runs: a lazy one that cannot load is the called function's error, not the implementation's after it ran.
+    const load = (phase: "convert" | "restore"): Fn => {
+      try {
+        return realImpl(wraps[phase]) as Fn;
+      } catch (error) {
+        if (!(error instanceof DispatchHookError)) throw error;
+        const message = `Backend ${JSON.stringify(backend)} wraps ${JSON.stringify(wraps.backend)}, but its ${phase} for ${fn}() could not be loaded: ${error.message}`;
+        throw new DispatchHookError(error.code, message, { cause: error, details: { backend, wraps: wraps.backend, function: fn, phase } });
+      }
+    };
     const wrapper = function (this: unknown, context: CallContext, ...args: unknown[]) {
-      const convert = realImpl(wraps.convert) as Fn;
+      const convert = load("convert");
+      const restore = load("restore");
       const into = (value: unknown, index: number | undefined): unknown => {
         try {
           return convert(value, context);
@@ -179,7 +190,7 @@ export function wrappingImplementations(
       const result = real.usesContext === true ? (real as Fn).call(this, inner, ...converted) : (real as Fn).apply(this, converted);
       if (passedOn !== undefined && result === passedOn.value) return result;
       try {
-        return (realImpl(wraps.restore) as Fn)(result, context);
+        return restore(result, context);
       } catch (error) {
         throw fail("restore", error, { result });
       }

@@ -46,6 +46,33 @@ describe("sortBackends", () => {
     }
   });
 
+  it("a cycle names the set, the function and the variable it comes from, and fixes the variable where only its pairs form it (it named none, and said <PREFIX>_SET_ORDER)", () => {
+    const site = { set: "ml-ops", fn: "pool", variable: "ML_OPS_SET_ORDER" };
+    const fromTheVariable = [
+      ["a", "b"],
+      ["b", "a"],
+    ] as const;
+    expect(() => sortBackends([b("a"), b("b")], fromTheVariable, site.variable, site)).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_PRIORITY_CYCLE",
+        message: expect.stringMatching(
+          /^pool\(\): the priorities of backends a, b of ml-ops form a cycle: .* To fix: correct ML_OPS_SET_ORDER: keep one of a>b, b>a\.$/,
+        ),
+        details: expect.objectContaining({ set: "ml-ops", function: "pool", variable: "ML_OPS_SET_ORDER" }),
+      }),
+    );
+    // Declared constraints alone: the variable is the way out, and no detail names it.
+    let declared: unknown;
+    try {
+      sortBackends([b("a", ["b"]), b("b", ["a"])], [], site.variable, site);
+    } catch (error) {
+      declared = error;
+    }
+    expect((declared as Error).message).toContain("or order the backends explicitly with ML_OPS_SET_ORDER");
+    expect((declared as Error).message).not.toContain("<PREFIX>");
+    expect((declared as { details: object }).details).not.toHaveProperty("variable");
+  });
+
   it("prioritize() moves names to the front in their own order", () => {
     expect(prioritize(["a", "b", "c", "d"], ["c", "a", "ghost"])).toEqual(["c", "a", "b", "d"]);
   });

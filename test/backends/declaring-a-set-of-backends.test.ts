@@ -326,6 +326,11 @@ describe("typos found early", () => {
       code: "ERR_DISPATCH_UNKNOWN_FUNCTION",
       details: expect.objectContaining({ set: "register-details", backend: "fast", function: "totl" }),
     });
+    // declare() names them the same way (its details had only `typos`).
+    expect(errorOf(() => set.declare({ name: "slow", primaryTypes: [Arr], implementations: { totl: () => 3 } }))).toEqual({
+      code: "ERR_DISPATCH_UNKNOWN_FUNCTION",
+      details: expect.objectContaining({ set: "register-details", backend: "slow", function: "totl", near: "total" }),
+    });
     expect(errorOf(() => set.register("a b", "total", () => 2))).toEqual({
       code: "ERR_DISPATCH_INVALID_BACKEND",
       details: { set: "register-details", backend: "a b" },

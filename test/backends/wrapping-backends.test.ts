@@ -4,6 +4,8 @@ import { dispatchable } from "../../src/dispatchable/dispatchable.js";
 import { backendOptions, type TraceEntry } from "../../src/dispatchable/options-scope.js";
 import { referenceCheck } from "../../src/dispatchable/reference-check.js";
 import type { CallContext } from "../../src/index.js";
+import { thrown } from "../helpers.js";
+import { makeTree } from "../integration/fixture.js";
 
 describe("wrapping backends", () => {
   class Nd {
@@ -229,5 +231,36 @@ describe("wrapping backends", () => {
     } finally {
       warn.mockRestore();
     }
+  });
+
+  it("a lazy convert or restore that cannot load is ERR_DISPATCH_IMPL_LOAD naming the called function, before the wrapped implementation runs", () => {
+    const dir = makeTree({ "impl.cjs": "exports.restore = (r) => r;\n" });
+    const base = `file://${dir}/`;
+    let ran = 0;
+    const backends = createBackends({ name: "lazy-wrapping", discover: false, env: {} });
+    backends.declare({ name: "inner", primaryTypes: [Jax], implementations: { add: () => ++ran } });
+    backends.declare({
+      name: "gone",
+      primaryTypes: [Nd],
+      base,
+      wraps: { backend: "inner", convert: "./nope.cjs#convert", restore: "./impl.cjs#restore" },
+    });
+    backends.declare({
+      name: "typo",
+      primaryTypes: [Number],
+      base,
+      wraps: { backend: "inner", convert: (v) => v, restore: "./impl.cjs#restor" },
+    });
+    const add = dispatchable((x: unknown) => "default", { name: "add", args: ["x"], backends });
+    // Before: the convert's error named "wraps.convert"; the restore's was ERR_DISPATCH_CONVERT, after the implementation ran.
+    for (const [value, phase, backend] of [
+      [new Nd([1]), "convert", "gone"],
+      [1, "restore", "typo"],
+    ] as const) {
+      const error = thrown(() => add(value));
+      expect(error).toMatchObject({ code: "ERR_DISPATCH_IMPL_LOAD", details: { backend, wraps: "inner", function: "add", phase } });
+      expect((error as Error).message).toContain(`its ${phase} for add() could not be loaded`);
+    }
+    expect(ran).toBe(0);
   });
 });

@@ -103,6 +103,41 @@ describe("a context's and a trace's type names (real process)", () => {
   }
 });
 
+// A backend that wraps a blocked or disabled one would run that backend's code: it is skipped, and the trace says why.
+const barred = `
+import { backendOptions, createBackends, dispatchable } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
+class N {}
+class G {}
+const set = createBackends({ name: "barred", envPrefix: "BARRED" });
+set.declare({ name: "num", primaryTypes: [N], implementations: { f: () => "num's code" } });
+set.declare({ name: "gpu", primaryTypes: [G], wraps: { backend: "num", convert: (v) => (v instanceof G ? new N() : v), restore: (r) => r } });
+const f = dispatchable(function f(x) { return "default"; }, { args: ["x"], backends: set });
+const trace = [];
+const plain = backendOptions({ trace }, () => [f(new G()), f(new G())]);
+const disabled = backendOptions({ disable: ["num"], trace }, () => [f(new G()), f(new G())]);
+console.log(JSON.stringify({ plain, disabled, reasons: trace.map((t) => t.skipped.find((s) => s.backend === "gpu")?.reason ?? t.ran) }));
+`;
+
+describe("a backend that wraps a blocked or disabled one (real process)", () => {
+  for (const flags of [[], ["--disallow-code-generation-from-strings"]]) {
+    it(`is skipped, and never runs the blocked backend's code${flags.length ? " (no code generation)" : ""}`, async () => {
+      const dir = makeTree({ "main.mjs": barred });
+      const open = await run(dir, [...flags, "main.mjs"]);
+      expect(open.stderr).toBe("");
+      expect(lastJson(open.stdout)).toEqual({
+        plain: ["num's code", "num's code"],
+        disabled: ["default", "default"],
+        reasons: ["gpu", "gpu", "wraps num, which is disabled by backendOptions()", "wraps num, which is disabled by backendOptions()"],
+      });
+      const blocked = await run(dir, [...flags, "main.mjs"], { BARRED_BLOCK: "num" });
+      expect(lastJson(blocked.stdout)).toMatchObject({
+        plain: ["default", "default"],
+        reasons: expect.arrayContaining(["wraps num, which is blocked by BARRED_BLOCK"]),
+      });
+    });
+  }
+});
+
 describe("scopes entered in a long synchronous loop (real process)", () => {
   it("1,000,000 backendOptions() calls keep nothing per call until the event loop turns", async () => {
     const dir = makeTree({});
@@ -159,7 +194,7 @@ describe(`a named type defined in a TypeScript module (real process, Node ${node
             "}",
           ].join("\n"),
           "main.mjs": `
-import { createBackends, dispatchable } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
+import { createBackends, dispatchable } from $JSON.stringify(join(repoRoot, "dist/index.js"));
 const set = createBackends({ name: "ts-types", discover: false });
 set.declare({ name: "ts", primaryTypes: ["./src/ts-array.ts#TsArray"], implementations: { size: (x) => "ts " + x.size } });
 const size = dispatchable(function size(x) { return "default"; }, { args: ["x"], backends: set });
