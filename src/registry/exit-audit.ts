@@ -71,7 +71,8 @@ function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): Au
   // framework announced one) and no host adapter serves the thread, one a registration waits for: not
   // one a framework made up front and left.
   const waiting = new Set(report.registrations.filter((r) => r.state === "pending").map((r) => r.backend));
-  const unserved = hostAdapters().size === 0 && !report.backends.some((b) => b.loaded);
+  // A backend set's backends ("fast [ml]": names have no spaces otherwise) are no framework's tables.
+  const unserved = hostAdapters().size === 0 && !report.backends.some((b) => b.loaded && !b.backend.includes(" "));
   const tables = unannounced().filter((t) => inRun || t.used || (unserved && waiting.has(t.backend)));
   if (hub().hasLoader() || tables.length === 0) return report;
   const made = inRun ? "made" : tables.some((t) => t.used) ? "used" : "made, with registrations waiting for them";

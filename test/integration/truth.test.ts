@@ -634,6 +634,17 @@ describe("8. a backend's Dispatcher that never reached dispatch-hook", () => {
     expect(result.stderr).toContain("backends: numba made, never reached dispatch-hook");
     expect(result.stderr).not.toContain("never loaded");
     expect(result.code).toBe(1);
+    // A backend set's own tables are no framework table reaching dispatch-hook: they hid it.
+    const withSet = [
+      'const { createBackends, dispatchable } = await import("dispatch-hook");',
+      'const set = createBackends({ name: "mylib", discover: false });',
+      'set.declare({ name: "fast", primaryTypes: [Float32Array], implementations: { pool: () => "fast pool" } });',
+      'dispatchable((x) => "reference", { name: "pool", args: ["x"], backends: set })(new Float32Array(1));',
+      untouched,
+    ].join("\n");
+    const beside = await run(makeTree({ ...frameworkEsm, ...plugin("tensorlab", true), "main.mjs": withSet }), ["main.mjs"], strict);
+    expect(beside.stderr).toContain("tables of numba were made, with registrations waiting for them");
+    expect(beside.code).toBe(1);
   });
 
   it("with no loader, where the framework announces its tables itself: a registration waiting for a backend the app never initialised passes strict", async () => {
