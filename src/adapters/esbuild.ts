@@ -9,6 +9,7 @@
 import type { Plugin } from "esbuild";
 import { path } from "../builtins.js";
 import type { MarkerKind } from "../hooks/facade.js";
+import { builtByDefine } from "../host-adapters.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
 export type { AdapterOptions } from "./adapter-core.js";
@@ -35,6 +36,8 @@ export function dispatchHook(options: AdapterOptions = {}): Plugin {
     name: "dispatch-hook",
     setup(build) {
       const core = createAdapterCore({ root: build.initialOptions.absWorkingDir ?? process.cwd(), ...options }, "dispatch-hook/esbuild");
+      // The bundle tells the audit that a host adapter built it (host-adapters.ts), before any of its modules load.
+      build.initialOptions.define = { ...build.initialOptions.define, [builtByDefine]: JSON.stringify("dispatch-hook/esbuild") };
       // With splitting, a registration module the app imports too goes to a shared chunk, which
       // esbuild evaluates before the chunk of the facade that imports it: outside its window, before
       // the table. Required from its done marker, it is a lazy module that runs where the marker runs.

@@ -113,16 +113,22 @@ export function priorityTypos(set: string, backends: ReadonlyMap<string, Ordered
 }
 
 function cycleError(left: readonly string[], edges: readonly Edge[], site: OrderSite): DispatchHookError {
-  const inCycle = new Set(left);
-  const involved = edges.filter((e) => inCycle.has(e.before) && inCycle.has(e.after));
+  // The cycle's own edges: each backend of the walk comes before the one that led to it, and the first before the last.
+  const links = left.map((after, i) => [left[(i + 1) % left.length], after] as const);
+  const involved = edges.filter((e) => links.some(([before, after]) => e.before === before && e.after === after));
   const variable = site.variable ?? "the <PREFIX>_SET_ORDER variable";
-  // Two pairs of the explicit order that contradict each other: only the variable can be corrected.
-  const fix = involved.every((e) => e.explicit === true)
-    ? `correct ${variable}: keep one of ${involved.map((e) => `${e.before}>${e.after}`).join(", ")}`
-    : `drop one of these constraints (for example ${involved[0]?.source ?? "one of them"}), or order the backends explicitly with ${variable}`;
+  // A link the explicit order asks for stays whatever is declared: only a link it does not ask for can be dropped.
+  const explicit = (e: Edge) => involved.some((x) => x.explicit === true && x.before === e.before && x.after === e.after);
+  const droppable = involved.find((e) => !explicit(e));
+  const pairs = [...new Set(involved.filter(explicit).map((e) => `${e.before}>${e.after}`))].join(", ");
+  const fix =
+    droppable === undefined
+      ? `correct ${variable}: drop one of ${pairs}`
+      : `drop one of these constraints (for example ${droppable.source}), or order the backends explicitly with ${variable}`;
+  const what = `priorities of backends ${left.join(", ")}${site.set === undefined ? "" : ` of ${site.set}`} form a cycle`;
   return new DispatchHookError(
     "ERR_DISPATCH_PRIORITY_CYCLE",
-    `${site.fn === undefined ? "" : `${site.fn}(): `}the priorities of backends ${left.join(", ")}${site.set === undefined ? "" : ` of ${site.set}`} form a cycle: ${involved.map((e) => e.source).join("; ")}. To fix: ${fix}.`,
+    `${site.fn === undefined ? `The ${what}` : `${site.fn}(): the ${what}`}: ${involved.map((e) => e.source).join("; ")}. To fix: ${fix}.`,
     {
       details: {
         backends: left,

@@ -61,6 +61,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   readonly #functions = new Map<string, FunctionInfo>();
   readonly #definitions = new Map<string, { readonly source: string; readonly args: string }>();
   readonly #control: ReturnType<typeof setControl>;
+  readonly #orderVariable: string;
   readonly #discover: boolean | string;
   #discovered = false;
   readonly #eager: boolean;
@@ -75,6 +76,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.name = read.name;
     const prefix = read.envPrefix ?? read.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
     this.#control = setControl(read.name, prefix, read.env ?? process.env);
+    this.#orderVariable = `${prefix}_SET_ORDER`;
     this.#discover = discover;
     this.#eager = read.checkImplementations === "eager";
     // A namespace of its own (its tables never meet a framework's); call sites recorded while an audit runs.
@@ -187,7 +189,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     at.function = undefined;
     this.#checkNames(impls.map(([fn]) => ({ backend: declaration.name, fn })));
     // A declaration whose priorities close a cycle is refused here, not at the first call.
-    sortBackends([...this.#backends.values(), backend], [], undefined, { set: this.name });
+    sortBackends([...this.#backends.values(), backend], [], undefined, { set: this.name, variable: this.#orderVariable });
     this.#backends.set(declaration.name, backend);
     realmBackends().add(declaration.name);
     this.version++;

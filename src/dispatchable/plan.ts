@@ -8,7 +8,17 @@ import { DispatchHookError } from "../registry/errors.js";
 import { type CallContext, contextValues, type Fn, type Implementation, type OwnContext, realImpl } from "./impl-table.js";
 import type { Scope, TraceEntry } from "./options-scope.js";
 import { type Claim, classesOf, type TypeSet, typeName } from "./type-match.js";
-import { wrappedBackends } from "./wrapping.js";
+import { wrappedBackends, wrappedImplementations } from "./wrapping.js";
+
+/** Why an implementation may not run: it wraps, at some depth, a blocked or disabled backend's. */
+function blockedThrough(impl: Implementation | undefined, blocked: ReadonlyMap<string, string>): string | undefined {
+  for (let f: Implementation | undefined = impl; f !== undefined; f = wrappedImplementations.get(f)) {
+    const wrapped = wrappedBackends.get(f);
+    const why = wrapped === undefined ? undefined : blocked.get(wrapped);
+    if (why !== undefined) return `wraps ${wrapped}, which is ${why}`;
+  }
+  return undefined;
+}
 
 export interface PlanBackend {
   readonly name: string;
@@ -118,11 +128,10 @@ export function plan(
         continue;
       }
       const impl = b.implementation(op);
-      // Through a wrapper, a blocked or disabled backend's code would still run.
-      const wrapped = impl === undefined ? undefined : wrappedBackends.get(impl);
-      const barred = wrapped === undefined ? undefined : control.blocked.get(wrapped);
+      // Through a wrapper (of a wrapper), a blocked or disabled backend's code would still run.
+      const barred = blockedThrough(impl, control.blocked);
       if (barred !== undefined) {
-        skipped.push({ backend: b.name, reason: `wraps ${wrapped}, which is ${barred}` });
+        skipped.push({ backend: b.name, reason: barred });
         continue;
       }
       const refusal = impl === undefined ? lacking(b, fn, control.order) : accepts(b);

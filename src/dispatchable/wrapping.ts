@@ -30,6 +30,8 @@ export interface Wraps {
 
 /** Wrappers, and the backend each one wraps: for the trace. */
 export const wrappedBackends = new WeakMap<Function, string>();
+/** The implementation a wrapper runs: itself a wrapper where a backend wraps one that wraps another. */
+export const wrappedImplementations = new WeakMap<Function, Implementation>();
 
 /**
  * What to say of a backend that wraps one the set does not declare, once the set knows its backends
@@ -197,6 +199,7 @@ export function wrappingImplementations(
     };
     Object.defineProperty(wrapper, "name", { value: `${fn} (wraps ${wraps.backend})` });
     wrappedBackends.set(wrapper, wraps.backend);
+    wrappedImplementations.set(wrapper, impl);
     const wrapping = Object.assign(wrapper, { usesContext: true }) as unknown as Implementation;
     made.set(op, { inner: impl, wrapper: wrapping });
     return wrapping;

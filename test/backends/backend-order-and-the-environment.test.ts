@@ -56,7 +56,7 @@ describe("sortBackends", () => {
       expect.objectContaining({
         code: "ERR_DISPATCH_PRIORITY_CYCLE",
         message: expect.stringMatching(
-          /^pool\(\): the priorities of backends a, b of ml-ops form a cycle: .* To fix: correct ML_OPS_SET_ORDER: keep one of a>b, b>a\.$/,
+          /^pool\(\): the priorities of backends a, b of ml-ops form a cycle: .* To fix: correct ML_OPS_SET_ORDER: drop one of a>b, b>a\.$/,
         ),
         details: expect.objectContaining({ set: "ml-ops", function: "pool", variable: "ML_OPS_SET_ORDER" }),
       }),
@@ -71,6 +71,21 @@ describe("sortBackends", () => {
     expect((declared as Error).message).toContain("or order the backends explicitly with ML_OPS_SET_ORDER");
     expect((declared as Error).message).not.toContain("<PREFIX>");
     expect((declared as { details: object }).details).not.toHaveProperty("variable");
+    // A declared constraint the variable repeats cannot break the cycle: the variable must change.
+    // Only the cycle's own links are named (c higherPriorityThan d is no part of it).
+    const threeWay = [
+      ["a", "b"],
+      ["b", "c"],
+      ["c", "a"],
+    ] as const;
+    let repeated: unknown;
+    try {
+      sortBackends([b("a"), b("b", ["c"]), b("c", ["d"]), b("d")], threeWay, site.variable, site);
+    } catch (error) {
+      repeated = error;
+    }
+    expect((repeated as Error).message).toContain("To fix: correct ML_OPS_SET_ORDER: drop one of");
+    expect((repeated as Error).message).not.toContain("c higherPriorityThan d");
   });
 
   it("prioritize() moves names to the front in their own order", () => {

@@ -103,7 +103,7 @@ describe("a context's and a trace's type names (real process)", () => {
   }
 });
 
-// A backend that wraps a blocked or disabled one would run that backend's code: it is skipped, and the trace says why.
+// A backend that wraps a blocked or disabled one (or wraps one that wraps it) would run that backend's code: it is skipped, and the trace says why.
 const barred = `
 import { backendOptions, createBackends, dispatchable } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
 class N {}
@@ -111,11 +111,14 @@ class G {}
 const set = createBackends({ name: "barred", envPrefix: "BARRED" });
 set.declare({ name: "num", primaryTypes: [N], implementations: { f: () => "num's code" } });
 set.declare({ name: "gpu", primaryTypes: [G], wraps: { backend: "num", convert: (v) => (v instanceof G ? new N() : v), restore: (r) => r } });
+class C {}
+set.declare({ name: "cp", primaryTypes: [C], wraps: { backend: "gpu", convert: (v) => (v instanceof C ? new G() : v), restore: (r) => r } });
 const f = dispatchable(function f(x) { return "default"; }, { args: ["x"], backends: set });
 const trace = [];
-const plain = backendOptions({ trace }, () => [f(new G()), f(new G())]);
-const disabled = backendOptions({ disable: ["num"], trace }, () => [f(new G()), f(new G())]);
-console.log(JSON.stringify({ plain, disabled, reasons: trace.map((t) => t.skipped.find((s) => s.backend === "gpu")?.reason ?? t.ran) }));
+const plain = backendOptions({ trace }, () => [f(new G()), f(new C())]);
+const disabled = backendOptions({ disable: ["num"], trace }, () => [f(new G()), f(new C())]);
+const reason = (t) => (t.ran === "default" ? t.skipped.filter((s) => s.reason.startsWith("wraps")).map((s) => s.backend + ": " + s.reason).join("; ") : t.ran);
+console.log(JSON.stringify({ plain, disabled, reasons: trace.map(reason) }));
 `;
 
 describe("a backend that wraps a blocked or disabled one (real process)", () => {
@@ -127,12 +130,19 @@ describe("a backend that wraps a blocked or disabled one (real process)", () => 
       expect(lastJson(open.stdout)).toEqual({
         plain: ["num's code", "num's code"],
         disabled: ["default", "default"],
-        reasons: ["gpu", "gpu", "wraps num, which is disabled by backendOptions()", "wraps num, which is disabled by backendOptions()"],
+        reasons: [
+          "gpu",
+          "cp",
+          "gpu: wraps num, which is disabled by backendOptions(); cp: wraps num, which is disabled by backendOptions()",
+          "gpu: wraps num, which is disabled by backendOptions(); cp: wraps num, which is disabled by backendOptions()",
+        ],
       });
       const blocked = await run(dir, [...flags, "main.mjs"], { BARRED_BLOCK: "num" });
       expect(lastJson(blocked.stdout)).toMatchObject({
         plain: ["default", "default"],
-        reasons: expect.arrayContaining(["wraps num, which is blocked by BARRED_BLOCK"]),
+        reasons: expect.arrayContaining([
+          "gpu: wraps num, which is blocked by BARRED_BLOCK; cp: wraps num, which is blocked by BARRED_BLOCK",
+        ]),
       });
     });
   }

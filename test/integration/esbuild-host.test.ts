@@ -119,6 +119,46 @@ describe("dispatch-hook/esbuild", () => {
     });
   }
 
+  it("a bundle the plugin built is served by a host adapter: tables made up front, none loaded, a registration waiting, and strict passes (it failed, saying no loader was installed); without the plugin it fails", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/esbuild": { symlink: join(repoRoot, "node_modules/esbuild") },
+      "node_modules/tensorkit/package.json": JSON.stringify({
+        name: "tensorkit",
+        type: "module",
+        exports: { ".": "./index.js", "./*": "./*" },
+        dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: "table" } } },
+      }),
+      "node_modules/tensorkit/index.js":
+        'import { Dispatcher } from "dispatch-hook";\nexport const tables = { cpu: new Dispatcher({ name: "cpu table", backend: "cpu" }) };\n',
+      "node_modules/tensorkit/backends/cpu.js": 'import { tables } from "../index.js";\nexport const table = tables.cpu;\n',
+      "node_modules/kit-ops/package.json": JSON.stringify({ name: "kit-ops", type: "module", exports: { ".": "./index.js" } }),
+      "node_modules/kit-ops/index.js":
+        'import { register } from "dispatch-hook";\nexport class Conv {}\nregister("cpu", Conv, () => "conv on cpu");\n',
+      "package.json": JSON.stringify({
+        name: "app",
+        type: "module",
+        dependencies: { tensorkit: "*", "kit-ops": "*", "dispatch-hook": "*" },
+      }),
+      "main.mjs":
+        'import { tables } from "tensorkit";\nimport { Conv } from "kit-ops";\nconsole.log(JSON.stringify({ tables: Object.keys(tables), conv: typeof Conv }));\n',
+      "build.mjs": [
+        'import { build } from "esbuild";',
+        'import { dispatchHook } from "dispatch-hook/esbuild";',
+        'await build({ entryPoints: ["main.mjs"], bundle: true, platform: "node", format: "esm", outfile: "out/main.js", logLevel: "error", plugins: process.env.WITHOUT_PLUGIN ? [] : [dispatchHook()] });',
+      ].join("\n"),
+    });
+    for (const withoutPlugin of [false, true]) {
+      const built = await run(dir, ["build.mjs"], withoutPlugin ? { WITHOUT_PLUGIN: "1" } : {});
+      expect(built.code).toBe(0);
+      const away = makeTree({ "package.json": JSON.stringify({ type: "module" }) });
+      cpSync(join(dir, "out"), away, { recursive: true });
+      const result = await run(away, [join(away, "main.js")], { NODE_OPTIONS: "", DISPATCH_HOOK_AUDIT: "strict" });
+      expect(lastJson(result.stdout)).toEqual({ tables: ["cpu"], conv: "function" });
+      expect(result.code, withoutPlugin ? "without the plugin" : "with the plugin").toBe(withoutPlugin ? 1 : 0);
+    }
+  });
+
   it("without the plugin, the same bundle misses, and its audit does not say ok", async () => {
     const { main } = await bundleAndRun(project(), { withoutPlugin: true });
     const summary = lastJson(main.stdout);
