@@ -60,8 +60,8 @@ export function createHooks(options: HookOptions) {
   // of a served URL finds Node's module map, a require() require.cache while it holds it: load() is not called again.
   const served = new Set<string>();
   const servedCommonjs = new Set<string>();
-  /** The URL last served as a facade (which imports the registration modules), by file: the instance whose modules run. */
-  const facades = new Map<string, string>();
+  /** Modules served as a facade (which imports the registration modules), by file: any instance (`?v=1`) counts. */
+  const facades = new Set<string>();
   const awaited = new Set<string>();
   let settled = false;
   /** Modules being built: a resolve() meanwhile (es-module-lexer's require, say) must not detach load(). */
@@ -137,7 +137,7 @@ export function createHooks(options: HookOptions) {
         report({ type: "failed", url: href, backend: plan.backend, message });
       }
       report({ type: "facade", url: href, backend: plan.backend });
-      facades.set(fileOf(href), href);
+      facades.add(fileOf(href));
       return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "module"), plan, lexed.hasDefault)) };
     }
     if (context.conditions?.includes("require") === true) {
@@ -160,7 +160,7 @@ export function createHooks(options: HookOptions) {
     // import() of a module that require() has loaded already: its epilogue ran them; Node hands out its exports.
     if (mode === "registerHooks" && requireCacheEntry(href)?.loaded === true) return result;
     report({ type: "facade", url: href, backend: plan.backend });
-    facades.set(fileOf(href), href);
+    facades.add(fileOf(href));
     return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "commonjs"), plan, true)) };
   };
 
@@ -203,11 +203,11 @@ export function createHooks(options: HookOptions) {
       if (plan === undefined) return result;
       resolvedFormats.set(href, result.format);
       const parent = context.parentURL;
-      // A registration module importing its own dispatch module while a facade of it waits for the module: import() of the
-      // facade would never settle, so it gets that facade's original (the instance it re-exports, evaluated by then).
-      const waiting = parent !== undefined && options.ran?.(parent) !== true ? facades.get(fileOf(href)) : undefined;
-      if (waiting !== undefined && plan.registrations.some((r) => r.url === parent))
-        return { url: awaitLoad(originalUrl(waiting), context), format: result.format, shortCircuit: true };
+      // A registration module importing its own dispatch module while a facade of it waits for the module: import() of a
+      // facade would never settle, so it gets the original of the instance it names (the one a facade of that URL re-exports).
+      const own = parent !== undefined && facades.has(fileOf(href)) && options.ran?.(parent) !== true;
+      if (own && plan.registrations.some((r) => r.url === parent))
+        return { url: awaitLoad(originalUrl(href), context), format: result.format, shortCircuit: true };
       awaitLoad(href, context);
       return result;
     } catch {

@@ -347,9 +347,11 @@ describe(`a registration module that awaits at top level keeps its window (Node 
     });
   }
 
-  for (const [label, { lines }] of Object.entries(loadsItsTable)) {
-    it(`a registration module that ${label}, where the app's first instance of the dispatch module is a ?v=1 one: no hang, and the entry lands in that instance`, async () => {
-      // Before: it hung; then the plain URL gave a second instance, whose table the plugin wrote while the app's missed.
+  // A write goes into the instance the registration module names (a plain import: the plain instance), as without the
+  // loader; a registration through the registry reaches every instance (truth.test.ts, 4b).
+  for (const [label, { lines }] of Object.entries(loadsItsTable).filter(([label]) => label.startsWith("registers"))) {
+    it(`a registration module that ${label}, where the app's first instance of the dispatch module is a ?v=1 one: no hang, and the registration lands in that instance`, async () => {
+      // Before: it hung (exit code 13).
       const dir = makeTree({
         ...tensorkit(),
         ...cpuPlugin("kit-ops", [...lines, ""].join("\n")),
