@@ -204,7 +204,7 @@ describe(`a named type defined in a TypeScript module (real process, Node ${node
             "}",
           ].join("\n"),
           "main.mjs": `
-import { createBackends, dispatchable } from $JSON.stringify(join(repoRoot, "dist/index.js"));
+import { createBackends, dispatchable } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
 const set = createBackends({ name: "ts-types", discover: false });
 set.declare({ name: "ts", primaryTypes: ["./src/ts-array.ts#TsArray"], implementations: { size: (x) => "ts " + x.size } });
 const size = dispatchable(function size(x) { return "default"; }, { args: ["x"], backends: set });
