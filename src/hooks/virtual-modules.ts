@@ -46,10 +46,10 @@ export function parseVirtual(href: string): VirtualModule | undefined {
   };
 }
 
-/** The URL a facade imports its original by: the module's URL, its query extended by our parameter. */
 /** A module URL without its query and hash: the file every instance of the module is made from. */
-export const fileOf = (href: string): string => href.replace(/[?#].*$/s, "");
+export const fileOf = (href: string): string => split(href)[0];
 
+/** The URL a facade imports its original by: the module's URL, its query extended by our parameter. */
 export function originalUrl(href: string): string {
   const [base, rest] = split(href);
   const hash = rest.indexOf("#");

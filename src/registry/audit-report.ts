@@ -29,8 +29,7 @@ export interface ThreadFacts {
   readonly asserted?: ReadonlySet<string>;
   /** Dispatch modules whose declared export holds no table: no registration could land there. */
   readonly unusable?: ReadonlyArray<{ readonly backend: string; readonly message: string }>;
-  /** Dispatchers made with a backend that never reached dispatch-hook: nothing announced them, no registry was given them. */
-  /** Dispatchers made with a backend that never reached dispatch-hook; `used`: the program looked up in or read one. */
+  /** Dispatchers made with a backend that never reached dispatch-hook (nothing announced them, no registry was given them); `used`: the program looked up in or read one. */
   readonly unannounced?: ReadonlyArray<{ readonly backend: string; readonly name: string; readonly used?: boolean }>;
 }
 

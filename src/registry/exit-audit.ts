@@ -67,6 +67,7 @@ export interface AuditAtExitOptions {
  * registered into it cannot be known without the loader's reading of the declarations.
  */
 function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): AuditReport {
+  if (hub().hasLoader()) return report;
   // Outside a run, a table the program used, or, where no table reached dispatch-hook at all (no
   // framework announced one) and no host adapter serves the thread, one a registration waits for: not
   // one a framework made up front and left.
@@ -74,7 +75,7 @@ function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): Au
   // A backend set's backends ("fast [ml]": names have no spaces otherwise) are no framework's tables.
   const unserved = hostAdapters().size === 0 && !report.backends.some((b) => b.loaded && !b.backend.includes(" "));
   const tables = unannounced().filter((t) => inRun || t.used || (unserved && waiting.has(t.backend)));
-  if (hub().hasLoader() || tables.length === 0) return report;
+  if (tables.length === 0) return report;
   const made = inRun ? "made" : tables.some((t) => t.used) ? "used" : "made, with registrations waiting for them";
   const where = workerThreads().isMainThread ? "process" : "worker thread";
   const names = [...new Set(tables.map((t) => t.backend))].sort().join(", ");

@@ -5,7 +5,7 @@
  */
 import { crypto, fs, os, path, workerThreads } from "../builtins.js";
 import { hub } from "../hub.js";
-import type { AuditReport, Problem } from "./audit-events.js";
+import type { AuditReport } from "./audit-events.js";
 
 export const runDirVariable = "DISPATCH_HOOK_AUDIT_DIR";
 export const recordFormat = "dispatch-hook/audit-record";

@@ -28,8 +28,8 @@ export function held(table: Table, opType: Class): Impl | undefined {
 
 /**
  * Made each time the audit is read: an applied registration whose entry a table no longer holds,
- * overridden by a newer registration of another registry, or replaced or removed by code that went around the registry (a framework filling its defaults late,
- * an unregister()). A table that gave back something else than the implementation right after the
+ * overridden by a newer registration of another registry (`overridden`), or replaced or removed by
+ * code that went around the registry (`displaced`: a framework filling its defaults late, an unregister()). A table that gave back something else than the implementation right after the
  * write (it wraps, memoizes or binds it) can say only that the entry is gone; one that gave back
  * nothing cannot say anything, and is not asked.
  */
