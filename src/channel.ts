@@ -206,10 +206,44 @@ function warnOnce(code: string, message: string): void {
   warned.add(code);
 }
 
+/** Every method a copy calls on the hub: an answer lacking one would fail later, in the middle of a registration. */
+const hubMethods = [
+  "announce",
+  "allTables",
+  "join",
+  "listen",
+  "hold",
+  "leave",
+  "members",
+  "addLoader",
+  "loaders",
+  "hasLoader",
+  "miss",
+  "wrote",
+  "openWindow",
+  "enterWindow",
+  "settleWindow",
+  "window",
+  "currentWindow",
+  "windows",
+  "claimExit",
+  "shared",
+  "refuse",
+  "refusals",
+] as const satisfies ReadonlyArray<keyof HubApi>;
+
 function isHub(value: unknown): value is HubApi {
-  if (typeof value !== "object" || value === null) return false;
-  const hub = value as Partial<HubApi>;
-  return Array.isArray(hub.versions) && hub.versions.some((v) => hubAccepts.includes(v)) && typeof hub.announce === "function";
+  try {
+    if (typeof value !== "object" || value === null) return false;
+    const hub = value as Partial<HubApi>;
+    return (
+      Array.isArray(hub.versions) &&
+      hub.versions.some((v) => hubAccepts.includes(v)) &&
+      hubMethods.every((m) => typeof hub[m] === "function")
+    );
+  } catch {
+    return false; // a getter that throws: not ours
+  }
 }
 
 function answer(message: unknown, hub: HubApi, realm: object): void {
@@ -229,8 +263,8 @@ function answer(message: unknown, hub: HubApi, realm: object): void {
   if (!request.accepts.some((v) => hub.versions.includes(v))) {
     const note = `A copy of dispatch-hook that speaks hub version ${String(request.version)} (accepts ${JSON.stringify(request.accepts)}) asked for this thread's hub, which speaks ${JSON.stringify(hub.versions)}; it runs on a hub of its own, so its registries and tables do not meet this copy's, and this audit cannot see them. Install one version of dispatch-hook.`;
     hub.refuse(note);
-    request.refused = note;
     warnOnce("DISPATCH_HOOK_HUB_VERSION", note);
+    request.refused = note;
     return;
   }
   request.hub = hub;
@@ -271,7 +305,15 @@ export function connect(create: () => HubApi): HubApi {
   if (typeof request.refused === "string") hub.refuse(request.refused);
   for (const host of request.hosts ?? []) hub.shared<Set<string>>(hostsKey, () => new Set()).add(host);
   const realm = globalThis;
-  answering = (message) => answer(message, hub, realm);
+  answering = (message) => {
+    // A message that cannot be read or written (frozen, a getter that throws) is ignored: a subscriber's throw would be
+    // rethrown by diagnostics_channel as an uncaught exception, taking the app down.
+    try {
+      answer(message, hub, realm);
+    } catch {
+      warnOnce("DISPATCH_HOOK_HUB_HANDSHAKE", `A message on the ${hubChannelName} channel could not be read or answered; it was ignored.`);
+    }
+  };
   channel.subscribe(subscriber(answering));
   connected = hub;
   return hub;

@@ -278,3 +278,55 @@ describe("a plugin's nested copy of an unknown future version (accepts only [99]
     });
   }
 });
+
+/**
+ * Foreign messages on the hub channel, from a program or a tool that is not dispatch-hook. Written
+ * from a review: a frozen handshake or one whose fields throw killed the process (the subscriber's
+ * throw is rethrown by diagnostics_channel as an uncaught exception), and an answer with the right
+ * versions but none of the hub's methods was taken for the hub, so the next register() threw a
+ * TypeError with no code.
+ */
+describe("foreign messages on the hub channel", () => {
+  // A registration before the message (this copy's hub answers it) and one after; both must land.
+  const app = (publish: string) =>
+    [
+      'import dc from "node:diagnostics_channel";',
+      'const channel = dc.channel("dispatch-hook:hub");',
+      'const { register, announce, Dispatcher } = await import("dispatch-hook");',
+      "class Conv {}",
+      "class Pool {}",
+      "const registered = [];",
+      'const attempt = (op) => { try { registered.push(register("cpu", op, () => op.name)); } catch (error) { console.log(JSON.stringify({ threw: String(error.code ?? error.message) })); process.exit(3); } };',
+      publish.includes("subscribe") ? "" : "attempt(Conv);",
+      publish,
+      publish.includes("subscribe") ? "attempt(Conv);" : "",
+      "attempt(Pool);",
+      'const table = new Dispatcher({ name: "t", backend: "cpu" });',
+      'announce("cpu", table);',
+      "console.log(JSON.stringify({ landed: [table.has(Conv), table.has(Pool)], states: registered.map((r) => r.state) }));",
+      "",
+    ].join("\n");
+  const cases: Record<string, string> = {
+    "a frozen handshake of this version":
+      'channel.publish(Object.freeze({ kind: "dispatch-hook:hub", version: 1, accepts: [1], realm: globalThis }));',
+    "a frozen handshake of an unknown version":
+      'channel.publish(Object.freeze({ kind: "dispatch-hook:hub", version: 2, accepts: [2], realm: globalThis }));',
+    "a handshake whose kind is a getter that throws": 'channel.publish({ get kind() { throw new Error("no kind"); } });',
+    "an answer with the hub's versions but none of its methods, before any copy made the hub":
+      'channel.subscribe((message) => { if (message && message.kind === "dispatch-hook:hub") message.hub = { versions: [1], announce() {} }; });',
+  };
+  for (const [label, publish] of Object.entries(cases)) {
+    it(`${label}: the app runs on, a DISPATCH_HOOK_HUB_HANDSHAKE or _VERSION warning, and the registrations made before and after land`, async () => {
+      const dir = makeTree({
+        "node_modules/dispatch-hook": { symlink: "<repo>" },
+        "package.json": appJson({ type: "module", dependencies: { "dispatch-hook": "*" } }),
+        "main.mjs": app(publish),
+      });
+      const result = await run(dir, ["main.mjs"]);
+      expect(result.stderr).toMatch(/DISPATCH_HOOK_HUB_(HANDSHAKE|VERSION)/);
+      expect(result.stderr).not.toContain("TypeError");
+      expect(lastJson(result.stdout)).toEqual({ landed: [true, true], states: ["applied", "applied"] });
+      expect(result.code).toBe(0);
+    });
+  }
+});
