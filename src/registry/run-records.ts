@@ -280,6 +280,9 @@ export function asRecord(value: unknown): Parsed<ProcessRecord> {
   }
   if (record.version !== 1)
     return { ok: false, why: `it is a record of version ${String(record.version)}, which this version does not read` };
-  const valid = recordShape(record);
-  return valid ? { ok: true, value: record as ProcessRecord } : { ok: false, why: "it is a record with missing fields" };
+  if (!recordShape(record)) return { ok: false, why: "it is a record with missing fields" };
+  // An ok that its own problems contradict (an edit, a foreign writer): neither is believed.
+  const { ok, problems } = record.report as AuditReport;
+  if (ok && problems.length > 0) return { ok: false, why: `its report says ok beside ${problems.length} problem(s)` };
+  return { ok: true, value: record as ProcessRecord };
 }

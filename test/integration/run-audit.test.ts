@@ -253,6 +253,25 @@ describe("one audit over every process of a run", () => {
     expect(json.code).toBe(1);
   });
 
+  it("a record whose report says ok beside a problem is named unreadable, and the run fails, in text and in JSON alike", async () => {
+    const dir = makeTree(app);
+    expect((await audit(dir, ["--dir", "run", "--", "backend.mjs", "numba"])).code).toBe(0);
+    const runDir = join(dir, "run");
+    const [name] = readdirSync(runDir).filter((f) => f.endsWith(".json"));
+    const record = JSON.parse(readFileSync(join(runDir, name as string), "utf8"));
+    // Before: the row said "ok", the verdict "not ok: 1 problem(s) in 0 process(es)", and the exit code was 0 (--json: ok true).
+    record.report.ok = true;
+    record.report.problems = [{ kind: "missing", backend: "numba", op: "Conv", message: "Conv was expected on numba" }];
+    writeFileSync(join(runDir, name as string), JSON.stringify(record));
+    const text = await audit(dir, ["--dir", "run"]);
+    expect(text.stdout).toContain(`[unreadable] ${name} in the run directory: its report says ok beside 1 problem(s)`);
+    expect(text.stdout).not.toMatch(/^ok/m);
+    expect(text.code).toBe(1);
+    const json = await audit(dir, ["--dir", "run", "--json"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false });
+    expect(json.code).toBe(1);
+  });
+
   it("a run directory that cannot be written stops the command before it starts, naming the path", async () => {
     const dir = makeTree({
       ...app,
