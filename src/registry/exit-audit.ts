@@ -75,13 +75,20 @@ function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): Au
   // A backend set's backends ("fast [ml]": names have no spaces otherwise) are no framework's tables.
   const unserved = hostAdapters().size === 0 && !report.backends.some((b) => b.loaded && !b.backend.includes(" "));
   const tables = unannounced().filter((t) => inRun || t.used || (unserved && waiting.has(t.backend)));
-  if (tables.length === 0) return report;
+  // In a run, which gave every process the loader, registrations waiting in a thread that lost it: no table (a Map, say)
+  // could tell them it loaded, so nothing tells whether the backend loaded here and missed them.
+  const stranded = inRun && unserved && tables.length === 0 ? [...waiting].filter((b) => !b.includes(" ")) : [];
+  if (tables.length === 0 && stranded.length === 0) return report;
   const made = inRun ? "made" : tables.some((t) => t.used) ? "used" : "made, with registrations waiting for them";
   const where = workerThreads().isMainThread ? "process" : "worker thread";
-  const names = [...new Set(tables.map((t) => t.backend))].sort().join(", ");
+  const names = [...new Set([...tables.map((t) => t.backend), ...stranded])].sort().join(", ");
+  const fix =
+    "Start node with --import dispatch-hook/loader.mjs (keep it in NODE_OPTIONS when you set that for a child), or load the code through a host adapter (dispatch-hook/vite, /esbuild, /jest).";
   const message = joined
     ? `this ${where} started without the audit's environment: its parent replaced it (${where === "process" ? "a spawn or fork" : "a worker"} with env: { … }), so neither the run directory nor the loader in NODE_OPTIONS reached it, and its plugins' registration modules could not run. Pass the environment on (env: { ...process.env, … }).`
-    : `no dispatch-hook loader is installed in this ${where}, and tables of ${names} were ${made}: without it no plugin's registration module can run for them, and nothing can tell whether one should have. Start node with --import dispatch-hook/loader.mjs (keep it in NODE_OPTIONS when you set that for a child), or load the code through a host adapter (dispatch-hook/vite, /esbuild, /jest).`;
+    : stranded.length > 0
+      ? `no dispatch-hook loader is installed in this ${where} of the audited run, and registrations wait for ${names}: without it no table of ${names} can say that it loaded, so nothing tells whether one loaded here and missed them, and no plugin's registration module can run. ${fix}`
+      : `no dispatch-hook loader is installed in this ${where}, and tables of ${names} were ${made}: without it no plugin's registration module can run for them, and nothing can tell whether one should have. ${fix}`;
   return { ...report, ok: false, problems: [...report.problems, { kind: "no-loader", backend: "-", op: "-", id: undefined, message }] };
 }
 

@@ -90,6 +90,8 @@ describe("one audit over every process of a run", () => {
       ...app,
       "plain.mjs":
         'import { Dispatcher } from "dispatch-hook";\nconst show = new Dispatcher({ name: "show" });\nshow.register(Number, (n) => "show " + n);\nconsole.log(show.call(3));\n',
+      "map-child.mjs":
+        'import { register } from "dispatch-hook";\nclass Conv {}\nregister("mcpu", Conv, () => "conv");\nconst table = new Map();\nconsole.log("map child", table.has(Conv));\n',
       "stripped.mjs": [
         'import { execSync, spawnSync } from "node:child_process";',
         'import { Worker } from "node:worker_threads";',
@@ -100,6 +102,8 @@ describe("one audit over every process of a run", () => {
         'if (process.env.OPTIONS_CHILD) spawnSync(process.execPath, ["backend.mjs", "numba"], { stdio: "inherit", env: { ...process.env, NODE_OPTIONS: "--max-old-space-size=200" } });',
         // Through a shell: the child's parent is the shell, not this process.
         'if (process.env.SHELL_CHILD) execSync("node backend.mjs numba", { stdio: "inherit", env: { PATH: process.env.PATH } });',
+        // The loader replaced, in a child whose framework's table is a Map: nothing but a registration that waits says it needed one.
+        'if (process.env.MAP_CHILD) spawnSync(process.execPath, ["map-child.mjs"], { stdio: "inherit", env: { ...process.env, NODE_OPTIONS: "--max-old-space-size=200" } });',
         // A child that uses dispatch-hook only as singledispatch: nothing the loader would serve.
         'if (process.env.PLAIN_CHILD) spawnSync(process.execPath, ["plain.mjs"], { stdio: "inherit", env: { PATH: process.env.PATH } });',
         // The worker keeps the loader (execArgv), but not the run directory.
@@ -130,6 +134,15 @@ describe("one audit over every process of a run", () => {
     expect(options.stdout).toMatch(/1 problem\(s\)\s+backend\.mjs numba/);
     expect(options.stdout).toContain("no dispatch-hook loader is installed in this process, and tables of numba were made");
     expect(options.code).toBe(1);
+
+    // Before: ok, exit code 0 ("1 waits for mcpu, which never loaded"), while the child's Map never got Conv.
+    const map = await audit(dir, ["--", "node", "stripped.mjs"], { MAP_CHILD: "1" });
+    expect(map.stdout).toContain("map child false");
+    expect(map.stdout).toMatch(/1 problem\(s\)\s+map-child\.mjs/);
+    expect(map.stdout).toContain(
+      "no dispatch-hook loader is installed in this process of the audited run, and registrations wait for mcpu",
+    );
+    expect(map.code).toBe(1);
 
     const child = await audit(dir, ["--", "node", "stripped.mjs"], { CHILD: "1" });
     expect(child.stdout).toMatch(/1 problem\(s\)\s+backend\.mjs numba/);
