@@ -113,8 +113,22 @@ function run(command: string, args: readonly string[], io: Io, env: Record<strin
   return new Promise<{ code: number; text: string; pid: number } | { error: string }>((done) => {
     // The program's stdout goes to stderr while the JSON document owns stdout.
     const child = spawn(command, args, { cwd: io.cwd, env, stdio: ["inherit", json ? 2 : "inherit", "inherit"] });
-    child.on("error", (error) => done({ error: error.message }));
-    child.on("close", (status, signal) => done({ ...exitOf(status, signal), pid: child.pid ?? -1 }));
+    // A signal sent to the audit (a CI job cancelled, kill) goes to the program, as npm's scripts forward them: the audit
+    // then folds what was recorded and removes its run directory, instead of dying and leaving the program running.
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+    for (const signal of signals) process.on(signal, forward);
+    const stop = () => {
+      for (const signal of signals) process.removeListener(signal, forward);
+    };
+    child.on("error", (error) => {
+      stop();
+      done({ error: error.message });
+    });
+    child.on("close", (status, signal) => {
+      stop();
+      done({ ...exitOf(status, signal), pid: child.pid ?? -1 });
+    });
   });
 }
 

@@ -3,11 +3,12 @@
  * spawned and exec'd node processes, worker threads. Each writes its own record; the command folds
  * them, and a miss in any one of them fails the run.
  */
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RunAudit } from "../../src/hooks/run-fold.js";
-import { makeTree, repoRoot, run } from "./fixture.js";
+import { makeTree, nodeBinary, repoRoot, run } from "./fixture.js";
 import { frameworkEsm } from "./trees.js";
 
 const cli = join(repoRoot, "dist/bundle/cli.js");
@@ -265,6 +266,42 @@ describe("one audit over every process of a run", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false });
     expect(json.code).toBe(1);
   });
+
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    it(`${signal} sent to the audit reaches the program; the audit folds what was recorded, names the program's end, and removes its run directory`, async () => {
+      const dir = makeTree({
+        ...app,
+        "long.mjs": [
+          'import { writeFileSync } from "node:fs";',
+          'await import("tensorlab/link/numba/dispatch/basic.js");',
+          'writeFileSync("started.json", JSON.stringify({ pid: process.pid, dir: process.env.DISPATCH_HOOK_AUDIT_DIR }));',
+          "setTimeout(() => {}, 20_000);",
+          "",
+        ].join("\n"),
+      });
+      const child = spawn(nodeBinary, [cli, "audit", "--", "long.mjs"], { cwd: dir, env: { ...process.env, NODE_OPTIONS: "" } });
+      let stdout = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+      });
+      const closed = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
+      const startedFile = join(dir, "started.json");
+      for (let i = 0; i < 300 && !existsSync(startedFile); i++) await new Promise((done) => setTimeout(done, 50));
+      const started = JSON.parse(readFileSync(startedFile, "utf8")) as { pid: number; dir: string };
+      expect(existsSync(started.dir)).toBe(true);
+      child.kill(signal);
+      // Before: the audit died at once (143 or 130) with no report, the program ran on, and the run directory stayed.
+      const code = await closed;
+      const number = signal === "SIGTERM" ? 15 : 2;
+      expect(code).toBe(128 + number);
+      expect(stdout).toMatch(
+        new RegExp(`\\[no record\\] pid ${started.pid} \\(long\\.mjs\\) started, and wrote no audit record: it was killed by ${signal}`),
+      );
+      expect(stdout).not.toMatch(/^ok/m);
+      expect(() => process.kill(started.pid, 0)).toThrow();
+      expect(existsSync(started.dir)).toBe(false);
+    });
+  }
 
   it("a record whose report says ok beside a problem is named unreadable, and the run fails, in text and in JSON alike", async () => {
     const dir = makeTree(app);
