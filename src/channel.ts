@@ -104,6 +104,8 @@ export interface HubLoader {
   miss(miss: DispatchMiss): void;
   /** A registration module has finished in a window: later instances of its dispatch module need none. */
   ran?(registrationModule: string): void;
+  /** A watched module's table signalled: it finished evaluating (remembered after the table is collected). */
+  signalled?(module: string): void;
 }
 
 /** A window: one plugin's registration module evaluating for one dispatch module instance; what it registers is the plugin's. */

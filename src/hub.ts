@@ -95,6 +95,7 @@ class Hub implements HubApi {
     if (record.via === "hook" && this.#byModule.has(module)) this.#byExport.set(`${module}\0${record.exportName}`, record);
     else if (record.via === "hook") this.#byModule.set(module, record);
     this.#tableGone.register(target, record);
+    if (record.via === "hook") for (const loader of this.#loaders) loader.signalled?.(module);
     const told = notice(record, target);
     for (const listener of this.#listeners.get(slot) ?? []) {
       const member = listener.ref.deref();
@@ -148,8 +149,7 @@ class Hub implements HubApi {
   listen(member: HubMember, backend: string): TableNotice[] {
     const record = this.join(member);
     const slot = slotOf(member.namespace, backend);
-    const set = this.#listeners.get(slot) ?? new Set<MemberRecord>();
-    this.#listeners.set(slot, set);
+    const set = this.#listeners.get(slot) ?? this.#listeners.set(slot, new Set<MemberRecord>()).get(slot)!;
     if (!set.has(record)) {
       set.add(record);
       record.slots.push(slot);

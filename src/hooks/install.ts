@@ -54,7 +54,8 @@ function declarations(config: HookConfig): string[] {
 interface LoaderRecord {
   readonly mode: HookMode;
   /** Watched modules the hooks generated a facade for, or instrumented: URL → backend. */
-  readonly loaded: ReadonlyMap<string, string>;
+  /** null: the module signalled once (its table may have been collected since). */
+  readonly loaded: ReadonlyMap<string, string | null>;
   readonly failures: ReadonlyMap<string, LoaderFinding>;
   readonly matcher: Matcher;
   readonly unresolved: ReadonlyMap<string, string>;
@@ -73,7 +74,7 @@ export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
   );
   const out: LoaderFinding[] = [...record.failures.values()];
   for (const [href, backend] of record.loaded) {
-    if (signalled.has(href) || record.failures.has(href)) continue;
+    if (backend === null || signalled.has(href) || record.failures.has(href)) continue;
     const cause = record.unresolved.get(backend);
     out.push({
       backend,
@@ -177,7 +178,7 @@ export function install(options: InstallOptions = {}): Installation {
   };
   warnProblems();
 
-  const loaded = new Map<string, string>();
+  const loaded = new Map<string, string | null>();
   const failures = new Map<string, LoaderFinding>();
   /** Backend → that a plugin's registration module for it imports what does not resolve. */
   const unresolved = new Map<string, string>();
@@ -255,7 +256,12 @@ export function install(options: InstallOptions = {}): Installation {
         `${declaring.length === 0 ? `no discovered plugin declares a registration module for ${backend}` : `plugins with a registration module for ${backend}: ${declaring.join(", ")}`}.`,
     );
   };
-  const leave = hub().addLoader({ status, miss, ran: (module) => hooks.ran(module) });
+  // A module that signalled is never "loaded but never finished", though its table is collected (a require.cache reload).
+  const signalled = (module: string) => {
+    hooks.drain(); // off-thread, the hooks' word that they served it may still wait on the port
+    if (loaded.has(module)) loaded.set(module, null);
+  };
+  const leave = hub().addLoader({ status, miss, ran: (module) => hooks.ran(module), signalled });
 
   let disposed = false;
   const dispose = () => {
