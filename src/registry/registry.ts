@@ -8,6 +8,7 @@ import { captureCallSite, formatCallSite } from "./call-site.js";
 import type { Class, Impl } from "./dispatcher.js";
 import { DispatchHookError } from "./errors.js";
 import { auditRunning } from "./exit-audit.js";
+import { keepLog, keptKinds } from "./kept-log.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend, checkOptions } from "./options.js";
 import { Registration, type RegistrationHandle, type Table, type TableHandle } from "./registration.js";
@@ -21,8 +22,6 @@ import { copyDirectory, isDefault, registryName, registryReport, throwIfIncomple
 export type { HandleState, RegistrationHandle, TableHandle } from "./registration.js";
 export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
 
-/** Problems the audit must still report after everything else settled: they keep a registry held. */
-const stickyKinds: ReadonlySet<string> = new Set(["refused", "identity", "unseen-table", "stuck", "rejected", "declaration"]);
 /** Registration states that have not landed: a registry holding any is kept alive. */
 const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
 
@@ -50,7 +49,8 @@ export class Registry {
   #nextId = 0;
   #disposed = false;
   #unsettled = 0; // registrations not landed
-  #sticky = 0; // problems and expectations recorded; while either is > 0 the registry is held
+  #kept: HubMember | undefined; // its log in the thread's audit, once it recorded a problem or an expectation
+  readonly #keep: () => void;
 
   constructor(options: RegistryOptions = {}) {
     checkOptions(options, { callSites: "boolean", name: "string", namespace: "string" }, "createRegistry()");
@@ -59,9 +59,10 @@ export class Registry {
     Object.defineProperty(this, "audit", { value: log, enumerable: true, writable: false, configurable: false });
     this.#record = (event) => {
       record(event);
-      if (!stickyKinds.has(event.kind)) return;
-      this.#sticky++;
-      this.#hold();
+      if (keptKinds.has(event.kind)) this.#keep();
+    };
+    this.#keep = () => {
+      if (this.#kept === undefined && !this.#disposed) this.#kept = keepLog(this.#member, events); // it joined the hub already
     };
     const self = this;
     const own = (options.namespace ?? frameworkNamespace) !== frameworkNamespace; // a backend set's: see MissContext
@@ -133,8 +134,7 @@ export class Registry {
     checkExpectInput(backend, ops, source);
     this.#join();
     this.#writer.expect(backend, ops, source ?? formatCallSite(captureCallSite(this.expect)), hub().currentWindow() === undefined);
-    this.#sticky++;
-    this.#hold();
+    this.#keep();
   }
 
   /** @internal A backend set's fact: it knows its backends now ("backend-set"), or it refused a declaration of one ("declaration"). */
@@ -205,6 +205,7 @@ export class Registry {
     }
     this.#disposed = true;
     if (this.#joined) hub().leave(this.#member);
+    if (this.#kept !== undefined) hub().leave(this.#kept);
   }
 
   [Symbol.dispose](): void {
@@ -229,18 +230,17 @@ export class Registry {
   }
 
   #hold(): void {
-    const strong = this.#joined && !this.#disposed && this.#unsettled + this.#sticky > 0;
+    const strong = this.#joined && !this.#disposed && this.#unsettled > 0;
     if (strong === this.#held) return;
     this.#held = strong;
     hub().hold(this.#member, strong);
   }
 
   #setState(registration: Registration, next: RegistrationState): void {
-    const before = unsettledStates.has(registration.state);
+    const change = Number(unsettledStates.has(next)) - Number(unsettledStates.has(registration.state));
     registration.state = next;
-    const after = unsettledStates.has(next);
-    if (before !== after) {
-      this.#unsettled += after ? 1 : -1;
+    if (change !== 0) {
+      this.#unsettled += change;
       this.#hold();
     }
   }
