@@ -209,40 +209,17 @@ function warnOnce(code: string, message: string): void {
 }
 
 /** Every method a copy calls on the hub: an answer lacking one would fail later, in the middle of a registration. */
-const hubMethods = [
-  "announce",
-  "allTables",
-  "join",
-  "listen",
-  "hold",
-  "leave",
-  "members",
-  "addLoader",
-  "loaders",
-  "hasLoader",
-  "miss",
-  "wrote",
-  "openWindow",
-  "enterWindow",
-  "settleWindow",
-  "window",
-  "currentWindow",
-  "windows",
-  "claimExit",
-  "shared",
-  "refuse",
-  "refusals",
-] as const satisfies ReadonlyArray<keyof HubApi>;
+const hubMethods = (
+  "announce allTables join listen hold leave members addLoader loaders hasLoader miss wrote openWindow enterWindow " +
+  "settleWindow window currentWindow windows claimExit shared refuse refusals"
+).split(" ") as ReadonlyArray<keyof HubApi>;
 
 function isHub(value: unknown): value is HubApi {
   try {
     if (typeof value !== "object" || value === null) return false;
     const hub = value as Partial<HubApi>;
-    return (
-      Array.isArray(hub.versions) &&
-      hub.versions.some((v) => hubAccepts.includes(v)) &&
-      hubMethods.every((m) => typeof hub[m] === "function")
-    );
+    const speaks = Array.isArray(hub.versions) && hub.versions.some((v) => hubAccepts.includes(v));
+    return speaks && hubMethods.every((m) => typeof hub[m] === "function");
   } catch {
     return false; // a getter that throws: not ours
   }

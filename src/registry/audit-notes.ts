@@ -46,7 +46,7 @@ export function notes(
       : unseen.has(b.backend)
         ? "loaded, never signalled (see below)"
         : exportless.has(b.backend)
-          ? "loaded, no table at its declared export (see below)"
+          ? "loaded, no table at its declared export"
           : made.has(b.backend)
             ? "made, never reached dispatch-hook"
             : "not loaded";

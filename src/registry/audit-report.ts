@@ -113,8 +113,19 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   }
 
   problems.push(...withoutLoader(folds, facts, loaded, scope));
+  // A module only a pattern named ("./backends/{backend}.js") may be a helper beside the dispatch modules (common.js):
+  // its lack of the export is a problem where something wants that backend, or where the declaration names it.
+  const named = new Set(facts.loaders.flatMap((l) => l.backends));
+  const plugins = facts.loaders.flatMap((l) => l.plugins ?? []);
+  const wanted = (b: string) =>
+    named.has(b) ||
+    registrations.some((r) => r.backend === b) ||
+    folds.some((f) => f.expected.has(b)) ||
+    plugins.some((p) => p.registrations[b] !== undefined || p.expects[b] !== undefined) ||
+    facts.asserted?.has(b) === true;
   for (const u of scope.connected ? (facts.unusable ?? []) : [])
-    if (!problems.some((p) => p.kind === "table" && p.backend === u.backend)) problems.push(general("table", u.backend, u.message));
+    if (wanted(u.backend) && !problems.some((p) => p.kind === "table" && p.backend === u.backend))
+      problems.push(general("table", u.backend, u.message));
 
   // Declarations a host adapter could not read: once each, as the loader's are.
   if (scope.connected)

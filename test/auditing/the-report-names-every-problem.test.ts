@@ -171,11 +171,21 @@ describe("buildReport", () => {
     );
   });
 
-  it("a dispatch module whose declared export holds no table is a table problem of the thread, once, registrations or not", () => {
+  it("a dispatch module whose declared export holds no table is a table problem of the thread, once, where its backend is named or wanted", () => {
     const unusable = [{ backend: "gpu", message: 'gpu.js … has no export "tabel"' }];
-    const report = buildReport([], { ...noFacts, unusable }, { connected: true });
+    const named = { ...noFacts, loaders: [{ ...loader, backends: ["gpu"] }], unusable };
+    const report = buildReport([], named, { connected: true });
     expect(report.problems.map((p) => [p.kind, p.backend, p.message])).toEqual([["table", "gpu", unusable[0]?.message]]);
-    expect(buildReport([], { ...noFacts, unusable }, { connected: false }).problems).toEqual([]);
+    expect(buildReport([], named, { connected: false }).problems).toEqual([]);
+    // Only a pattern matched it (a helper module beside the dispatch modules): a problem once a plugin or the program wants gpu.
+    const patterned = { ...noFacts, loaders: [loader], unusable };
+    expect(buildReport([], patterned, { connected: true }).problems).toEqual([]);
+    const plugin = { name: "p", declaredIn: "/p/package.json", registrations: { gpu: "file:///p/gpu.js" }, expects: {} };
+    const wanted = { ...noFacts, loaders: [{ ...loader, plugins: [plugin] }], unusable };
+    expect(buildReport([], wanted, { connected: true }).problems.map((p) => p.kind)).toContain("table");
+    expect(buildReport([], { ...patterned, asserted: new Set(["gpu"]) }, { connected: true }).problems.map((p) => p.kind)).toContain(
+      "table",
+    );
   });
 
   it("a loader that came from an ancestor process and watches nothing: no problem where no backend's table was made or used", () => {

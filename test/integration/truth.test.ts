@@ -323,8 +323,44 @@ describe("4f. a declared export the dispatch module does not have", () => {
       /\[pending\] Pool on gpu .* is still pending: .*gpu\.js was loaded as backend gpu's dispatch module, but it has no export "tabel"/,
     );
     expect(result.stderr).not.toContain("nothing watches the module");
-    expect(result.stderr).toContain("gpu loaded, no table at its declared export (see below)");
+    expect(result.stderr).toContain("gpu loaded, no table at its declared export");
     expect(result.code).toBe(1);
+  });
+
+  // Written from a review: the README's own pattern, with a helper module beside the backends, failed
+  // strict with "[table] …common.js was loaded as backend common's dispatch module, but it has no export".
+  it("a helper module that only a {backend} pattern matches, which nothing registers for, is no problem; a typo in the export for a backend a plugin wants still is", async () => {
+    const helper = (exportName: string): Tree => ({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/fw/package.json": JSON.stringify({
+        name: "fw",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: exportName } } },
+      }),
+      "node_modules/fw/backends/common.js": 'export const label = (name) => name + " table";\n',
+      "node_modules/fw/backends/cpu.js":
+        'import { Dispatcher } from "dispatch-hook";\nimport { label } from "./common.js";\nexport const table = new Dispatcher({ name: label("cpu"), backend: "cpu" });\n',
+      "node_modules/fw/ops.js": "export class Conv {}\n",
+      "node_modules/kit/package.json": JSON.stringify({
+        name: "kit",
+        type: "module",
+        dispatchHook: { registrations: { cpu: "./cpu.js" }, expects: { cpu: ["Conv"] } },
+      }),
+      "node_modules/kit/cpu.js":
+        'import { register } from "dispatch-hook";\nimport { Conv } from "fw/ops.js";\nregister("cpu", Conv, () => "conv on cpu");\n',
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { fw: "*", kit: "*", "dispatch-hook": "*" } }),
+      "main.mjs":
+        'const { table } = await import("fw/backends/cpu.js");\nconst { Conv } = await import("fw/ops.js");\nconsole.log(table.resolve(new Conv())());\n',
+    });
+    const clean = await run(makeTree(helper("table")), ["--import", loader, "main.mjs"], strict);
+    expect(clean.stdout).toContain("conv on cpu");
+    expect(clean.stderr).not.toContain("[table]");
+    expect(clean.code).toBe(0);
+    const typo = await run(makeTree(helper("tabel")), ["--import", loader, "main.mjs"], strict);
+    expect(typo.stderr).toMatch(/cpu\.js was loaded as backend cpu's dispatch module, but it has no export "tabel"/);
+    expect(typo.stderr).not.toMatch(/common\.js was loaded as backend common's dispatch module/);
+    expect(typo.code).toBe(1);
   });
 
   it("a miss on that table says the same, not that nothing signalled (found by a new user's trial)", async () => {
