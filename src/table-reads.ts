@@ -22,9 +22,18 @@ export function keyName(key: unknown): string | undefined {
   return typeof key === "string" ? key : undefined;
 }
 
+/**
+ * A module's export `name`. For "default", a CommonJS module whose exports have no `default` of their
+ * own is its exports object itself (`module.exports = new Dispatcher(…)`), as `import table from` gives it.
+ */
+export function exportOf(exports: unknown, name: string): unknown {
+  if ((typeof exports !== "object" && typeof exports !== "function") || exports === null) return undefined;
+  const value = (exports as Record<string, unknown>)[name];
+  if (value !== undefined || name !== "default" || Object.prototype.toString.call(exports) === "[object Module]") return value;
+  return exports;
+}
+
 /** The table a notice names (a hook notice holds the module's namespace, or its exports). */
 export function noticeTable(notice: TableNotice): unknown {
-  if (notice.via === "native") return notice.table;
-  const namespace = notice.exports;
-  return typeof namespace === "object" && namespace !== null ? (namespace as Record<string, unknown>)[notice.exportName] : undefined;
+  return notice.via === "native" ? notice.table : exportOf(notice.exports, notice.exportName);
 }

@@ -7,7 +7,7 @@ import { url } from "../builtins.js";
 import { frameworkNamespace, type HostFacts, type HubMember } from "../channel.js";
 import { hostAdapters } from "../host-adapters.js";
 import { hub } from "../hub.js";
-import { keyName, listEntries, noticeTable } from "../table-reads.js";
+import { exportOf, keyName, listEntries, noticeTable } from "../table-reads.js";
 import { type AuditEvent, type AuditReport, frozen, toData, type VerifyOptions } from "./audit-events.js";
 import { type Fold, fold } from "./audit-fold.js";
 import { buildReport, type TableFact, type ThreadFacts } from "./audit-report.js";
@@ -99,7 +99,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
  */
 export function missingExport(exports: unknown, name: string): string | undefined {
   try {
-    if (typeof exports !== "object" || exports === null || name in exports) return undefined;
+    if (typeof exports !== "object" || exports === null || name in exports || exportOf(exports, name) !== undefined) return undefined;
     const has = Object.keys(exports).join(", ") || "none";
     return `it has no export ${JSON.stringify(name)} (its exports: ${has}). Correct "export" in the declaration.`;
   } catch {

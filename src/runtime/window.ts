@@ -12,7 +12,7 @@ import { contextFrames } from "../builtins.js";
 import { frameworkNamespace, type ModuleInfo, type WindowFact, type WindowInfo } from "../channel.js";
 import { writerOf } from "../direct-writes.js";
 import { hub } from "../hub.js";
-import { keyName, listEntries } from "../table-reads.js";
+import { exportOf, keyName, listEntries } from "../table-reads.js";
 
 /** Announces a dispatch module's table to the hub. `exports`: an ES module's namespace, or a CommonJS `module.exports`. */
 export function signalEvaluated(info: Pick<ModuleInfo, "url" | "backend" | "exportName" | "host">, exports: unknown): void {
@@ -52,7 +52,7 @@ let shared: WeakMap<WindowFact, WeakRef<object>> | undefined;
 const windowTables = () => (shared ??= hub().shared("window-tables@1", () => new WeakMap<WindowFact, WeakRef<object>>()));
 
 function tableIn(module: ModuleInfo, exports: unknown): object | undefined {
-  const table = typeof exports === "object" && exports !== null ? (exports as Record<string, unknown>)[module.exportName] : undefined;
+  const table = exportOf(exports, module.exportName);
   return typeof table === "object" && table !== null ? table : undefined;
 }
 

@@ -363,6 +363,41 @@ describe("4f. a declared export the dispatch module does not have", () => {
     expect(typo.code).toBe(1);
   });
 
+  // Written from a review: no export name reached a CommonJS module that is itself the table, and the
+  // registration stayed pending with "DISPATCH_HOOK_TABLE_REJECTED … got undefined".
+  it('a CommonJS dispatch module that is itself the table (module.exports = new Dispatcher(…)), declared with export "default": the registration lands, imported and, where the hooks see require(), required', async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/tk/package.json": JSON.stringify({
+        name: "tk",
+        exports: { "./*": "./*" },
+        dispatchHook: { backends: { cpu: { module: "./backends/cpu.js", export: "default" } } },
+      }),
+      "node_modules/tk/ops.js": "class Conv {}\nexports.Conv = Conv;\n",
+      "node_modules/tk/backends/cpu.js":
+        'const { Dispatcher } = require("dispatch-hook");\nmodule.exports = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
+      "node_modules/pa/package.json": JSON.stringify({
+        name: "pa",
+        type: "module",
+        dispatchHook: { registrations: { cpu: "./reg.js" }, expects: { cpu: ["Conv"] } },
+      }),
+      "node_modules/pa/reg.js":
+        'import { register } from "dispatch-hook";\nimport ops from "tk/ops.js";\nregister("cpu", ops.Conv, () => "conv on cpu");\n',
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tk: "*", pa: "*", "dispatch-hook": "*" } }),
+      "imported.mjs":
+        'import table from "tk/backends/cpu.js";\nimport ops from "tk/ops.js";\nconsole.log(table.resolve(new ops.Conv())());\n',
+      "required.cjs":
+        'const table = require("tk/backends/cpu.js");\nconst ops = require("tk/ops.js");\nconsole.log(table.resolve(new ops.Conv())());\n',
+    });
+    const imported = await run(dir, ["--import", loader, "imported.mjs"], strict);
+    expect(imported.stdout).toContain("conv on cpu");
+    expect(imported.code).toBe(0);
+    if (hookMode(nodeVersion) !== "registerHooks") return;
+    const required = await run(dir, ["--import", loader, "required.cjs"], strict);
+    expect(required.stdout).toContain("conv on cpu");
+    expect(required.code).toBe(0);
+  });
+
   it("a miss on that table says the same, not that nothing signalled (found by a new user's trial)", async () => {
     const dir = makeTree({
       ...typoedExport,
