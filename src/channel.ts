@@ -8,11 +8,7 @@ import { diagnosticsChannel } from "./builtins.js";
 /** Marks Dispatchers across copies of the package, where `instanceof` would fail. */
 export const dispatcherBrand: unique symbol = Symbol.for("dispatch-hook.dispatcher");
 
-export interface ErrorSummary {
-  readonly name: string;
-  readonly message: string;
-  readonly code: string | undefined;
-}
+export type ErrorSummary = { readonly name: string; readonly message: string; readonly code: string | undefined };
 
 export function summarizeError(error: unknown): ErrorSummary {
   if (!(error instanceof Error)) return { name: "non-error", message: String(error), code: undefined };
@@ -104,7 +100,7 @@ export interface HubLoader {
   miss(miss: DispatchMiss): void;
   /** A registration module has finished in a window: later instances of its dispatch module need none. */
   ran?(registrationModule: string): void;
-  /** A watched module's table signalled: it finished evaluating (remembered after the table is collected). */
+  /** A watched module's table, which signalled, is gone (collected, or replaced by a newer one of the module): it did finish evaluating. */
   signalled?(module: string): void;
 }
 
@@ -145,6 +141,7 @@ export interface HubMember {
   wrote(table: object, key: Function | string, impl: unknown): unknown; // did it write exactly this entry? (truthy: yes, the registration where it can say)
   events(): readonly unknown[]; // its audit events, as plain data
   readonly isDefault?: boolean; // a copy's default registry: each one's report folds them all
+  readonly kept?: boolean; // the log of a registry that was collected: its registrations can no longer say whether they stand
 }
 
 /** The hub's API, version 1. Every method is cheap in what the thread holds: it costs what it touches. */
@@ -249,6 +246,10 @@ function answer(message: unknown, hub: HubApi, realm: object): void {
   request.hub = hub;
 }
 
+/** Another copy's hub may have answered before what overwrote the answer: this copy's audit says it may not see them all. */
+const foreignHub =
+  "An answer to this copy's hub handshake was not a dispatch-hook hub; this copy runs on a hub of its own, and other copies' registries and tables are not in its audit.";
+
 /** This copy's answer to handshakes, kept while its realm lives (the relay below holds it weakly). */
 let answering: ((message: unknown) => void) | undefined;
 
@@ -277,11 +278,9 @@ export function connect(create: () => HubApi): HubApi {
     connected = found;
     return found;
   }
-  if (found !== undefined) {
-    warnOnce("DISPATCH_HOOK_HUB_HANDSHAKE", `The answer to this copy's hub handshake is not a dispatch-hook hub; it was ignored.`);
-  }
+  if (found !== undefined) warnOnce("DISPATCH_HOOK_HUB_HANDSHAKE", foreignHub);
   const hub = create();
-  if (typeof request.refused === "string") hub.refuse(request.refused);
+  for (const note of [request.refused, found && foreignHub]) if (typeof note === "string") hub.refuse(note);
   for (const host of request.hosts ?? []) hub.shared<Set<string>>(hostsKey, () => new Set()).add(host);
   const realm = globalThis;
   answering = (message) => {

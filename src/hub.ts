@@ -41,6 +41,12 @@ interface WindowRecord {
 type Storage = import("node:async_hooks").AsyncLocalStorage<WindowFact | undefined>;
 
 const slotOf = (namespace: string, backend: string) => `${namespace}\0${backend}`;
+/** A call into a member or loader (of any copy): its throw never reaches the module or the registry that caused it. */
+const attempt = (call: () => void): void => {
+  try {
+    call();
+  } catch {}
+};
 
 const memberRecord = Symbol("dispatch-hook hub member");
 const recordOf = (member: HubMember) => (member as { [memberRecord]?: MemberRecord })[memberRecord];
@@ -95,7 +101,6 @@ class Hub implements HubApi {
     if (record.via === "hook" && this.#byModule.has(module)) this.#byExport.set(`${module}\0${record.exportName}`, record);
     else if (record.via === "hook") this.#byModule.set(module, record);
     this.#tableGone.register(target, record);
-    if (record.via === "hook") for (const loader of this.#loaders) loader.signalled?.(module);
     const told = notice(record, target);
     for (const listener of this.#listeners.get(slot) ?? []) {
       const member = listener.ref.deref();
@@ -132,6 +137,7 @@ class Hub implements HubApi {
     const module = record.module ?? "";
     if (this.#byModule.get(module) === record) this.#byModule.delete(module);
     else if (this.#byExport.get(`${module}\0${record.exportName}`) === record) this.#byExport.delete(`${module}\0${record.exportName}`);
+    if (record.via === "hook") for (const loader of this.#loaders) attempt(() => loader.signalled?.(module)); // it did finish (no cost per instance)
   }
 
   join(member: HubMember): MemberRecord {
@@ -204,14 +210,8 @@ class Hub implements HubApi {
   }
 
   miss(miss: DispatchMiss): void {
-    for (const member of this.#concerned(miss.backend))
-      try {
-        member.miss(miss);
-      } catch {}
-    for (const loader of this.#loaders)
-      try {
-        loader.miss(miss);
-      } catch {}
+    for (const member of this.#concerned(miss.backend)) attempt(() => member.miss(miss));
+    for (const loader of this.#loaders) attempt(() => loader.miss(miss));
   }
 
   wrote(table: object, key: Function | string, impl: unknown, backend: string): unknown {

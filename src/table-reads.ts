@@ -23,14 +23,19 @@ export function keyName(key: unknown): string | undefined {
 }
 
 /**
- * A module's export `name`. For "default", a CommonJS module whose exports have no `default` of their
- * own is its exports object itself (`module.exports = new Dispatcher(…)`), as `import table from` gives it.
+ * A module's export `name`. For "default", a CommonJS module whose exports are themselves a table
+ * (`module.exports = new Dispatcher(…)`: a Map, or an object with register()), with no `default` of
+ * their own, is that table, as `import table from` gives it; an ES namespace or compiled ES module never is.
  */
 export function exportOf(exports: unknown, name: string): unknown {
   if ((typeof exports !== "object" && typeof exports !== "function") || exports === null) return undefined;
   const value = (exports as Record<string, unknown>)[name];
   if (value !== undefined || name !== "default" || Object.prototype.toString.call(exports) === "[object Module]") return value;
-  return exports;
+  const object = exports as { __esModule?: unknown; register?: unknown };
+  return object.__esModule === undefined &&
+    (Object.prototype.toString.call(exports) === "[object Map]" || typeof object.register === "function")
+    ? exports
+    : undefined;
 }
 
 /** The table a notice names (a hook notice holds the module's namespace, or its exports). */

@@ -113,9 +113,13 @@ function run(command: string, args: readonly string[], io: Io, env: Record<strin
   return new Promise<{ code: number; text: string; pid: number } | { error: string }>((done) => {
     // The program's stdout goes to stderr while the JSON document owns stdout.
     const child = spawn(command, args, { cwd: io.cwd, env, stdio: ["inherit", json ? 2 : "inherit", "inherit"] });
-    // A signal sent to the audit (a CI job cancelled, kill) goes to the program, as npm's scripts forward them: the audit
-    // then folds what was recorded and removes its run directory, instead of dying and leaving the program running.
-    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    // A signal sent to the audit (a CI job cancelled, kill) goes to the program: the audit then folds what was recorded and
+    // removes its run directory, instead of dying and leaving the program running. At a terminal, Ctrl-C and a hangup reach
+    // the program already (the whole foreground group gets them): sent again, a second Ctrl-C would force-quit many programs.
+    const fromTerminal = process.stdin.isTTY === true;
+    const forward = (signal: NodeJS.Signals) => {
+      if (signal === "SIGTERM" || !fromTerminal) child.kill(signal);
+    };
     const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
     for (const signal of signals) process.on(signal, forward);
     const stop = () => {

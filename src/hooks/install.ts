@@ -256,9 +256,9 @@ export function install(options: InstallOptions = {}): Installation {
         `${declaring.length === 0 ? `no discovered plugin declares a registration module for ${backend}` : `plugins with a registration module for ${backend}: ${declaring.join(", ")}`}.`,
     );
   };
-  // A module that signalled is never "loaded but never finished", though its table is collected (a require.cache reload).
+  // A module whose table was collected had signalled: it is never "loaded but never finished" (a require.cache reload).
   const signalled = (module: string) => {
-    hooks.drain(); // off-thread, the hooks' word that they served it may still wait on the port
+    if (mode === "register") hooks.drain(); // off-thread, the hooks' word that they served it may still wait on the port
     if (loaded.has(module)) loaded.set(module, null);
   };
   const leave = hub().addLoader({ status, miss, ran: (module) => hooks.ran(module), signalled });

@@ -20,6 +20,8 @@ export interface Fold {
   set: string | undefined;
   /** Whether its registry is of another namespace than the framework tables' (a backend set's): no loader serves it. */
   foreign: boolean;
+  /** The log of a collected registry (kept-log.ts): what it applied counts toward an expectation only where no table can list its entries. */
+  kept?: boolean;
 }
 
 export function getOrCreate<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, create: () => V): V {

@@ -28,7 +28,8 @@ export interface ThreadFacts {
   /** Backends the program named to assertComplete() in this thread. */
   readonly asserted?: ReadonlySet<string>;
   /** Dispatch modules whose declared export holds no table: no registration could land there. */
-  readonly unusable?: ReadonlyArray<{ readonly backend: string; readonly message: string }>;
+  /** Declared exports that modules lack; `hosted`: served by a host adapter, which tells no pattern from a named backend. */
+  readonly unusable?: ReadonlyArray<{ readonly backend: string; readonly message: string; readonly hosted?: true }>;
   /** Dispatchers made with a backend that never reached dispatch-hook (nothing announced them, no registry was given them); `used`: the program looked up in or read one. */
   readonly unannounced?: ReadonlyArray<{ readonly backend: string; readonly name: string; readonly used?: boolean }>;
 }
@@ -71,14 +72,16 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   const inPlay = (backend: string) => loaded.has(backend) || unsignalled.has(backend) || stray.has(backend) || focus?.has(backend) === true;
 
   const registrations: RegistrationRecord[] = [];
-  // Op types registered and live, or written into a table outside the registry, per backend.
+  // Op types registered and live, or written into a table outside the registry, per backend; and those of collected
+  // registries' logs, which cannot say whether their entries still stand (the tables that can list entries are asked).
   const registeredOps = new Map<string, Set<string>>();
+  const keptOps = new Map<string, Set<string>>();
   // Registrations waiting on a backend their set does not declare: judged, so checked.
   const undeclaredBackend = new Set<RegistrationRecord>();
   for (const f of folds) {
     for (const record of f.records.values()) {
       registrations.push(record);
-      if (live.has(record.state)) getOrCreate(registeredOps, record.backend, () => new Set<string>()).add(record.op);
+      if (live.has(record.state)) getOrCreate(f.kept ? keptOps : registeredOps, record.backend, () => new Set<string>()).add(record.op);
       const add = (kind: ProblemKind, message: string) =>
         problems.push({ kind, backend: record.backend, op: record.op, id: record.id, message });
       const undeclared = record.state === "pending" ? undeclaredMessage(record, f) : undefined;
@@ -124,7 +127,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
     plugins.some((p) => p.registrations[b] !== undefined || p.expects[b] !== undefined) ||
     facts.asserted?.has(b) === true;
   for (const u of scope.connected ? (facts.unusable ?? []) : [])
-    if (wanted(u.backend) && !problems.some((p) => p.kind === "table" && p.backend === u.backend))
+    if ((u.hosted === true || wanted(u.backend)) && !problems.some((p) => p.kind === "table" && p.backend === u.backend))
       problems.push(general("table", u.backend, u.message));
 
   // Declarations a host adapter could not read: once each, as the loader's are.
@@ -195,7 +198,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
     const listed = facts.tables.filter((t) => t.backend === backend && t.names !== undefined);
     for (const [op, source] of ops) {
       checked++;
-      if (registeredOps.get(backend)?.has(op)) continue;
+      if (registeredOps.get(backend)?.has(op) || (listed.length === 0 && keptOps.get(backend)?.has(op))) continue;
       const lacking = listed.filter((t) => t.names?.has(op) !== true);
       if (listed.length > 0 ? lacking.length === 0 : written.get(backend)?.has(op)) continue;
       const why = unsignalled.get(backend) ?? strayText(backend, facts) ?? notLoadedText(backend, loaded, facts);

@@ -7,14 +7,24 @@
 import type { HubMember } from "../channel.js";
 import { hub } from "../hub.js";
 import { type AuditEvent, toData } from "./audit-events.js";
+import { RequestedEvent } from "./registration-events.js";
 
-/** Problems the audit must still report after everything else settled: recording one keeps the log. */
-export const keptKinds: ReadonlySet<string> = new Set(["refused", "identity", "unseen-table", "stuck", "rejected", "declaration"]);
+/** Expectations, and problems the audit must still report after everything else settled: recording one keeps the log. */
+export const keptKinds: ReadonlySet<string> = new Set([
+  "expected",
+  "refused",
+  "identity",
+  "unseen-table",
+  "stuck",
+  "rejected",
+  "declaration",
+]);
 
 class KeptLog implements HubMember {
   readonly namespace: string;
   readonly name: string;
   readonly copy: string;
+  readonly kept = true;
   readonly #registry: WeakRef<HubMember>;
   readonly #events: readonly AuditEvent[];
 
@@ -39,6 +49,7 @@ class KeptLog implements HubMember {
 
 /** Keeps `events` (the log of `registry`, its member) in the thread's audit after the registry is gone; undo with hub().leave(). */
 export function keepLog(registry: HubMember, events: readonly AuditEvent[]): HubMember {
+  for (const event of events) if (event instanceof RequestedEvent) event.callSite = event.site; // text, not a captured stack
   const kept = new KeptLog(registry, events);
   hub().join(kept);
   hub().hold(kept, true);

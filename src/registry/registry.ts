@@ -12,6 +12,7 @@ import { keepLog, keptKinds } from "./kept-log.js";
 import { MissExplainer } from "./miss-explainer.js";
 import { checkBackend, checkOptions } from "./options.js";
 import { Registration, type RegistrationHandle, type Table, type TableHandle } from "./registration.js";
+import { RequestedEvent } from "./registration-events.js";
 import type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot, Request } from "./registry-input.js";
 import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkRegisterInput, rejection } from "./registry-input.js";
 import { adapterFor, type TableAdapter } from "./table-adapter.js";
@@ -50,7 +51,6 @@ export class Registry {
   #disposed = false;
   #unsettled = 0; // registrations not landed
   #kept: HubMember | undefined; // its log in the thread's audit, once it recorded a problem or an expectation
-  readonly #keep: () => void;
 
   constructor(options: RegistryOptions = {}) {
     checkOptions(options, { callSites: "boolean", name: "string", namespace: "string" }, "createRegistry()");
@@ -59,10 +59,9 @@ export class Registry {
     Object.defineProperty(this, "audit", { value: log, enumerable: true, writable: false, configurable: false });
     this.#record = (event) => {
       record(event);
-      if (keptKinds.has(event.kind)) this.#keep();
-    };
-    this.#keep = () => {
-      if (this.#kept === undefined && !this.#disposed) this.#kept = keepLog(this.#member, events); // it joined the hub already
+      // It joined the hub already. A kept log holds call sites as text: a captured stack keeps its frames' functions alive.
+      if (keptKinds.has(event.kind) && this.#kept === undefined && !this.#disposed) this.#kept = keepLog(this.#member, events);
+      else if (this.#kept !== undefined && event instanceof RequestedEvent) event.callSite = event.site;
     };
     const self = this;
     const own = (options.namespace ?? frameworkNamespace) !== frameworkNamespace; // a backend set's: see MissContext
@@ -134,7 +133,6 @@ export class Registry {
     checkExpectInput(backend, ops, source);
     this.#join();
     this.#writer.expect(backend, ops, source ?? formatCallSite(captureCallSite(this.expect)), hub().currentWindow() === undefined);
-    this.#keep();
   }
 
   /** @internal A backend set's fact: it knows its backends now ("backend-set"), or it refused a declaration of one ("declaration"). */

@@ -64,7 +64,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     tables.push({ backend, module, names, host, ...(exported && { exported }) });
   };
   const h = hub();
-  const unusable: Array<{ backend: string; message: string }> = [];
+  const unusable: Array<{ backend: string; message: string; hosted?: true }> = [];
   // A table of another namespace (a backend set's) is named with it, apart from a framework's of the same name.
   for (const notice of h.allTables()) {
     const backend = inNamespaceName(notice.backend, notice.namespace);
@@ -74,7 +74,11 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     if (notice.via === "hook" && table === undefined) {
       const missing = missingExport(notice.exports, notice.exportName);
       if (missing !== undefined)
-        unusable.push({ backend, message: `${notice.module} was loaded as backend ${backend}'s dispatch module, but ${missing}` });
+        unusable.push({
+          backend,
+          message: `${notice.module} was loaded as backend ${backend}'s dispatch module, but ${missing}`,
+          ...(notice.host === undefined ? {} : { hosted: true as const }),
+        });
     }
   }
   for (const t of own) {
@@ -135,6 +139,7 @@ function foldMembers(members: readonly HubMember[]): Fold[] {
   return registries.map(({ m, events }) => {
     const f = fold(events, copies.size > 1 ? `${m.name} (${m.copy})` : m.name);
     f.foreign = m.namespace !== frameworkNamespace;
+    f.kept = m.kept === true;
     return f;
   });
 }

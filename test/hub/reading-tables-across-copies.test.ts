@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dispatcherBrand } from "../../src/channel.js";
 import { Dispatcher } from "../../src/registry/dispatcher.js";
-import { keyName, listEntries, noticeTable } from "../../src/table-reads.js";
+import { exportOf, keyName, listEntries, noticeTable } from "../../src/table-reads.js";
 
 class Conv {}
 
@@ -56,5 +56,22 @@ describe("noticeTable and keyName", () => {
     expect(keyName(Symbol("Conv"))).toBeUndefined();
     expect(keyName(3)).toBeUndefined();
     expect(keyName(undefined)).toBeUndefined();
+  });
+});
+
+describe("exportOf", () => {
+  it('reads a named export; "default" of a CommonJS module that is itself a table is that table, and of nothing else', async () => {
+    const table = new Dispatcher({ backend: "cpu" });
+    expect(exportOf({ table }, "table")).toBe(table);
+    expect(exportOf(table, "default")).toBe(table);
+    const map = new Map();
+    expect(exportOf(map, "default")).toBe(map);
+    // Its own default wins; a compiled ES module (__esModule), a module namespace and an object that is no table are not tables.
+    expect(exportOf({ default: table, register() {} }, "default")).toBe(table);
+    expect(exportOf({ __esModule: true, register() {} }, "default")).toBeUndefined();
+    expect(exportOf(await import("../../src/table-reads.js"), "default")).toBeUndefined();
+    expect(exportOf({ table }, "default")).toBeUndefined();
+    expect(exportOf(table, "tabel")).toBeUndefined();
+    expect(exportOf(undefined, "default")).toBeUndefined();
   });
 });

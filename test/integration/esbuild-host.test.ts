@@ -320,3 +320,50 @@ describe("dispatch-hook/esbuild", () => {
     }
   });
 });
+
+// Written from a review: a gate meant for helper modules beside a {backend} pattern read only the
+// loader's facts, so under a host adapter a typo in a named backend's export, with a plugin that
+// expects an op there and registers nothing, gave an audit of ok with nothing checked.
+describe("dispatch-hook/esbuild: a declared export the dispatch module does not have", () => {
+  it("is a table problem of the bundle's audit", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/esbuild": { symlink: join(repoRoot, "node_modules/esbuild") },
+      "node_modules/fw/package.json": JSON.stringify({
+        name: "fw",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { backends: { cpu: { module: "./cpu.js", export: "tabel" } } },
+      }),
+      "node_modules/fw/cpu.js":
+        'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
+      "node_modules/fw/ops.js": "export class Conv {}\n",
+      "node_modules/kit/package.json": JSON.stringify({
+        name: "kit",
+        type: "module",
+        dispatchHook: { registrations: { cpu: "./cpu.js" }, expects: { cpu: ["Conv"] } },
+      }),
+      "node_modules/kit/cpu.js": "// registers nothing\n",
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { fw: "*", kit: "*", "dispatch-hook": "*" } }),
+      "build.mjs": [
+        'import { build } from "esbuild";',
+        'import { dispatchHook } from "dispatch-hook/esbuild";',
+        'await build({ entryPoints: ["main.mjs"], bundle: true, platform: "node", format: "esm", outdir: "out", logLevel: "error", plugins: [dispatchHook()] });',
+        "",
+      ].join("\n"),
+      "main.mjs": [
+        'import { threadAudit } from "dispatch-hook";',
+        'import { table } from "fw/cpu.js";',
+        "const audit = threadAudit();",
+        "console.log(JSON.stringify({ ok: audit.ok, problems: audit.problems.map((p) => p.kind) }));",
+        "",
+      ].join("\n"),
+    });
+    const built = await run(dir, ["build.mjs"]);
+    expect(built.stderr).toBe("");
+    const result = await run(dir, [join(dir, "out/main.js")]);
+    const out = lastJson(result.stdout) as { ok: boolean; problems: string[] };
+    expect(out.ok).toBe(false);
+    expect(out.problems).toContain("table");
+  });
+});

@@ -3,7 +3,7 @@
  * spawned and exec'd node processes, worker threads. Each writes its own record; the command folds
  * them, and a miss in any one of them fails the run.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -302,6 +302,48 @@ describe("one audit over every process of a run", () => {
       expect(existsSync(started.dir)).toBe(false);
     });
   }
+
+  // Written from a review of the signal forwarding: at a terminal, Ctrl-C reaches the whole foreground group, the
+  // program included, and a second SIGINT sent on by the audit force-quit a program that shuts down gracefully.
+  const hasScript = spawnSync("script", ["--version"]).status === 0;
+  it.skipIf(!hasScript)(
+    "Ctrl-C at a terminal reaches the program once: it shuts down gracefully, writes its record, and the audit folds it",
+    async () => {
+      const dir = makeTree({
+        ...app,
+        "graceful.mjs": [
+          'import { appendFileSync, writeFileSync } from "node:fs";',
+          'await import("tensorlab/link/numba/dispatch/basic.js");',
+          "let count = 0;",
+          'process.on("SIGINT", () => {',
+          "  count++;",
+          '  appendFileSync("signals.log", `SIGINT ${count}\\n`);',
+          "  if (count === 1) setTimeout(() => process.exit(0), 300);",
+          '  else process.kill(process.pid, "SIGKILL");',
+          "});",
+          'writeFileSync("started", "");',
+          "setTimeout(() => {}, 20_000);",
+          "",
+        ].join("\n"),
+      });
+      // script(1) runs the audit on a terminal of its own; a Ctrl-C typed there is sent to its foreground group.
+      const command = `${JSON.stringify(nodeBinary)} ${JSON.stringify(cli)} audit -- graceful.mjs`;
+      const terminal = spawn("script", ["-qfec", command, "/dev/null"], { cwd: dir, env: { ...process.env, NODE_OPTIONS: "" } });
+      let stdout = "";
+      terminal.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+      });
+      const closed = new Promise<number | null>((done) => terminal.on("close", (code) => done(code)));
+      for (let i = 0; i < 300 && !existsSync(join(dir, "started")); i++) await new Promise((done) => setTimeout(done, 50));
+      terminal.stdin.write("\x03");
+      await closed;
+      expect(readFileSync(join(dir, "signals.log"), "utf8")).toBe("SIGINT 1\n");
+      expect(stdout).toMatch(/pid \d+ \(graceful\.mjs\):/);
+      expect(stdout).toMatch(/PoolLayer\s+applied/);
+      expect(stdout).toContain("ok: every registration landed");
+      expect(stdout).not.toContain("[no record]");
+    },
+  );
 
   it("a record whose report says ok beside a problem is named unreadable, and the run fails, in text and in JSON alike", async () => {
     const dir = makeTree(app);
