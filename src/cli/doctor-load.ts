@@ -5,9 +5,11 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseLazyImpl } from "../dispatchable/impl-table.js";
 import type { HookConfig } from "../hooks/discovery.js";
 import { hasModuleSyntax } from "../hooks/export-names.js";
 import { hookMode } from "../hooks/hook-mode.js";
@@ -62,6 +64,34 @@ function lazyImplementations(config: HookConfig): ProbeInput["lazy"] {
     return Object.entries(impls as Record<string, unknown>).flatMap(([fn, label]) =>
       typeof label === "string" ? [{ set: d.set, backend: d.backend, fn, label, base: d.dir, declaredIn: d.declaredIn }] : [],
     );
+  });
+}
+
+/**
+ * Without --load: each lazily named implementation's module resolves, as its set resolves it, and
+ * nothing is loaded (--load's child loads each, and checks its export too).
+ */
+export function unresolvedImplementations(config: HookConfig): Finding[] {
+  return lazyImplementations(config).flatMap((lazy) => {
+    const parsed = parseLazyImpl(lazy.label);
+    if (parsed === undefined) return []; // a malformed name: the set's own declaration problem
+    try {
+      const base = resolve(lazy.base);
+      createRequire(join(base, "noop.js")).resolve(parsed.specifier.startsWith(".") ? resolve(base, parsed.specifier) : parsed.specifier);
+      return [];
+    } catch {
+      const message = `backend ${lazy.backend} of ${lazy.set}: the implementation of ${lazy.fn}, ${JSON.stringify(lazy.label)}, names a module that does not resolve from ${lazy.base}, so its first call fails`;
+      const fix = `Correct the implementation's name in ${lazy.declaredIn} (doctor --load also checks its export).`;
+      return [
+        {
+          kind: "implementation" as const,
+          backend: `${lazy.backend} [${lazy.set}]`,
+          code: "ERR_DISPATCH_IMPL_LOAD" as const,
+          message,
+          fix,
+        },
+      ];
+    }
   });
 }
 

@@ -7,7 +7,14 @@ import { registrationFault } from "../hooks/module-facts.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { shortPath } from "../registry/audit-format.js";
 import type { ErrorCode } from "../registry/errors.js";
-import { type BackendOutcome, type DoctorReport, doctorFormat, type Finding, loadBackends } from "./doctor-load.js";
+import {
+  type BackendOutcome,
+  type DoctorReport,
+  doctorFormat,
+  type Finding,
+  loadBackends,
+  unresolvedImplementations,
+} from "./doctor-load.js";
 import { checkNamedTypes } from "./doctor-types.js";
 import { createStyle, type Io, parseCommand } from "./io.js";
 
@@ -27,7 +34,7 @@ an entry file means its package): its package.json, every package.json in its de
             not resolve or throw, lazily named implementations ("specifier#export") whose
             module or export does not exist, and named types ("specifier#Export") whose export
             does not exist or is only re-exported (without --load, doctor checks that each named
-            type's module exists)
+            type's and each lazily named implementation's module exists, and runs nothing)
   --json    print the report as one JSON document (format "dispatch-hook/doctor", version 2)
   --help    show this help
 
@@ -191,6 +198,7 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
   const { backends, plugins, findings } = diagnose(config);
   const types = checkNamedTypes(config);
   findings.push(...types.findings);
+  if (!flags["--load"]) findings.push(...unresolvedImplementations(config));
   const loaded = flags["--load"] ? await loadBackends(config, backends, io.env, types.resolved) : undefined;
   findings.push(...(loaded?.findings ?? []));
   const report: DoctorReport = {

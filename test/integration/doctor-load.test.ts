@@ -216,6 +216,33 @@ describe("doctor --load", () => {
     expect(result.code).toBe(0);
   });
 
+  // Written from a new user's trial: without --load, a lazily named implementation whose module does not exist
+  // passed ("no problems found"), though doctor checked that each named type's module exists.
+  it("without --load, an implementation named by a module that does not exist is a finding; with --load it is found once", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/array-kit/package.json": JSON.stringify({
+        name: "array-kit",
+        type: "module",
+        dispatchHook: {
+          dispatchables: { arrays: { fast: { primaryTypes: [], implementations: { add: "./impl.cjs#add", pool: "./pol.cjs#pool" } } } },
+        },
+      }),
+      "node_modules/array-kit/impl.cjs": "exports.add = (a, b) => a + b;\n",
+      "node_modules/array-kit/pool.cjs": "exports.pool = (a) => a;\n",
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { "array-kit": "*", "dispatch-hook": "*" } }),
+    });
+    for (const args of [[], ["--load"]]) {
+      const result = await doctor(dir, ...args, "--json");
+      const report = JSON.parse(result.stdout) as DoctorReport;
+      expect(report.findings.map((f) => [f.kind, f.backend, f.code])).toEqual([
+        ["implementation", "fast [arrays]", "ERR_DISPATCH_IMPL_LOAD"],
+      ]);
+      expect(report.findings[0]?.message).toContain("pol.cjs");
+      expect(result.code).toBe(1);
+    }
+  });
+
   it("a backend whose declared export holds no table is a finding even where no plugin registers for it yet", async () => {
     const dir = makeTree({
       "node_modules/dispatch-hook": { symlink: "<repo>" },
