@@ -221,7 +221,7 @@ export function throwIfIncomplete(read: (options: VerifyOptions) => AuditReport,
   if (unserved.length > 0) {
     throw new DispatchHookError(
       "ERR_DISPATCH_NO_LOADER",
-      `No table of ${unserved.join(", ")} exists, and no dispatch-hook loader or host adapter is installed in this thread that could make one signal. ` +
+      `No table of ${unserved.join(", ")} reached dispatch-hook, and no dispatch-hook loader or host adapter is installed in this thread that could make one signal. ` +
         "Start the program with node --import dispatch-hook/loader.mjs, run it through a host adapter (dispatch-hook/vitest, dispatch-hook/vite, dispatch-hook/esbuild or dispatch-hook/jest), or have the framework call announce() in its dispatch modules.\n" +
         list,
       { details: { problems: report.problems } },

@@ -169,7 +169,7 @@ describe("AuditLog", () => {
     const unserved = thrown(() => registry.assertComplete({ backends: ["numba"] }));
     expect(unserved).toBeInstanceOf(DispatchHookError);
     expect(unserved.code).toBe("ERR_DISPATCH_NO_LOADER");
-    expect(unserved.message).toMatch(/^No table of numba exists, and no dispatch-hook loader or host adapter is installed/);
+    expect(unserved.message).toMatch(/^No table of numba reached dispatch-hook, and no dispatch-hook loader or host adapter is installed/);
     expect(unserved.message).toContain("node --import dispatch-hook/loader.mjs");
     expect(unserved.message).toContain("4 registration problems for numba");
     expect(unserved.message).toContain("[no-loader] numba was named to verify() or assertComplete()");
