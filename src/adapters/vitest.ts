@@ -8,7 +8,7 @@
  * - `failOnPending()`: a test that leaves a registration it made pending, where the audit counts it a problem, fails with the audit.
  * Importing this module adds the matcher; `dispatch-hook/vitest/setup` (in setupFiles) adds it and failOnPending().
  */
-import { afterEach, test as base, beforeEach, expect } from "vitest";
+import { afterAll, afterEach, test as base, beforeEach, expect } from "vitest";
 // Through the package's main entry (kept external by the build), so that the fixture's registries
 // are the same Registry class the tests import.
 import {
@@ -101,29 +101,54 @@ function pendingNow(): Set<string> {
   return new Set(threadAudit().registrations.flatMap((r) => (r.state === "pending" ? [`${r.registry} #${r.id}`] : [])));
 }
 
+/** Registrations pending since `before` (not among them) where the audit counts them a problem, with the error that names them. */
+function leftPending(before: ReadonlySet<string>, who: string): DispatchHookError | undefined {
+  const report = threadAudit();
+  const problem = new Set(report.problems.flatMap((p) => (p.kind === "pending" ? [`${p.backend} ${p.op}`] : [])));
+  const left = report.registrations.filter(
+    (r) => r.state === "pending" && !before.has(`${r.registry} #${r.id}`) && problem.has(`${r.backend} ${r.op}`),
+  );
+  if (left.length === 0) return undefined;
+  const what = `${left.length} registration${left.length === 1 ? "" : "s"} pending: ${left.map((r) => `${r.op} on ${r.backend}`).join(", ")}`;
+  return new DispatchHookError(
+    "ERR_DISPATCH_INCOMPLETE",
+    `${who} left ${what}.\n${formatReport(report, { verdict: "not ok: registrations left pending" })}`,
+  );
+}
+
 /**
  * Makes a test fail when it leaves a registration it made pending where the audit counts it a
  * problem: its backend loaded, was named to assertComplete(), or has a table that never reached
  * dispatch-hook. One waiting for a backend that never loaded is no failure, as in the audit: a plugin
- * a test imports registers for every backend it supports.
+ * a test imports registers for every backend it supports. Tests that ran at once (`test.concurrent`)
+ * cannot be told apart: what they left is judged when the last of them ends, and fails their file.
  */
 export function failOnPending(): void {
-  let before = new Set<string>();
-  beforeEach(() => {
-    before = pendingNow();
+  const running = new Map<object, string>();
+  let group: { before: Set<string>; names: string[]; overlapped: boolean } | undefined;
+  const unjudged: DispatchHookError[] = [];
+  // Destructured: Vitest reads a hook's first parameter as fixtures, and refuses any other form.
+  beforeEach(({ task }) => {
+    if (group === undefined || running.size === 0) group = { before: pendingNow(), names: [], overlapped: false };
+    else group.overlapped = true;
+    running.set(task, task.name);
+    group.names.push(task.name);
   });
-  afterEach(() => {
-    const report = threadAudit();
-    const problem = new Set(report.problems.flatMap((p) => (p.kind === "pending" ? [`${p.backend} ${p.op}`] : [])));
-    const left = report.registrations.filter(
-      (r) => r.state === "pending" && !before.has(`${r.registry} #${r.id}`) && problem.has(`${r.backend} ${r.op}`),
-    );
-    if (left.length > 0) {
-      throw new DispatchHookError(
-        "ERR_DISPATCH_INCOMPLETE",
-        `This test left ${left.length} registration${left.length === 1 ? "" : "s"} pending: ${left.map((r) => `${r.op} on ${r.backend}`).join(", ")}.\n${formatReport(report, { verdict: "not ok: this test left registrations pending" })}`,
-      );
-    }
+  afterEach(({ task }) => {
+    running.delete(task);
+    if (group === undefined || running.size > 0) return;
+    const { before, names, overlapped } = group;
+    group = undefined;
+    const error = leftPending(before, overlapped ? `One of the tests that ran at once (${names.join(", ")})` : "This test");
+    if (error === undefined) return;
+    // Which of them made it cannot be told: the file fails, not the test that happened to end last.
+    if (overlapped) unjudged.push(error);
+    else throw error;
+  });
+  afterAll(() => {
+    const first = unjudged[0];
+    unjudged.length = 0; // with isolate: false the next file starts clean
+    if (first !== undefined) throw first;
   });
 }
 

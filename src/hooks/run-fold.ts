@@ -5,7 +5,7 @@
  */
 import { fs, os, path } from "../builtins.js";
 import type { AuditReport } from "../registry/audit-events.js";
-import { formatReport, formatTable, okVerdict, shortPath, waitingText } from "../registry/audit-format.js";
+import { formatReport, formatTable, okVerdict, shortPath, undoneText, waitingText } from "../registry/audit-format.js";
 import { alive, asRecord, type Parsed, type RecordWriter, runDirVariable } from "../registry/run-records.js";
 
 const runFormat = "dispatch-hook/audit";
@@ -200,7 +200,9 @@ function runVerdict(run: RunAudit): string {
   const registrations = run.processes.flatMap((p) => p.report?.registrations ?? []);
   if (run.checked === 0) {
     const wait = waitingText(registrations);
-    return `nothing was checked: ${wait === undefined ? "no process made a registration or declared a backend that loaded" : `no registration landed; ${wait}`}`;
+    const undone = registrations.length > 0 && registrations.every((r) => r.state === "disposed");
+    const why = undone ? undoneText : "no process made a registration or declared a backend that loaded";
+    return `nothing was checked: ${wait === undefined ? why : `no registration landed; ${wait}`}`;
   }
   const checking = run.processes.filter((p) => p.checked > 0);
   return okVerdict(registrations, `, in ${processes(checking, run.processes)}${realms(checking)}`);

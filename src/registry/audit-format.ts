@@ -22,6 +22,9 @@ export function shortModule(href: string, cwd: string = process.cwd()): string {
   }
 }
 
+/** Why nothing was checked where registrations were made: each was undone (a test's, restored after it). */
+export const undoneText = "every registration made was undone (disposed) before the audit, so none could be checked";
+
 /**
  * A report's verdict: "ok" only when something was checked, and never "every registration landed" over
  * one waiting for a backend that never loaded (no problem: a plugin registers for backends the app may not use).
@@ -32,7 +35,8 @@ export function verdict(report: AuditReport): string {
     // A registration waiting for a backend that never loaded is not checked: nothing said whether it would land.
     const wait = waitingText(report.registrations);
     if (wait !== undefined) return `nothing was checked: no registration landed; ${wait}`;
-    const what = report.notes.find((n) => n.startsWith("no registrations")) ?? "no registrations were made";
+    const undone = report.registrations.length > 0 && report.registrations.every((r) => r.state === "disposed");
+    const what = undone ? undoneText : (report.notes.find((n) => n.startsWith("no registrations")) ?? "no registrations were made");
     return `nothing was checked: ${what}`;
   }
   return okVerdict(report.registrations, "");

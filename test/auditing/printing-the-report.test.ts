@@ -33,6 +33,11 @@ describe("formatReport", () => {
     expect(verdict({ ...empty, ok: false, checked: 1, problems: [problem] })).toBe("1 problem(s):");
     expect(formatReport({ ...empty, ok: false, problems: [problem] })).toContain("  [pending] waiting");
     expect(formatReport({ ...empty, checked: 1 }, { verdict: "the program crashed" })).not.toContain("ok:");
+    // Registrations made and all undone (a test's, restored after it): not "no registrations were made" under their rows.
+    const undone = { ...empty, notes: [], registrations: [{ ...record, state: "disposed" as const }] };
+    expect(verdict(undone)).toBe(
+      "nothing was checked: every registration made was undone (disposed) before the audit, so none could be checked",
+    );
   });
 
   it("never says every registration landed over one still waiting for a backend that never loaded", () => {

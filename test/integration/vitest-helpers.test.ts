@@ -267,6 +267,38 @@ describe("dispatch-hook/vitest", () => {
     expect(result.output).toMatch(/Conv\s.*pending/);
   });
 
+  // Written from a new user's trial: tests that ran at once shared one "before", so the test that ended
+  // last was blamed (A passed, B failed for A's registration), or both failed.
+  it("tests that ran at once (describe.concurrent): no test is blamed for another's pending registration; the file fails, naming them", async () => {
+    const dir = makeTree({
+      ...tree,
+      "test/concurrent.test.mjs": [
+        'import { describe, test } from "vitest";',
+        'import { Dispatcher, register } from "dispatch-hook";',
+        'import { Conv } from "tensorkit/ops.js";',
+        "const sleep = (ms) => new Promise((done) => setTimeout(done, ms));",
+        'describe.concurrent("at once", () => {',
+        '  test("A leaves Conv pending on gpu", async () => {',
+        '    register("gpu", Conv, () => "conv");',
+        '    const table = new Dispatcher({ name: "gpu table", backend: "gpu" });',
+        "    table.has(Conv);",
+        "    await sleep(300);",
+        "  });",
+        '  test("B registers nothing, and ends first", async () => { await sleep(50); });',
+        '  test("C registers nothing, and ends last", async () => { await sleep(400); });',
+        "});",
+        'test("D runs alone, after them, and registers nothing", () => {});',
+      ].join("\n"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.code).toBe(1);
+    expect(result.output).toMatch(/Tests\s+4 passed/);
+    expect(result.output).toContain(
+      "One of the tests that ran at once (A leaves Conv pending on gpu, B registers nothing, and ends first, C registers nothing, and ends last) left 1 registration pending: Conv on gpu",
+    );
+    expect(result.output).not.toContain("This test left");
+  });
+
   it("a plugin whose declaration cannot be read makes the audit not ok, with a loader problem, as under the loader", async () => {
     const dir = makeTree({
       ...tree,
