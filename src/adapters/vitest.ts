@@ -124,14 +124,16 @@ function leftPending(before: ReadonlySet<string>, who: string): DispatchHookErro
  * cannot be told apart: what they left is judged when the last of them ends, and fails their file.
  */
 export function failOnPending(): void {
-  const running = new Map<object, string>();
+  const running = new Set<{ readonly result?: { readonly state?: string } }>();
   let group: { before: Set<string>; names: string[]; overlapped: boolean } | undefined;
   const unjudged: DispatchHookError[] = [];
   // Destructured: Vitest reads a hook's first parameter as fixtures, and refuses any other form.
   beforeEach(({ task }) => {
+    // A test whose afterEach this never saw (an afterEach before it threw) is over: it must not hold its group open.
+    for (const t of running) if (t.result?.state !== "run") running.delete(t);
     if (group === undefined || running.size === 0) group = { before: pendingNow(), names: [], overlapped: false };
     else group.overlapped = true;
-    running.set(task, task.name);
+    running.add(task);
     group.names.push(task.name);
   });
   afterEach(({ task }) => {
@@ -146,9 +148,9 @@ export function failOnPending(): void {
     else throw error;
   });
   afterAll(() => {
-    const first = unjudged[0];
-    unjudged.length = 0; // with isolate: false the next file starts clean
-    if (first !== undefined) throw first;
+    const errors = unjudged.splice(0); // with isolate: false the next file starts clean
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new DispatchHookError("ERR_DISPATCH_INCOMPLETE", errors.map((e) => e.message).join("\n\n"));
   });
 }
 

@@ -56,12 +56,16 @@ export interface DoctorReport {
 
 const probeFile = fileURLToPath(new URL("./doctor-probe.js", import.meta.url));
 
-/** The lazily named implementations that package.json declares for backend sets. */
+/** The lazily named implementations that package.json declares for backend sets, a wrapping backend's convert and restore among them. */
 function lazyImplementations(config: HookConfig): ProbeInput["lazy"] {
   return config.dispatchables.flatMap((d) => {
-    const impls = (d.declaration as { implementations?: unknown }).implementations;
-    if (typeof impls !== "object" || impls === null) return [];
-    return Object.entries(impls as Record<string, unknown>).flatMap(([fn, label]) =>
+    const { implementations, wraps } = d.declaration as { implementations?: unknown; wraps?: unknown };
+    const named = Object.entries(typeof implementations === "object" && implementations !== null ? implementations : {});
+    if (typeof wraps === "object" && wraps !== null) {
+      const { convert, restore } = wraps as { convert?: unknown; restore?: unknown };
+      named.push(["wraps.convert", convert], ["wraps.restore", restore]);
+    }
+    return named.flatMap(([fn, label]) =>
       typeof label === "string" ? [{ set: d.set, backend: d.backend, fn, label, base: d.dir, declaredIn: d.declaredIn }] : [],
     );
   });

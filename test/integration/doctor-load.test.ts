@@ -225,7 +225,13 @@ describe("doctor --load", () => {
         name: "array-kit",
         type: "module",
         dispatchHook: {
-          dispatchables: { arrays: { fast: { primaryTypes: [], implementations: { add: "./impl.cjs#add", pool: "./pol.cjs#pool" } } } },
+          dispatchables: {
+            arrays: {
+              fast: { primaryTypes: [], implementations: { add: "./impl.cjs#add", pool: "./pol.cjs#pool" } },
+              // A wrapping backend's lazily named convert is an implementation too.
+              wrapped: { primaryTypes: [], wraps: { backend: "fast", convert: "./convrt.cjs#convert", restore: "./impl.cjs#add" } },
+            },
+          },
         },
       }),
       "node_modules/array-kit/impl.cjs": "exports.add = (a, b) => a + b;\n",
@@ -237,8 +243,10 @@ describe("doctor --load", () => {
       const report = JSON.parse(result.stdout) as DoctorReport;
       expect(report.findings.map((f) => [f.kind, f.backend, f.code])).toEqual([
         ["implementation", "fast [arrays]", "ERR_DISPATCH_IMPL_LOAD"],
+        ["implementation", "wrapped [arrays]", "ERR_DISPATCH_IMPL_LOAD"],
       ]);
       expect(report.findings[0]?.message).toContain("pol.cjs");
+      expect(report.findings[1]?.message).toContain("convrt.cjs");
       expect(result.code).toBe(1);
     }
   });

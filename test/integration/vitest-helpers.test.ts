@@ -299,6 +299,30 @@ describe("dispatch-hook/vitest", () => {
     expect(result.output).not.toContain("This test left");
   });
 
+  // Written from a review: Vitest skips the remaining afterEach hooks once one throws, so a test whose
+  // setup afterEach never ran held its group open, and no later test of the file was judged.
+  it("a test after one whose afterEach threw is still judged", async () => {
+    const dir = makeTree({
+      ...tree,
+      "test/after-a-throw.test.mjs": [
+        'import { afterEach, describe, expect, test } from "vitest";',
+        'import { Dispatcher, register } from "dispatch-hook";',
+        'import { Conv } from "tensorkit/ops.js";',
+        'describe("inner", () => {',
+        '  afterEach(({ task }) => { if (task.fails) expect("cleanup").toBe("clean"); });',
+        '  test.fails("X is expected to fail", () => { throw new Error("known bug"); });',
+        "});",
+        'test("Y leaves Conv pending on gpu", () => {',
+        '  register("gpu", Conv, () => "conv");',
+        '  new Dispatcher({ name: "gpu table", backend: "gpu" }).has(Conv);',
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.output).toContain("This test left 1 registration pending: Conv on gpu");
+    expect(result.code).toBe(1);
+  });
+
   it("a plugin whose declaration cannot be read makes the audit not ok, with a loader problem, as under the loader", async () => {
     const dir = makeTree({
       ...tree,
