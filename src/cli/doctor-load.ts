@@ -5,11 +5,10 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { parseLazyImpl } from "../dispatchable/impl-table.js";
+import { parseLazyImpl, resolvesFrom } from "../dispatchable/impl-table.js";
 import type { HookConfig } from "../hooks/discovery.js";
 import { hasModuleSyntax } from "../hooks/export-names.js";
 import { hookMode } from "../hooks/hook-mode.js";
@@ -78,24 +77,13 @@ function lazyImplementations(config: HookConfig): ProbeInput["lazy"] {
 export function unresolvedImplementations(config: HookConfig): Finding[] {
   return lazyImplementations(config).flatMap((lazy) => {
     const parsed = parseLazyImpl(lazy.label);
-    if (parsed === undefined) return []; // a malformed name: the set's own declaration problem
-    try {
-      const base = resolve(lazy.base);
-      createRequire(join(base, "noop.js")).resolve(parsed.specifier.startsWith(".") ? resolve(base, parsed.specifier) : parsed.specifier);
-      return [];
-    } catch {
-      const message = `backend ${lazy.backend} of ${lazy.set}: the implementation of ${lazy.fn}, ${JSON.stringify(lazy.label)}, names a module that does not resolve from ${lazy.base}, so its first call fails`;
-      const fix = `Correct the implementation's name in ${lazy.declaredIn} (doctor --load also checks its export).`;
-      return [
-        {
-          kind: "implementation" as const,
-          backend: `${lazy.backend} [${lazy.set}]`,
-          code: "ERR_DISPATCH_IMPL_LOAD" as const,
-          message,
-          fix,
-        },
-      ];
-    }
+    // A malformed name is the set's own declaration problem.
+    if (parsed === undefined || resolvesFrom(lazy.base, parsed.specifier)) return [];
+    const message = `backend ${lazy.backend} of ${lazy.set}: the implementation of ${lazy.fn}, ${JSON.stringify(lazy.label)}, names a module that does not resolve from ${lazy.base}, so its first call fails`;
+    const fix = `Correct the implementation's name in ${lazy.declaredIn} (doctor --load also checks its export).`;
+    return [
+      { kind: "implementation" as const, backend: `${lazy.backend} [${lazy.set}]`, code: "ERR_DISPATCH_IMPL_LOAD" as const, message, fix },
+    ];
   });
 }
 

@@ -95,6 +95,16 @@ export function requireFrom(base: string, specifier: string, fail: (why: string,
   }
 }
 
+/** Whether `specifier` resolves from directory `base`, as requireFrom() finds it; nothing is loaded. */
+export function resolvesFrom(base: string, specifier: string): boolean {
+  try {
+    resolveWith(requireAt(base), base, specifier);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const unresolvedText = (specifier: string, base: string) => `${JSON.stringify(specifier)} does not resolve from ${base}`;
 
 const lazyText = (lazy: LazyImpl, backend: string, fn: string, why: string) =>

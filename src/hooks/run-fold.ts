@@ -200,8 +200,7 @@ function runVerdict(run: RunAudit): string {
   const registrations = run.processes.flatMap((p) => p.report?.registrations ?? []);
   if (run.checked === 0) {
     const wait = waitingText(registrations);
-    const undone = registrations.length > 0 && registrations.every((r) => r.state === "disposed");
-    const why = undone ? undoneText : "no process made a registration or declared a backend that loaded";
+    const why = undoneText(registrations) ?? "no process made a registration or declared a backend that loaded";
     return `nothing was checked: ${wait === undefined ? why : `no registration landed; ${wait}`}`;
   }
   const checking = run.processes.filter((p) => p.checked > 0);

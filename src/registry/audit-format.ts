@@ -22,8 +22,11 @@ export function shortModule(href: string, cwd: string = process.cwd()): string {
   }
 }
 
-/** Why nothing was checked where registrations were made: each was undone (a test's, restored after it). */
-export const undoneText = "every registration made was undone (disposed) before the audit, so none could be checked";
+/** Why nothing was checked where registrations were made and each was undone (a test's, restored after it), or undefined. */
+export function undoneText(registrations: readonly RegistrationRecord[]): string | undefined {
+  const undone = registrations.length > 0 && registrations.every((r) => r.state === "disposed");
+  return undone ? "every registration made was undone (disposed) before the audit, so none could be checked" : undefined;
+}
 
 /**
  * A report's verdict: "ok" only when something was checked, and never "every registration landed" over
@@ -35,8 +38,8 @@ export function verdict(report: AuditReport): string {
     // A registration waiting for a backend that never loaded is not checked: nothing said whether it would land.
     const wait = waitingText(report.registrations);
     if (wait !== undefined) return `nothing was checked: no registration landed; ${wait}`;
-    const undone = report.registrations.length > 0 && report.registrations.every((r) => r.state === "disposed");
-    const what = undone ? undoneText : (report.notes.find((n) => n.startsWith("no registrations")) ?? "no registrations were made");
+    const what =
+      undoneText(report.registrations) ?? report.notes.find((n) => n.startsWith("no registrations")) ?? "no registrations were made";
     return `nothing was checked: ${what}`;
   }
   return okVerdict(report.registrations, "");
