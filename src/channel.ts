@@ -192,6 +192,8 @@ export interface HubRequest {
 }
 /** hub.shared() key of the host adapters serving the realm before any of their modules loaded (host-adapters.ts). */
 export const hostsKey = "host-adapters@1";
+/** hub.shared() key of what a change calls: the hub's tables and windows, and every registry's log (worker-record.ts). */
+export const logChangesKey = "log-changes@1";
 
 export const hubChannelName = "dispatch-hook:hub";
 export const hubVersion = 1;

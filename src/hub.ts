@@ -12,6 +12,7 @@ import {
   type HubMember,
   hubVersion,
   type InstallationStatus,
+  logChangesKey,
   type TableNotice,
   type WindowFact,
   type WindowInfo,
@@ -37,8 +38,6 @@ interface WindowRecord {
   readonly table: WeakRef<object> | undefined;
   live: boolean; // open or awaiting: counted in #live until settled
 }
-
-type Storage = import("node:async_hooks").AsyncLocalStorage<WindowFact | undefined>;
 
 const slotOf = (namespace: string, backend: string) => `${namespace}\0${backend}`;
 /** A call into a member or loader (of any copy): its throw never reaches the module or the registry that caused it. */
@@ -73,7 +72,7 @@ class Hub implements HubApi {
   readonly #windows = new Map<string, WindowRecord>();
   readonly #windowGone = new FinalizationRegistry<WindowRecord>((record) => this.#dropWindow(record));
   #live = 0; // windows open or awaiting: while there are any, the storage is on
-  #storage: Storage | undefined;
+  #storage: import("node:async_hooks").AsyncLocalStorage<WindowFact | undefined> | undefined;
   #hosted: WindowFact | undefined; // the window a host's generated code entered last (see enterWindow)
   #exitClaimed = false;
   readonly #shared = new Map<string, unknown>();
@@ -103,14 +102,14 @@ class Hub implements HubApi {
     this.#tableGone.register(target, record);
     const told = notice(record, target);
     for (const listener of this.#listeners.get(slot) ?? []) {
-      const member = listener.ref.deref();
-      // A registry never throws into the module that announced: it records its own failures.
-      if (member !== undefined)
-        try {
-          member.table(told);
-        } catch {}
+      const member = listener.ref.deref(); // a registry never throws into the module that announced: it records its own failures
+      if (member !== undefined) attempt(() => member.table(told));
     }
+    this.#changed();
   }
+
+  /** What a worker's running record waits for (worker-record.ts): a table loaded, a window settled, a log changed. */
+  readonly #changed = () => (this.#shared.get(logChangesKey) as { changed?: () => void } | undefined)?.changed?.();
 
   allTables(): TableNotice[] {
     return [...this.#tables.values()].flatMap((set) => this.#live_(set));
@@ -244,6 +243,7 @@ class Hub implements HubApi {
     if (fact.state === "done") for (const loader of this.#loaders) loader.ran?.(fact.info.module);
     // With no window left to attribute to, the storage stops (on Node 20 that turns its async hooks off).
     if (--this.#live === 0) this.#storage?.disable();
+    this.#changed();
   }
 
   window(id: string): WindowFact | undefined {

@@ -17,7 +17,7 @@ export interface RunProcess extends RecordWriter {
   /** No problems in its record. False when it has no record. */
   readonly ok: boolean;
   readonly checked: number;
-  /** Set when it started auditing and wrote no record: why, as far as is known. */
+  /** Set when it started auditing and wrote no record, or no record of its last change: why, as far as is known. */
   readonly missing?: string;
   /** Set by a reporter's fold under `dispatch-hook audit` for a process still running: the command's fold judges it. */
   readonly running?: true;
@@ -55,6 +55,9 @@ function parse(file: string): Parsed<unknown> {
   }
 }
 
+const staleText =
+  "changed after its last record, then ended without its exit handlers (a worker's terminate(), say): what it did last is not known";
+
 /** One thread of one process, whichever of its realms wrote. */
 const threadOf = (p: { readonly pid: number; readonly thread: number }): string => `${p.pid}-${p.thread}`;
 
@@ -71,6 +74,7 @@ export function foldRun(
   unrecorded?: (writer: RecordWriter) => string | undefined,
 ): RunAudit {
   const names = fs.readdirSync(dir).sort();
+  const present = new Set(names);
   const processes: RunProcess[] = [];
   const unreadable: Array<{ file: string; why: string }> = [];
   const recorded = new Set<string>();
@@ -81,13 +85,16 @@ export function foldRun(
       unreadable.push({ file: name, why: record.why });
       continue;
     }
-    recorded.add(name.slice(0, -".json".length));
+    const stem = name.slice(0, -".json".length);
+    recorded.add(stem);
     const { format: _format, version: _version, report, ...writer } = record.value;
-    processes.push({ ...writer, ok: report.ok, checked: report.checked, report });
+    // A worker marks a change at once and records it after: the marker left means it ended in between (terminate()).
+    const stale = present.has(`${stem}.changed`) && !alive?.(writer.pid);
+    processes.push({ ...writer, ok: report.ok && !stale, checked: report.checked, report, ...(stale ? { missing: staleText } : {}) });
   }
   const written = new Set(processes.map(threadOf));
   for (const name of names) {
-    if (name.endsWith(".json")) continue;
+    if (name.endsWith(".json") || (name.endsWith(".changed") && present.has(`${name.slice(0, -".changed".length)}.started`))) continue;
     // A record being rewritten (a test runner's worker, at its exit) while this reads.
     if (name.endsWith(".tmp") && recorded.has(name.slice(0, name.indexOf(".json.")))) continue;
     if (!name.endsWith(".started")) {

@@ -2,7 +2,8 @@
  * A registry's audit log, its events and the report folded from them (plain data: `JSON.stringify`
  * gives them whole). Read-only: events come from its registry, so a report cannot be forged into "ok".
  */
-import type { ErrorSummary } from "../channel.js";
+import { type ErrorSummary, logChangesKey } from "../channel.js";
+import { hub } from "../hub.js";
 import { DispatchHookError } from "./errors.js";
 
 export type { ErrorSummary } from "../channel.js";
@@ -234,6 +235,14 @@ export function frozen<T>(value: T): T {
   return value;
 }
 
+/** What a change to any registry's log calls, whichever copy of dispatch-hook made it: a worker's running record (worker-record.ts). */
+export interface LogChanges {
+  changed: (() => void) | undefined;
+}
+let changes: LogChanges | undefined;
+/** The thread's LogChanges, shared by every copy through the hub. @internal */
+export const logChanges = (): LogChanges => hub().shared(logChangesKey, (): LogChanges => ({ changed: undefined }));
+
 /** The log (frozen: none of its methods can be replaced on it), its events, and its only writer. @internal */
 export function createAuditLog(): { log: AuditLog; events: AuditEvent[]; record: (event: Unsequenced<AuditEvent>) => void } {
   const events: AuditEvent[] = [];
@@ -243,6 +252,8 @@ export function createAuditLog(): { log: AuditLog; events: AuditEvent[]; record:
   const record = (event: Unsequenced<AuditEvent>) => {
     (event as { seq: number }).seq = events.length;
     events.push(event as AuditEvent);
+    changes ??= logChanges();
+    changes.changed?.();
   };
   return { log, events, record };
 }

@@ -10,6 +10,7 @@ import { formatReport } from "./audit-format.js";
 import { DispatchHookError } from "./errors.js";
 import { type RunLocation, runLocation, startRecord, writeRecord } from "./run-records.js";
 import { threadAudit, unannounced } from "./thread-audit.js";
+import { recordWhileRunning } from "./worker-record.js";
 
 /** DISPATCH_HOOK_AUDIT: "strict" fails the process on problems, "report" prints the table, "off" is silent. */
 export type AuditMode = "strict" | "report" | "off";
@@ -99,6 +100,9 @@ export function auditAtExit(options: AuditAtExitOptions): void {
   if (mode === "off" && dir === undefined) return;
   if (!hub().claimExit()) return;
   if (dir !== undefined && !startRecord(dir)) dir = undefined;
+  const runDir = dir;
+  if (runDir !== undefined)
+    recordWhileRunning(runDir, () => writeRecord(runDir, withoutLoader(threadAudit(), true, options.joined === true), null, entry()));
   recordAfterTestFile();
   const atExit = (given: number) => {
     // What an earlier exit listener set (the code given is the one the exit began with).

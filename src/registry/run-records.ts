@@ -185,6 +185,14 @@ export function alive(pid: number): boolean {
   }
 }
 
+/** Whether this thread changed since its last record: then its `<id>.changed` marker is in the run directory (worker-record.ts). */
+let changedSince = false;
+export function markChanged(dir: string): void {
+  if (changedSince) return;
+  changedSince = true;
+  fs.writeFileSync(path.join(dir, `${stem()}.changed`), "");
+}
+
 /** Writes (or rewrites) this thread's record, synchronously: it runs at exit, or after a test file (named as its `entry`). */
 export function writeRecord(dir: string, report: AuditReport, exitCode: number | null, entry?: string): void {
   const record: ProcessRecord = {
@@ -197,6 +205,8 @@ export function writeRecord(dir: string, report: AuditReport, exitCode: number |
     report,
   };
   writeFileAtomically(path.join(dir, `${stem()}.json`), JSON.stringify(record));
+  if (changedSince) fs.unlinkSync(path.join(dir, `${stem()}.changed`));
+  changedSince = false;
 }
 
 /**

@@ -185,6 +185,51 @@ describe("one audit over every process of a run", () => {
     expect(result.stderr).toContain("hello from the program");
   });
 
+  // Written from a new user's trial: terminate() runs no exit handler in the worker, so a worker pool
+  // (piscina's destroy(), a process.exit() while workers run) failed every run audit, "wrote no record".
+  it("workers ended with terminate(), as a pool ends them: judged by what they did, a miss in one still fails the run", async () => {
+    const dir = makeTree({
+      ...app,
+      // A pool's worker: loads what it is asked for, says so, then waits for more work until terminated.
+      "pool-worker.mjs": [
+        'import { parentPort, workerData } from "node:worker_threads";',
+        'if (workerData === "busy") { const { register } = await import("dispatch-hook"); register("numba", class Op {}, () => 0); parentPort.postMessage("ready"); for (;;); }',
+        'if (workerData !== "idle") await import("tensorlab/link/" + workerData + "/dispatch/basic.js");',
+        'parentPort.postMessage("ready");',
+        "setInterval(() => {}, 1000);",
+      ].join("\n"),
+      "pool.mjs": [
+        'import { Worker } from "node:worker_threads";',
+        'await import("tensorlab/link/numba/dispatch/basic.js");',
+        'const start = (data) => new Promise((done) => { const w = new Worker(new URL("./pool-worker.mjs", import.meta.url), { workerData: data }); w.once("message", () => done(w)); });',
+        'const workers = await Promise.all([start(process.env.WORKER_BACKEND ?? "numba"), start("idle")]);',
+        "const codes = await Promise.all(workers.map((w) => w.terminate()));",
+        'console.log("terminated", codes.join(" "));',
+      ].join("\n"),
+    });
+    const clean = await audit(dir, ["--json", "--", "node", "pool.mjs"]);
+    expect(clean.stderr).toContain("terminated 1 1");
+    const report = JSON.parse(clean.stdout) as RunAudit;
+    const threads = report.processes.map((p) => `${p.thread === 0 ? "main" : "worker"}: ${p.missing ?? p.report?.registrations.length}`);
+    expect(threads.sort()).toEqual(["main: 1", "worker: 0", "worker: 1"]);
+    expect(report.ok).toBe(true);
+    expect(clean.code).toBe(0);
+
+    // The terminated worker loaded jax, where the plugin registered nothing: the run fails for that, by name.
+    const missed = await audit(dir, ["--", "node", "pool.mjs"], { WORKER_BACKEND: "jax" });
+    expect(missed.stdout).toContain("[missing] PoolLayer on jax");
+    expect(missed.stdout).not.toContain("wrote no audit record");
+    expect(missed.code).toBe(1);
+
+    // Terminated while it ran, after a change its record never got: never judged by the older record.
+    const busy = await audit(dir, ["--", "node", "pool.mjs"], { WORKER_BACKEND: "busy" });
+    expect(busy.stdout).toMatch(
+      /\[no record\] pid \d+ \(worker thread \d+ of pid \d+\) changed after its last record, then ended without its exit handlers/,
+    );
+    expect(busy.stdout).toMatch(/^not ok: /m);
+    expect(busy.code).toBe(1);
+  });
+
   it("a killed child, a truncated record and a foreign file are each named; never ok, never a crash; a new run does not fold an earlier one's records", async () => {
     const dir = makeTree({
       ...app,
