@@ -93,9 +93,8 @@ export function plan(
 ): Plan {
   return naming(fn, () => {
     const types = values.map(typeName);
+    // Only backends that may run ask the values: a blocked or not opted-in backend's abstract type is never loaded.
     const asks: Array<readonly [number, TypeSet]> = [];
-    for (let i = 0; i < values.length; i++)
-      for (const b of control.order) if (b.types.asksValues(protos[i] ?? null)) asks.push([i, b.types] as const);
     // Each value's claim by each backend, asked once: a protocol that answers differently from one
     // ask to the next cannot make a plan contradict itself.
     const claims = new Map<TypeSet, Array<Claim | undefined | null>>();
@@ -127,6 +126,7 @@ export function plan(
         skipped.push({ backend: b.name, reason: "requires opt-in: prioritize it to use it" });
         continue;
       }
+      for (let i = 0; i < values.length; i++) if (b.types.asksValues(protos[i] ?? null)) asks.push([i, b.types] as const);
       const impl = b.implementation(op);
       // Through a wrapper (of a wrapper), a blocked or disabled backend's code would still run.
       const barred = blockedThrough(impl, control.blocked);
@@ -139,12 +139,13 @@ export function plan(
       else candidates.push({ backend: b.name, impl: impl as Implementation });
     }
     /**
-     * The error for mixed inputs, or undefined when the default may take them: inputs no backend
-     * owns are the default's, and so are inputs that one backend could take all of (it was passed
-     * over for a reason the trace gives: blocked, opt-in, no implementation).
+     * The error for mixed inputs, or undefined when the default may take them: inputs no backend that
+     * may run owns are the default's, and so are inputs that one such backend could take all of (it
+     * has no implementation of this function, or passed it over). A blocked backend, or an opt-in one
+     * not opted in, owns nothing here: the default would convert silently what it was kept from.
      */
     const mixed = (): DispatchHookError | undefined => {
-      const all = control.order;
+      const all = control.order.filter((b) => !control.blocked.has(b.name) && (!b.requiresOptIn || control.optedIn.has(b.name)));
       const owners = values.map((v, i) =>
         v === undefined || v === null ? [] : all.filter((b) => claimOf(b.types, i) === "primary").map((b) => b.name),
       );

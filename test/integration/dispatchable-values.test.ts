@@ -222,3 +222,57 @@ console.log(JSON.stringify({ own: size(new TsArray([1, 2])), sub: size(new Sub([
     );
   }
 });
+
+// Written from a new user's port: a backend kept from running (blocked, disabled, or opt-in and not
+// prioritized) still took part in the decision. Its abstract type that could not load failed every
+// call of the set, and mixed inputs only it accepted ran the default, converted silently.
+const keptFromRunning = `
+import { backendOptions, createBackends, dispatchable } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
+const attempt = (run) => { try { return run(); } catch (error) { return error.code; } };
+class Cu {}
+const broken = createBackends({ name: "broken-opt-in", discover: false });
+broken.declare({ name: "cupy", primaryTypes: [Cu], implementations: { f: () => "cupy" } });
+broken.declare({ name: "extra", primaryTypes: ["@./nope.mjs#Nope"], requiresOptIn: true, implementations: { f: () => "extra" } });
+const f = dispatchable(function f(x) { return "default"; }, { args: ["x"], backends: broken });
+const abstract = {
+  cu: attempt(() => f(new Cu())),
+  number: attempt(() => f(3)),
+  disabled: attempt(() => backendOptions({ disable: ["extra"] }, () => f(new Cu()))),
+  prioritized: attempt(() => backendOptions({ prioritize: ["extra"] }, () => f(new Cu()))),
+};
+class NumArray {}
+class CuArray {}
+class WasmArray {}
+const set = createBackends({ name: "mixed", discover: false });
+set.declare({ name: "numpy", primaryTypes: [NumArray], implementations: { add: () => "numpy" } });
+set.declare({ name: "cupy", primaryTypes: [CuArray], implementations: { add: () => "cupy" } });
+set.declare({ name: "wasm", primaryTypes: [WasmArray], secondaryTypes: [NumArray], requiresOptIn: true, implementations: { add: () => "wasm" } });
+const add = dispatchable(function add(x, y) { return "default"; }, { args: ["x", "y"], backends: set });
+const mixed = { optIn: attempt(() => add(new NumArray(), new WasmArray())) };
+mixed.optedIn = attempt(() => backendOptions({ prioritize: ["wasm"] }, () => add(new NumArray(), new WasmArray())));
+mixed.alone = attempt(() => add(new WasmArray(), undefined));
+set.declare({ name: "both", primaryTypes: [NumArray], secondaryTypes: [CuArray], implementations: { add: () => "both" } });
+mixed.both = attempt(() => add(new NumArray(), new CuArray()));
+mixed.bothDisabled = attempt(() => backendOptions({ disable: ["both"] }, () => add(new NumArray(), new CuArray())));
+console.log(JSON.stringify({ abstract, mixed }));
+`;
+
+describe("a backend kept from running takes no part in a call (real process)", () => {
+  for (const flags of [[], ["--disallow-code-generation-from-strings"]]) {
+    it(`its abstract type is never loaded, and mixed inputs only it accepts are refused${flags.length ? " (no code generation)" : ""}`, async () => {
+      const dir = makeTree({ "main.mjs": keptFromRunning });
+      const result = await run(dir, [...flags, "main.mjs"]);
+      expect(lastJson(result.stdout)).toEqual({
+        abstract: { cu: "cupy", number: "default", disabled: "cupy", prioritized: "ERR_DISPATCH_TYPE_LOAD" },
+        mixed: {
+          optIn: "ERR_DISPATCH_MIXED_INPUTS",
+          optedIn: "wasm",
+          alone: "default",
+          both: "both",
+          bothDisabled: "ERR_DISPATCH_MIXED_INPUTS",
+        },
+      });
+      expect(result.code).toBe(0);
+    });
+  }
+});
