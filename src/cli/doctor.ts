@@ -7,6 +7,7 @@ import { registrationFault } from "../hooks/module-facts.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { shortPath } from "../registry/audit-format.js";
 import type { ErrorCode } from "../registry/errors.js";
+import { refusedDeclarations } from "./doctor-declarations.js";
 import {
   type BackendOutcome,
   type DoctorReport,
@@ -198,6 +199,7 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
   const { backends, plugins, findings } = diagnose(config);
   const types = checkNamedTypes(config);
   findings.push(...types.findings);
+  findings.push(...refusedDeclarations(config, findings));
   if (!flags["--load"]) findings.push(...unresolvedImplementations(config));
   const loaded = flags["--load"] ? await loadBackends(config, backends, io.env, types.resolved) : undefined;
   findings.push(...(loaded?.findings ?? []));

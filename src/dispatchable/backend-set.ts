@@ -22,7 +22,7 @@ import {
 import { NamedTypeResolver } from "./named-type.js";
 import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
-import { checkDeclarations, declarationProblems } from "./set-checks.js";
+import { checkDeclarations, declarationProblems, strayDeclarations } from "./set-checks.js";
 import {
   type BackendDeclaration,
   type BackendSetOptions,
@@ -33,6 +33,7 @@ import {
   functionName,
   readDeclaration,
   readSetOptions,
+  type StrayDeclaration,
   withDetails,
 } from "./set-input.js";
 import { Classifier, TypeSet } from "./type-match.js";
@@ -64,6 +65,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
   readonly #orderVariable: string;
   readonly #discover: boolean | string;
   #discovered = false;
+  #stray: StrayDeclaration[] = []; // package.json declarations for a set name a typo away
   readonly #eager: boolean;
   #classifier: { version: number; of: Classifier | undefined } | undefined;
   /** The version at which registrations were last checked against the functions, and what was found. */
@@ -90,6 +92,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.registry.reportWith(() => [
       ...unresolvedImpls(this.#backends.values(), this.#ops),
       ...declarationProblems(this.name, this.#backends, this.#ops, new Set(this.#functions.keys()), this.#discovered),
+      ...strayDeclarations(this.#stray, (name) => sets.has(name)),
     ]);
   }
 
@@ -257,7 +260,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.#discovered = true;
     if (this.#discover === false) return;
     try {
-      declarePackages(this.name, this.#discover, (d, declaredIn) => this.declare(d as BackendDeclaration<Fns>, declaredIn), this.registry);
+      this.#stray = declarePackages(this as unknown as BackendSet, this.#discover);
     } finally {
       // From now on the set knows its backends: one it does not declare is a problem of its audit.
       this.registry.setEvent({ kind: "backend-set", set: this.name });

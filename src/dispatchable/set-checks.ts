@@ -11,6 +11,7 @@ import type { Class } from "../registry/dispatcher.js";
 import { type DispatchHookError, warnAs } from "../registry/errors.js";
 import { type Ordered, priorityTypos } from "./backend-order.js";
 import { type ImplTable, unknownFunctions } from "./impl-table.js";
+import type { StrayDeclaration } from "./set-input.js";
 import { unknownWrapped } from "./wrapping.js";
 
 export interface Checked extends Ordered {
@@ -85,4 +86,20 @@ export function declarationProblems(
   // A wrapper of a backend a typo away from a declared one; one far from every name may wrap a package not installed.
   const typos = [...unknownWrapped(set, backends).filter((e) => e.details.near !== undefined), ...priorityTypos(set, backends)];
   return [...misspelt, ...typos.map((e) => problem(e, e.details.backend as string))];
+}
+
+/**
+ * package.json declarations for a set a typo away from this one's, where no set of the name they give
+ * exists: their backends are in no set, and nothing runs them (a set of that name made later clears it).
+ */
+export function strayDeclarations(stray: readonly StrayDeclaration[], exists: (set: string) => boolean): AuditEvent[] {
+  return stray
+    .filter((s) => !exists(s.set))
+    .map((s) => ({
+      kind: "declaration",
+      seq: -1,
+      backend: s.backend,
+      code: "ERR_DISPATCH_BACKEND_DECLARATION",
+      message: `${s.declaredIn} declares backend ${JSON.stringify(s.backend)} for the backend set ${JSON.stringify(s.set)}, which no backend set of this process is (did you mean ${JSON.stringify(s.near)}?): the backend is in no set, and no call runs it.`,
+    }));
 }

@@ -5,7 +5,7 @@
 import { fs, path, url } from "../builtins.js";
 import { discover } from "../hooks/discovery.js";
 import { DispatchHookError, describe, warnAs } from "../registry/errors.js";
-import { readOptions } from "../registry/options.js";
+import { readOptions, suggest } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { AnyFunction, ImplementationOf } from "./impl-table.js";
 import type { TypeSpec } from "./type-match.js";
@@ -142,20 +142,32 @@ export function readSetOptions(options: BackendSetOptions): BackendSetOptions {
   return read;
 }
 
+/** A package.json declaration for a set whose name is a typo away from this set's (see strayDeclarations). */
+export interface StrayDeclaration {
+  readonly set: string;
+  readonly backend: string;
+  readonly declaredIn: string;
+  readonly near: string;
+}
+
 /**
  * Declares set `set`'s backends that package.json files declare (`discover`: true, or the app's
  * directory) with `declare`; one it refuses is left out: a warning, and a problem of its audit.
+ * Returns the declarations for a set name a typo away from `set`'s.
  */
 export function declarePackages(
-  set: string,
+  into: { readonly name: string; readonly registry: Registry; declare(declaration: BackendDeclaration, declaredIn: string): void },
   root: true | string,
-  declare: (declaration: BackendDeclaration, declaredIn: string) => void,
-  registry: Registry,
-): void {
+): StrayDeclaration[] {
+  const { name: set, registry } = into;
+  const stray: StrayDeclaration[] = [];
   for (const d of discover({ ...(typeof root === "string" ? { root } : {}), transitive: true }).dispatchables) {
-    if (d.set !== set) continue;
+    if (d.set !== set) {
+      if (suggest(d.set, [set]) !== undefined) stray.push({ set: d.set, backend: d.backend, declaredIn: d.declaredIn, near: set });
+      continue;
+    }
     try {
-      declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration, d.declaredIn);
+      into.declare({ ...(d.declaration as object), name: d.backend, base: d.dir } as BackendDeclaration, d.declaredIn);
     } catch (error) {
       const e = error as DispatchHookError;
       const message = `${path.relative(process.cwd(), d.declaredIn) || d.declaredIn}: ${e.message} The backend is left out.`;
@@ -163,4 +175,5 @@ export function declarePackages(
       registry.setEvent({ kind: "declaration", backend: d.backend, code: e.code, message });
     }
   }
+  return stray;
 }

@@ -107,6 +107,66 @@ describe("a package.json backend the set leaves out (real process)", () => {
   });
 });
 
+// Written from a new user's port: doctor said "no problems found" over package.json backends that
+// the set refuses at run time (a warning, and a strict audit's problem), and a declaration for a
+// misspelt set name was never reported at all.
+describe("package.json backends that no set takes (real process)", () => {
+  const declared = (sets: Record<string, unknown>) => ({
+    "package.json": appJson({ dependencies: { "wasm-backend": "*" } }),
+    "node_modules/wasm-backend/package.json": JSON.stringify({ name: "wasm-backend", dispatchHook: { dispatchables: sets } }),
+    "node_modules/wasm-backend/arr.mjs": "export class Arr {}\n",
+    "node_modules/wasm-backend/impl.mjs": 'export const total = () => "wasm total";\n',
+    "main.mjs": [
+      `import { createBackends, dispatchable } from ${api};`,
+      'import { Arr } from "wasm-backend/arr.mjs";',
+      'const set = createBackends({ name: "scipy" });',
+      'const total = dispatchable((x) => "reference total", { name: "total", args: ["x"], backends: set });',
+      "console.log(JSON.stringify({ ran: total(new Arr()) }));",
+    ].join("\n"),
+  });
+  const backend = { primaryTypes: ["./arr.mjs#Arr"], implementations: { total: "./impl.mjs#total" } };
+
+  it("doctor names each declaration its set would refuse, with the run time's code; one spelt right passes", async () => {
+    const dir = makeTree(
+      declared({
+        scipy: {
+          optIn: { ...backend, requireOptIn: true },
+          flag: { ...backend, requiresOptIn: "true" },
+          number: { primaryTypes: ["./arr.mjs#Arr"], implementations: { total: 42 } },
+          wrapper: { ...backend, wraps: { backend: "flag", convret: "./impl.mjs#total" } },
+        },
+      }),
+    );
+    const cli = join(repoRoot, "dist/bundle/cli.js");
+    const found = await run(dir, [cli, "doctor", "--json"]);
+    const report = JSON.parse(found.stdout) as { ok: boolean; findings: Array<{ backend: string; code: string; message: string }> };
+    expect(report.findings.map((f) => `${f.backend} ${f.code}`).sort()).toEqual([
+      "flag [scipy] ERR_DISPATCH_INVALID_OPTION",
+      "number [scipy] ERR_DISPATCH_INVALID_IMPL",
+      "optIn [scipy] ERR_DISPATCH_INVALID_OPTION",
+      "wrapper [scipy] ERR_DISPATCH_BACKEND_DECLARATION",
+    ]);
+    expect(report.findings.find((f) => f.backend === "optIn [scipy]")?.message).toContain('did you mean "requiresOptIn"?');
+    expect(found.code).toBe(1);
+    const clean = await run(makeTree(declared({ scipy: { wasm: backend } })), [cli, "doctor"]);
+    expect(clean.stdout).toContain("no problems found");
+    expect(clean.code).toBe(0);
+  });
+
+  it("a declaration for a set name a typo away from the set's fails a strict audit, naming the set; spelt right, it lands", async () => {
+    const strict = { DISPATCH_HOOK_AUDIT: "strict" };
+    const typo = await run(makeTree(declared({ scpiy: { wasm: backend } })), ["main.mjs"], strict);
+    expect(lastJson(typo.stdout)).toEqual({ ran: "reference total" });
+    expect(typo.stderr).toMatch(
+      /\[declaration\] .*package\.json declares backend "wasm" for the backend set "scpiy", which no backend set of this process is \(did you mean "scipy"\?\)/,
+    );
+    expect(typo.code).toBe(1);
+    const right = await run(makeTree(declared({ scipy: { wasm: backend } })), ["main.mjs"], strict);
+    expect(lastJson(right.stdout)).toEqual({ ran: "wasm total" });
+    expect(right.code).toBe(0);
+  });
+});
+
 describe("a backend declared in code with an implementation keyed by a misspelt function name (real process)", () => {
   it("fails a strict audit as a declaration problem, as in a package.json; spelt right, it passes", async () => {
     const dir = makeTree({
