@@ -61,23 +61,49 @@ export function sortBackends(
     }
     edges.push({ before, after, source: `${before}>${after} from ${extraSource}`, explicit: true });
   }
-  // Each backend in declaration order, preceded by whatever must come before it (themselves in
-  // declaration order): a constraint moves only the backends it names.
+  // A declared constraint the explicit order contradicts through others (cupy>numpy, numpy>jax
+  // declared, jax>cupy given) goes too; a cycle of declared constraints alone, or of explicit ones
+  // alone, is an error.
+  for (;;) {
+    const sorted = topological(names, edges);
+    if (Array.isArray(sorted)) return sorted;
+    const onCycle = sorted.cycle.map((after, i, cycle) => {
+      const before = cycle[(i + 1) % cycle.length];
+      return edges.find((e) => e.before === before && e.after === after) as Edge;
+    });
+    if (!onCycle.some((e) => e.explicit === true) || onCycle.every((e) => e.explicit === true)) throw cycleError(sorted.cycle, edges, site);
+    for (const e of onCycle) if (e.explicit !== true) edges.splice(edges.indexOf(e), 1);
+  }
+}
+
+/**
+ * Each backend in declaration order, preceded by whatever must come before it (themselves in
+ * declaration order): a constraint moves only the backends it names. Or a cycle: each name's
+ * next must come before it.
+ */
+function topological(names: readonly string[], edges: readonly Edge[]): string[] | { cycle: string[] } {
   const before = new Map<string, string[]>(names.map((n) => [n, []]));
   for (const e of edges) before.get(e.after)?.push(e.before);
   for (const list of before.values()) list.sort((x, y) => names.indexOf(x) - names.indexOf(y));
   const out: string[] = [];
   const state = new Map<string, "visiting" | "done">();
-  const visit = (name: string, path: string[]): void => {
+  const visit = (name: string, path: string[]): string[] | undefined => {
     const now = state.get(name);
-    if (now === "done") return;
-    if (now === "visiting") throw cycleError(path.slice(path.indexOf(name)), edges, site);
+    if (now === "done") return undefined;
+    if (now === "visiting") return path.slice(path.indexOf(name));
     state.set(name, "visiting");
-    for (const first of before.get(name) ?? []) visit(first, [...path, name]);
+    for (const first of before.get(name) ?? []) {
+      const cycle = visit(first, [...path, name]);
+      if (cycle !== undefined) return cycle;
+    }
     state.set(name, "done");
     out.push(name);
+    return undefined;
   };
-  for (const name of names) visit(name, []);
+  for (const name of names) {
+    const cycle = visit(name, []);
+    if (cycle !== undefined) return { cycle };
+  }
   return out;
 }
 
@@ -232,7 +258,7 @@ export function setControl(set: string, prefix: string, env: Readonly<Record<str
     if (sorted?.version !== version) {
       const all = [...backends.values()];
       const known = new Set(all.map((b) => b.name));
-      const read = known.size === 0 ? { prioritize: [], block: [], order: [] } : readEnvControl(prefix, env, known, fn, set);
+      const read = readEnvControl(prefix, env, known, fn, set); // a set with no backends fails on a name too
       const variable = `${prefix}_SET_ORDER`;
       const names = prioritize(sortBackends(all, read.order, variable, { set, fn, variable }), read.prioritize);
       sorted = { version, env: read, order: names.map((n) => backends.get(n) as Backend) };

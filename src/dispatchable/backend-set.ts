@@ -22,7 +22,7 @@ import {
 import { NamedTypeResolver } from "./named-type.js";
 import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
-import { checkDeclarations, declarationProblems, strayDeclarations } from "./set-checks.js";
+import { checkDeclarations, controlProblems, declarationProblems, strayDeclarations } from "./set-checks.js";
 import {
   type BackendDeclaration,
   type BackendSetOptions,
@@ -93,16 +93,14 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
       ...unresolvedImpls(this.#backends.values(), this.#ops),
       ...declarationProblems(this.name, this.#backends, this.#ops, new Set(this.#functions.keys()), this.#discovered),
       ...strayDeclarations(this.#stray, (name) => sets.has(name)),
+      ...(this.#discovered ? controlProblems(this.name, () => this.#control(this.#backends, this.version, undefined)) : []),
     ]);
   }
 
   /** @internal The op class that stands for a dispatchable function in the tables. */
   opFor(fn: string): Class {
-    let op = this.#ops.get(fn);
-    if (op === undefined) {
-      op = { [fn]: class {} }[fn] as Class;
-      this.#ops.set(fn, op);
-    }
+    const op = this.#ops.get(fn) ?? ({ [fn]: class {} }[fn] as Class);
+    this.#ops.set(fn, op);
     return op;
   }
 

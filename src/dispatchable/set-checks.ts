@@ -8,7 +8,7 @@
  */
 import type { AuditEvent } from "../registry/audit-events.js";
 import type { Class } from "../registry/dispatcher.js";
-import { type DispatchHookError, warnAs } from "../registry/errors.js";
+import { DispatchHookError, warnAs } from "../registry/errors.js";
 import { type Ordered, priorityTypos } from "./backend-order.js";
 import { type ImplTable, unknownFunctions } from "./impl-table.js";
 import type { StrayDeclaration } from "./set-input.js";
@@ -102,4 +102,24 @@ export function strayDeclarations(stray: readonly StrayDeclaration[], exists: (s
       code: "ERR_DISPATCH_BACKEND_DECLARATION",
       message: `${s.declaredIn} declares backend ${JSON.stringify(s.backend)} for the backend set ${JSON.stringify(s.set)}, which no backend set of this process is (did you mean ${JSON.stringify(s.near)}?): the backend is in no set, and no call runs it.`,
     }));
+}
+
+/** The set's order as the environment makes it (`read`), when that fails every call: a misspelt backend in a variable, a cycle. */
+export function controlProblems(set: string, read: () => unknown): AuditEvent[] {
+  try {
+    read();
+    return [];
+  } catch (error) {
+    if (!(error instanceof DispatchHookError)) throw error;
+    const backend = typeof error.details.backend === "string" ? error.details.backend : "-";
+    return [
+      {
+        kind: "declaration",
+        seq: -1,
+        backend,
+        code: error.code,
+        message: `${error.message} Until then every call of ${set}'s functions fails.`,
+      },
+    ];
+  }
 }

@@ -167,6 +167,68 @@ describe("package.json backends that no set takes (real process)", () => {
   });
 });
 
+// Written from a new user's port: a misspelt backend in <PREFIX>_PRIORITIZE failed every call while
+// a strict audit and audit -- said ok; a set with no backends of its own ignored the variable.
+describe("an environment variable that fails every call of a set (real process)", () => {
+  it("is a declaration problem of a strict audit, for a set with backends and for one without", async () => {
+    const dir = makeTree({
+      "main.mjs": [
+        `import { createBackends, dispatchable } from ${api};`,
+        "class Num {}",
+        'const scipy = createBackends({ name: "scipy", discover: false });',
+        'scipy.declare({ name: "numpy", primaryTypes: [Num], implementations: { f: () => "numpy" } });',
+        'const f = dispatchable(function f(x) { return "default"; }, { args: ["x"], backends: scipy });',
+        'const empty = createBackends({ name: "empty", envPrefix: "EMPTY", discover: false });',
+        'const g = dispatchable(function g(x) { return "default"; }, { args: ["x"], backends: empty });',
+        "const attempt = (run) => { try { return run(); } catch (error) { return error.code; } };",
+        "console.log(JSON.stringify({ f: attempt(() => f(new Num())), g: attempt(() => g(1)) }));",
+      ].join("\n"),
+    });
+    const strict = { DISPATCH_HOOK_AUDIT: "strict" };
+    const bad = await run(dir, ["main.mjs"], { ...strict, SCIPY_PRIORITIZE: "nmupy", EMPTY_PRIORITIZE: "nonsense" });
+    expect(lastJson(bad.stdout)).toEqual({ f: "ERR_DISPATCH_UNKNOWN_BACKEND", g: "ERR_DISPATCH_UNKNOWN_BACKEND" });
+    expect(bad.stderr).toContain(
+      '[declaration] SCIPY_PRIORITIZE="nmupy" names the backend "nmupy", which scipy does not declare (did you mean "numpy"?)',
+    );
+    expect(bad.stderr).toMatch(
+      /\[declaration\] EMPTY_PRIORITIZE="nonsense" names the backend "nonsense", which empty does not declare.* Until then every call of empty's functions fails\./,
+    );
+    expect(bad.code).toBe(1);
+    const audited = await run(dir, [join(repoRoot, "dist/bundle/cli.js"), "audit", "--", "main.mjs"], { SCIPY_PRIORITIZE: "nmupy" });
+    expect(audited.stdout).toContain("[declaration] SCIPY_PRIORITIZE");
+    expect(audited.code).toBe(1);
+    const good = await run(dir, ["main.mjs"], { ...strict, SCIPY_PRIORITIZE: "numpy" });
+    expect(lastJson(good.stdout)).toEqual({ f: "numpy", g: "default" });
+    expect(good.code).toBe(0);
+  });
+});
+
+// Written from a new user's port: a pair of <PREFIX>_SET_ORDER that contradicted the declared
+// priorities through a chain (cupy>numpy>jax declared, jax>cupy given) failed every call as a cycle.
+describe("an explicit order against declared priorities (real process)", () => {
+  it("wins over them, directly or through a chain; only pairs of its own that contradict each other are a cycle", async () => {
+    const dir = makeTree({
+      "main.mjs": [
+        `import { createBackends, dispatchable } from ${api};`,
+        "class Shared {}",
+        'const set = createBackends({ name: "ord", envPrefix: "ORD", discover: false });',
+        'set.declare({ name: "numpy", primaryTypes: [Shared], implementations: { f: () => "numpy" } });',
+        'set.declare({ name: "cupy", primaryTypes: [Shared], higherPriorityThan: ["numpy"], implementations: { f: () => "cupy" } });',
+        'set.declare({ name: "jax", primaryTypes: [Shared], lowerPriorityThan: ["numpy"], implementations: { f: () => "jax" } });',
+        'const f = dispatchable(function f(x) { return "default"; }, { args: ["x"], backends: set });',
+        "try { console.log(JSON.stringify({ ran: f(new Shared()) })); } catch (error) { console.log(JSON.stringify({ code: error.code })); }",
+      ].join("\n"),
+    });
+    const ran = async (order: string) => lastJson((await run(dir, ["main.mjs"], { ORD_SET_ORDER: order })).stdout);
+    expect(await ran("")).toEqual({ ran: "cupy" });
+    expect(await ran("numpy>cupy")).toEqual({ ran: "numpy" });
+    // The declared pairs of the chain give way (numpy, jax, cupy): jax before cupy, as asked.
+    expect(await ran("jax>cupy")).toEqual({ ran: "numpy" });
+    expect(await ran("jax>numpy,jax>cupy")).toEqual({ ran: "jax" });
+    expect(await ran("jax>cupy,cupy>jax")).toEqual({ code: "ERR_DISPATCH_PRIORITY_CYCLE" });
+  });
+});
+
 describe("a backend declared in code with an implementation keyed by a misspelt function name (real process)", () => {
   it("fails a strict audit as a declaration problem, as in a package.json; spelt right, it passes", async () => {
     const dir = makeTree({
