@@ -54,12 +54,13 @@ export interface Control {
   readonly optedIn: ReadonlySet<string>;
 }
 
-/** Rethrows an abstract type's load failure with the function's name (it names the backend). */
+/** Rethrows an abstract type's load failure, or a protocol's throw, with the function's name (it names the backend). */
 function naming<T>(fn: string, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if ((error as { code?: unknown }).code !== "ERR_DISPATCH_TYPE_LOAD") throw error;
+    const code = (error as { code?: unknown }).code;
+    if (code !== "ERR_DISPATCH_TYPE_LOAD" && code !== "ERR_DISPATCH_PROTOCOL") throw error;
     const e = error as DispatchHookError;
     throw new DispatchHookError(e.code, `${fn}(): ${e.message}`, { cause: e.cause, details: { ...e.details, function: fn } });
   }

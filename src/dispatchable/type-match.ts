@@ -164,7 +164,15 @@ export class TypeSet {
       if (!(Symbol.hasInstance in entry.ask)) entry.ask = this.#resolver.load(entry.ask as NamedType, this.#where);
       try {
         if ((entry.ask as Asker)[Symbol.hasInstance](value)) return entry.claim;
-      } catch {}
+      } catch (error) {
+        // As instanceof would: a protocol that cannot answer is a fault of the backend, not a "no" (the call would go elsewhere, silently).
+        const why = error instanceof Error ? error.message : String(error);
+        throw new DispatchHookError(
+          "ERR_DISPATCH_PROTOCOL",
+          `${this.#where}: a protocol of its types threw when asked about a value of type ${typeName(value)} (${why}). A protocol's Symbol.hasInstance must answer true or false for any value.`,
+          { cause: error },
+        );
+      }
     }
     return undefined;
   }

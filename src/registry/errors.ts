@@ -35,6 +35,8 @@ export const errorCodes = {
     "backendOptions() names a backend that no backend set in the realm declares, a control variable (<PREFIX>_PRIORITIZE, _BLOCK, _SET_ORDER) one that its set does not, or a plugin registers for a backend nothing declares",
   ERR_DISPATCH_CONVERT: "a wrapping backend's convert failed on an argument, or its restore on what the wrapped implementation returned",
   ERR_DISPATCH_TYPE_LOAD: 'an abstract type named "@specifier#Export" could not be loaded, or instanceof cannot ask its export',
+  ERR_DISPATCH_PROTOCOL:
+    "a backend's protocol type (an object with Symbol.hasInstance, or a loaded abstract type) threw when asked about a value",
   ERR_DISPATCH_TYPE_NOT_FOUND:
     'a named type ("specifier#Export") of a backend set names a module that does not resolve, or an export it does not define (found by doctor: at run time no value is ever of that type)',
   ERR_DISPATCH_BACKEND_DECLARATION: "a backend declaration is malformed or names a backend twice",

@@ -276,3 +276,30 @@ describe("a backend kept from running takes no part in a call (real process)", (
     });
   }
 });
+
+// Written from a new user's port: a protocol whose Symbol.hasInstance threw was taken for "no", and
+// the call went to the default, with a trace that said the backend "does not accept" the value.
+const throwingProtocol = `
+import { createBackends, dispatchable } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
+const GpuLike = { [Symbol.hasInstance](v) { return v.device.kind === "gpu"; } };
+const set = createBackends({ name: "protocols", discover: false });
+set.declare({ name: "gpu", primaryTypes: [GpuLike], implementations: { f: () => "gpu" } });
+const f = dispatchable(function f(x) { return "default"; }, { args: ["x"], backends: set });
+const attempt = (run) => { try { return run(); } catch (error) { return { code: error.code, message: error.message, cause: error.cause?.constructor.name }; } };
+console.log(JSON.stringify({ gpu: attempt(() => f({ device: { kind: "gpu" } })), cpu: attempt(() => f({ device: { kind: "cpu" } })), broken: attempt(() => f({ device: null })) }));
+`;
+
+describe("a protocol that throws (real process)", () => {
+  for (const flags of [[], ["--disallow-code-generation-from-strings"]]) {
+    it(`fails the call with ERR_DISPATCH_PROTOCOL, naming the function and the backend${flags.length ? " (no code generation)" : ""}`, async () => {
+      const result = await run(makeTree({ "main.mjs": throwingProtocol }), [...flags, "main.mjs"]);
+      const out = lastJson(result.stdout) as Record<string, unknown>;
+      expect(out.gpu).toBe("gpu");
+      expect(out.cpu).toBe("default");
+      expect(out.broken).toMatchObject({ code: "ERR_DISPATCH_PROTOCOL", cause: "TypeError" });
+      expect((out.broken as { message: string }).message).toMatch(
+        /^f\(\): Backend "gpu" of protocols: a protocol of its types threw when asked about a value of type Object \(Cannot read properties of null/,
+      );
+    });
+  }
+});
