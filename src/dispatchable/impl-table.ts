@@ -32,8 +32,10 @@ export interface CallContext {
 
 /** Where a context keeps its call's relevant values, for a wrapping backend to convert (not exported by the package). */
 export const contextValues: unique symbol = Symbol("dispatch-hook relevant values");
+/** Where a context keeps how to pass the call on when a wrapped implementation's shouldRun() declines it (the trace says why). */
+export const contextDeclined: unique symbol = Symbol("dispatch-hook declined");
 /** A context as dispatch-hook makes it. */
-export type OwnContext = CallContext & { readonly [contextValues]: () => readonly unknown[] };
+export type OwnContext = CallContext & { readonly [contextValues]: () => readonly unknown[]; readonly [contextDeclined]: () => unknown };
 
 export type AnyFunction = (...args: never[]) => unknown;
 export type Fn = (...args: unknown[]) => unknown;

@@ -5,7 +5,7 @@
  */
 import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError } from "../registry/errors.js";
-import { type CallContext, contextValues, type Fn, type Implementation, type OwnContext, realImpl } from "./impl-table.js";
+import { type CallContext, contextDeclined, contextValues, type Fn, type Implementation, type OwnContext, realImpl } from "./impl-table.js";
 import type { Scope, TraceEntry } from "./options-scope.js";
 import { type Claim, classesOf, type TypeSet, typeName } from "./type-match.js";
 import { wrappedBackends, wrappedImplementations } from "./wrapping.js";
@@ -166,6 +166,8 @@ export function plan(
   });
 }
 
+const declinedReason = "its shouldRun() returned false for this call";
+
 export interface RunSpec {
   readonly name: string;
   readonly defaultImpl: Fn;
@@ -186,7 +188,7 @@ export function contextFor(
   i: number,
   scope: Scope | undefined,
   values: () => readonly unknown[],
-  next: (args: unknown[]) => unknown,
+  next: (args: unknown[], reason?: string) => unknown,
 ): OwnContext {
   const backend = p.candidates[i]?.backend as string;
   let classes: Function[] | undefined;
@@ -208,6 +210,7 @@ export function contextFor(
     prioritized: p.prioritized.has(backend),
     next: (...args: unknown[]) => next(args),
     [contextValues]: values,
+    [contextDeclined]: () => next([], declinedReason),
   };
 }
 
@@ -240,12 +243,19 @@ export function runCandidates(
         ran(candidate.backend, impl);
         return (impl as Fn).apply(self, callArgs);
       }
-      const context = contextFor(spec.name, p, i, scope, values, (nextArgs) => {
-        skipped.push({ backend: candidate.backend, reason: "deferred to the next backend with context.next()" });
-        return run(i + 1, nextArgs.length === 0 ? callArgs : nextArgs);
-      });
+      const context = contextFor(
+        spec.name,
+        p,
+        i,
+        scope,
+        values,
+        (nextArgs, reason = "deferred to the next backend with context.next()") => {
+          skipped.push({ backend: candidate.backend, reason });
+          return run(i + 1, nextArgs.length === 0 ? callArgs : nextArgs);
+        },
+      );
       if (impl.shouldRun !== undefined && !(impl.shouldRun as (c: CallContext, ...a: unknown[]) => boolean)(context, ...callArgs)) {
-        skipped.push({ backend: candidate.backend, reason: "its shouldRun() returned false for this call" });
+        skipped.push({ backend: candidate.backend, reason: declinedReason });
         continue;
       }
       ran(candidate.backend, impl);

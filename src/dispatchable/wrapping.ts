@@ -10,6 +10,7 @@ import { DispatchHookError, describe } from "../registry/errors.js";
 import {
   asImplementation,
   type CallContext,
+  contextDeclined,
   contextValues,
   type Fn,
   type Implementation,
@@ -125,6 +126,7 @@ function innerContext(
     prioritized: outer.prioritized,
     next,
     [contextValues]: innerValues,
+    [contextDeclined]: (outer as Partial<OwnContext>)[contextDeclined] ?? (() => next()),
   };
 }
 
@@ -188,7 +190,8 @@ export function wrappingImplementations(
       };
       const inner = innerContext(context, wraps.backend, args, converted, into, next);
       const real = realImpl(impl);
-      if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(inner, ...converted)) return context.next();
+      // Declined: passed on as the trace says, "its shouldRun() returned false", not as a context.next() of its own.
+      if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(inner, ...converted)) return inner[contextDeclined]();
       const result = real.usesContext === true ? (real as Fn).call(this, inner, ...converted) : (real as Fn).apply(this, converted);
       if (passedOn !== undefined && result === passedOn.value) return result;
       try {

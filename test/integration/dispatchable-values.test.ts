@@ -303,3 +303,36 @@ describe("a protocol that throws (real process)", () => {
     });
   }
 });
+
+// Written from a new user's port: through a wrapping backend, a wrapped implementation's shouldRun()
+// that declined showed in the trace as "deferred to the next backend with context.next()".
+const declinedThroughWrapper = `
+import { backendOptions, createBackends, dispatchable } from ${JSON.stringify(join(repoRoot, "dist/index.js"))};
+class Cu { constructor(d) { this.d = d; } }
+class Jx { constructor(d) { this.d = d; } }
+const set = createBackends({ name: "wrapped", discover: false });
+const head = Object.assign(() => "cupy", { shouldRun: (context, x) => x.d.length > 2 });
+set.declare({ name: "cupy", primaryTypes: [Cu], implementations: { head } });
+set.declare({ name: "jw", primaryTypes: [Jx], wraps: { backend: "cupy", convert: (v) => new Cu(v.d), restore: (r) => r } });
+set.declare({ name: "outer", primaryTypes: [Jx], higherPriorityThan: ["jw"], wraps: { backend: "jw", convert: (v) => v, restore: (r) => r } });
+const f = dispatchable(function head(x) { return "default"; }, { args: ["x"], backends: set });
+const traced = (value) => { const trace = []; const ran = backendOptions({ trace }, () => f(value)); return { ran, skipped: trace[0].skipped.map((s) => s.backend + ": " + s.reason) }; };
+console.log(JSON.stringify({ direct: traced(new Cu([1])), wrapped: traced(new Jx([1])), runs: traced(new Jx([1, 2, 3])) }));
+`;
+
+describe("a wrapped implementation's shouldRun() that declines (real process)", () => {
+  for (const flags of [[], ["--disallow-code-generation-from-strings"]]) {
+    it(`is named in the trace as such through each wrapper${flags.length ? " (no code generation)" : ""}`, async () => {
+      const result = await run(makeTree({ "main.mjs": declinedThroughWrapper }), [...flags, "main.mjs"]);
+      const declined = "its shouldRun() returned false for this call";
+      expect(lastJson(result.stdout)).toEqual({
+        direct: {
+          ran: "default",
+          skipped: ["outer: does not accept Cu (argument x)", "jw: does not accept Cu (argument x)", `cupy: ${declined}`],
+        },
+        wrapped: { ran: "default", skipped: ["cupy: does not accept Jx (argument x)", `outer: ${declined}`, `jw: ${declined}`] },
+        runs: { ran: "cupy", skipped: ["cupy: does not accept Jx (argument x)"] },
+      });
+    });
+  }
+});
