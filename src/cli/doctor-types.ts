@@ -132,6 +132,11 @@ export async function loadNamedType(entry: NamedTypeEntry): Promise<TypeFinding 
     );
   }
   if (typeof exported !== "function") return finding(entry, notFound, `: its export ${JSON.stringify(named.exportName)} is not a class`);
+  if (exported.name !== named.exportName) {
+    const why = `: its export ${JSON.stringify(named.exportName)} is a class named ${JSON.stringify(exported.name)}, and a named type is matched by the class's own name, so no value is ever of this one`;
+    const fix = `Name the class as it is exported (class ${named.exportName} { … }), or export it under its own name and name that in ${entry.declaredIn}.`;
+    return { ...finding(entry, notFound, why), fix };
+  }
   if (!resolver.is(named, exported)) {
     return finding(
       entry,

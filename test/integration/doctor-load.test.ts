@@ -166,7 +166,12 @@ describe("doctor --load", () => {
           dispatchables: {
             "ml-ops": {
               wasm: {
-                primaryTypes: ["./wasm-tensor.js#WasmTensr", "./index.js#WasmTensor", "./wasm-tensor.js#WasmTensor"],
+                primaryTypes: [
+                  "./wasm-tensor.js#WasmTensr",
+                  "./index.js#WasmTensor",
+                  "./wasm-tensor.js#WasmTensor",
+                  "./renamed.js#WasmArray",
+                ],
                 secondaryTypes: ["@./like.cjs#ArrayLike"],
                 implementations: {},
               },
@@ -177,6 +182,8 @@ describe("doctor --load", () => {
       "node_modules/ml-wasm/wasm-tensor.js": "export class WasmTensor {}\n",
       "node_modules/ml-wasm/index.js": 'export { WasmTensor } from "./wasm-tensor.js";\n',
       "node_modules/ml-wasm/like.cjs": "exports.ArrayLike = 3;\n",
+      // Defined here, under another name (a new user's case, misdiagnosed as a re-export).
+      "node_modules/ml-wasm/renamed.js": "class WasmImpl {}\nexport { WasmImpl as WasmArray };\n",
       "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { "ml-wasm": "*", "dispatch-hook": "*" } }),
     });
     // Reading the configuration finds nothing: every specifier resolves.
@@ -186,9 +193,12 @@ describe("doctor --load", () => {
     expect(report.findings.map((f) => [f.kind, f.backend, f.code])).toEqual([
       ["type", "wasm [ml-ops]", "ERR_DISPATCH_TYPE_NOT_FOUND"],
       ["type", "wasm [ml-ops]", "ERR_DISPATCH_TYPE_NOT_FOUND"],
+      ["type", "wasm [ml-ops]", "ERR_DISPATCH_TYPE_NOT_FOUND"],
       ["type", "wasm [ml-ops]", "ERR_DISPATCH_TYPE_LOAD"],
     ]);
-    const [typo, reexport, abstract] = report.findings.map((f) => f.message);
+    const [typo, reexport, renamed, abstract] = report.findings.map((f) => f.message);
+    expect(renamed).toContain('its export "WasmArray" is a class named "WasmImpl", and a named type is matched by the class\'s own name');
+    expect(report.findings[2]?.fix).toContain("class WasmArray { … }");
     expect(typo).toContain('the type "./wasm-tensor.js#WasmTensr" in primaryTypes: its module has no export "WasmTensr"');
     expect(reexport).toContain('the type "./index.js#WasmTensor" in primaryTypes: its module re-exports WasmTensor');
     expect(abstract).toContain("which instanceof cannot ask");
