@@ -7,6 +7,7 @@
  */
 import { fs, nodeModule, path, url } from "../builtins.js";
 import { NamedTypeResolver, parseNamedType } from "../dispatchable/named-type.js";
+import { builtinTypes } from "../dispatchable/type-match.js";
 import type { HookConfig } from "../hooks/discovery.js";
 import type { ErrorCode } from "../registry/errors.js";
 
@@ -76,13 +77,14 @@ export function checkNamedTypes(config: HookConfig): { findings: TypeFinding[]; 
   const findings: TypeFinding[] = [];
   const resolved: NamedTypeEntry[] = [];
   for (const entry of entries(config)) {
+    if (Object.hasOwn(builtinTypes, entry.label)) continue;
     const named = parseNamedType(entry.label);
     if (named === undefined) {
       findings.push(
         finding(
           entry,
           "ERR_DISPATCH_BACKEND_DECLARATION",
-          ' is not a type name ("specifier#Export"): the set leaves the backend out, with a warning',
+          ' is not a type name ("specifier#Export", or a built-in type\'s name such as "Number"): the set leaves the backend out, with a warning',
         ),
       );
       continue;

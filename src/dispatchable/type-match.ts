@@ -62,6 +62,9 @@ interface ClassClaims {
   subclasses?: Claim;
 }
 
+/** The built-in types a declaration may name by their global name: in package.json, where no class can be given. */
+export const builtinTypes: Readonly<Record<string, Function>> = { Number, String, Boolean, BigInt, Symbol, Array };
+
 /** A backend's types, sorted into classes, names and protocols. */
 export class TypeSet {
   /** Classes by their prototype, so that a class whose prototype's `constructor` is not its own still matches. */
@@ -84,12 +87,15 @@ export class TypeSet {
       this.#classes.set(type.prototype, claims);
     };
     const add = (spec: TypeSpec, claim: Claim) => {
-      if (typeof spec === "string") {
+      if (typeof spec === "string" && Object.hasOwn(builtinTypes, spec)) {
+        addClass(builtinTypes[spec] as Function, "subclasses", claim);
+        labels[claim].push(spec);
+      } else if (typeof spec === "string") {
         const named = parseNamedType(spec);
         if (named === undefined) {
           throw new DispatchHookError(
             "ERR_DISPATCH_BACKEND_DECLARATION",
-            `${where}: the type ${JSON.stringify(spec)} is not a type name. Write "specifier#Export" (with subclasses; "~specifier#Export" says the same), "=specifier#Export" (that class only) or "@specifier#Export" (an abstract type), for example "jax-like/array.js#JaxArray".`,
+            `${where}: the type ${JSON.stringify(spec)} is not a type name. Write "specifier#Export" (with subclasses; "~specifier#Export" says the same), "=specifier#Export" (that class only) or "@specifier#Export" (an abstract type), for example "jax-like/array.js#JaxArray"; or a built-in type's name: ${Object.keys(builtinTypes).join(", ")}.`,
             { details: { type: spec } },
           );
         }

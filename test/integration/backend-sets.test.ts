@@ -229,6 +229,39 @@ describe("an explicit order against declared priorities (real process)", () => {
   });
 });
 
+// Written from a new user's port: a package.json backend could not take a number beside its arrays
+// (no class can be given in JSON, and "Number" was "not a type name"), so add(wasmArray, 2) failed.
+describe("a built-in type named in package.json (real process)", () => {
+  it("is that type: a backend takes a number beside its arrays, and doctor finds nothing to say", async () => {
+    const dir = makeTree({
+      "package.json": appJson({ dependencies: { "wasm-backend": "*" } }),
+      "node_modules/wasm-backend/package.json": JSON.stringify({
+        name: "wasm-backend",
+        dispatchHook: {
+          dispatchables: {
+            scipy: { wasm: { primaryTypes: ["./arr.mjs#Arr"], secondaryTypes: ["Number"], implementations: { add: "./impl.mjs#add" } } },
+          },
+        },
+      }),
+      "node_modules/wasm-backend/arr.mjs": "export class Arr {}\n",
+      "node_modules/wasm-backend/impl.mjs": 'export const add = () => "wasm add";\n',
+      "main.mjs": [
+        `import { createBackends, dispatchable } from ${api};`,
+        'import { Arr } from "wasm-backend/arr.mjs";',
+        'const set = createBackends({ name: "scipy" });',
+        'const add = dispatchable((x, y) => "reference add", { name: "add", args: ["x", "y"], backends: set });',
+        "console.log(JSON.stringify({ withNumber: add(new Arr(), 2), numbers: add(1, 2) }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["main.mjs"], { DISPATCH_HOOK_AUDIT: "strict" });
+    expect(lastJson(result.stdout)).toEqual({ withNumber: "wasm add", numbers: "reference add" });
+    expect(result.code).toBe(0);
+    const doctor = await run(dir, [join(repoRoot, "dist/bundle/cli.js"), "doctor"]);
+    expect(doctor.stdout).toContain("no problems found");
+    expect(doctor.code).toBe(0);
+  });
+});
+
 describe("a backend declared in code with an implementation keyed by a misspelt function name (real process)", () => {
   it("fails a strict audit as a declaration problem, as in a package.json; spelt right, it passes", async () => {
     const dir = makeTree({
