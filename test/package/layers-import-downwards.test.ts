@@ -14,7 +14,9 @@ describe("layering", () => {
   const layerOf = (file: string): string => {
     const rel = file.slice(src.length + 1);
     if (!rel.includes("/"))
-      return ["builtins.ts", "channel.ts", "direct-writes.ts", "host-adapters.ts", "hub.ts", "table-reads.ts"].includes(rel)
+      return ["builtins.ts", "channel.ts", "direct-writes.ts", "host-adapters.ts", "hub.ts", "hub-records.ts", "table-reads.ts"].includes(
+        rel,
+      )
         ? "base"
         : "entry";
     return rel.split("/")[0] as string;
