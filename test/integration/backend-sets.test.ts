@@ -115,7 +115,8 @@ describe("package.json backends that no set takes (real process)", () => {
     "package.json": appJson({ dependencies: { "wasm-backend": "*" } }),
     "node_modules/wasm-backend/package.json": JSON.stringify({ name: "wasm-backend", dispatchHook: { dispatchables: sets } }),
     "node_modules/wasm-backend/arr.mjs": "export class Arr {}\n",
-    "node_modules/wasm-backend/impl.mjs": 'export const total = () => "wasm total";\n',
+    // CommonJS: a lazy implementation is loaded with require(), which takes no ES module before Node 20.19.
+    "node_modules/wasm-backend/impl.cjs": 'exports.total = () => "wasm total";\n',
     "main.mjs": [
       `import { createBackends, dispatchable } from ${api};`,
       'import { Arr } from "wasm-backend/arr.mjs";',
@@ -124,7 +125,7 @@ describe("package.json backends that no set takes (real process)", () => {
       "console.log(JSON.stringify({ ran: total(new Arr()) }));",
     ].join("\n"),
   });
-  const backend = { primaryTypes: ["./arr.mjs#Arr"], implementations: { total: "./impl.mjs#total" } };
+  const backend = { primaryTypes: ["./arr.mjs#Arr"], implementations: { total: "./impl.cjs#total" } };
 
   it("doctor names each declaration its set would refuse, with the run time's code; one spelt right passes", async () => {
     const dir = makeTree(
@@ -133,7 +134,7 @@ describe("package.json backends that no set takes (real process)", () => {
           optIn: { ...backend, requireOptIn: true },
           flag: { ...backend, requiresOptIn: "true" },
           number: { primaryTypes: ["./arr.mjs#Arr"], implementations: { total: 42 } },
-          wrapper: { ...backend, wraps: { backend: "flag", convret: "./impl.mjs#total" } },
+          wrapper: { ...backend, wraps: { backend: "flag", convret: "./impl.cjs#total" } },
         },
       }),
     );
@@ -239,12 +240,12 @@ describe("a built-in type named in package.json (real process)", () => {
         name: "wasm-backend",
         dispatchHook: {
           dispatchables: {
-            scipy: { wasm: { primaryTypes: ["./arr.mjs#Arr"], secondaryTypes: ["Number"], implementations: { add: "./impl.mjs#add" } } },
+            scipy: { wasm: { primaryTypes: ["./arr.mjs#Arr"], secondaryTypes: ["Number"], implementations: { add: "./impl.cjs#add" } } },
           },
         },
       }),
       "node_modules/wasm-backend/arr.mjs": "export class Arr {}\n",
-      "node_modules/wasm-backend/impl.mjs": 'export const add = () => "wasm add";\n',
+      "node_modules/wasm-backend/impl.cjs": 'exports.add = () => "wasm add";\n',
       "main.mjs": [
         `import { createBackends, dispatchable } from ${api};`,
         'import { Arr } from "wasm-backend/arr.mjs";',
