@@ -252,6 +252,7 @@ class Hub implements HubApi {
 
   refuse(note: string): void {
     this.#refused.add(note);
+    this.#changed();
   }
 
   refusals(): string[] {

@@ -242,6 +242,11 @@ export interface LogChanges {
 let changes: LogChanges | undefined;
 /** The thread's LogChanges, shared by every copy through the hub. @internal */
 export const logChanges = (): LogChanges => hub().shared(logChangesKey, (): LogChanges => ({ changed: undefined }));
+/** Says that something a thread's audit reads has changed (a log grew, a backend was asserted, a table was made or used). @internal */
+export function signalChange(): void {
+  changes ??= logChanges();
+  changes.changed?.();
+}
 
 /** The log (frozen: none of its methods can be replaced on it), its events, and its only writer. @internal */
 export function createAuditLog(): { log: AuditLog; events: AuditEvent[]; record: (event: Unsequenced<AuditEvent>) => void } {
@@ -252,8 +257,7 @@ export function createAuditLog(): { log: AuditLog; events: AuditEvent[]; record:
   const record = (event: Unsequenced<AuditEvent>) => {
     (event as { seq: number }).seq = events.length;
     events.push(event as AuditEvent);
-    changes ??= logChanges();
-    changes.changed?.();
+    signalChange();
   };
   return { log, events, record };
 }

@@ -8,6 +8,7 @@
  * the audit's environment, any one says the loader was missed.
  */
 import { hub } from "../hub.js";
+import { signalChange } from "./audit-events.js";
 
 /** Where a Dispatcher keeps its own reference, so that a registry given it (of any copy) can forget it. */
 const ownRef = Symbol.for("dispatch-hook.stray-ref");
@@ -36,8 +37,12 @@ export function backendDispatchers(): Made {
         refs.add(ref);
         Object.defineProperty(table, ownRef, { value: ref, configurable: true });
         gone.register(table, ref, ref);
+        signalChange();
       },
-      use: (table) => used.add(table),
+      use(table) {
+        used.add(table);
+        signalChange();
+      },
       forget(table) {
         const ref = (table as { [ownRef]?: WeakRef<object> })[ownRef];
         if (ref === undefined || !refs.delete(ref)) return;

@@ -101,13 +101,16 @@ export function auditAtExit(options: AuditAtExitOptions): void {
   if (!hub().claimExit()) return;
   if (dir !== undefined && !startRecord(dir)) dir = undefined;
   const runDir = dir;
-  if (runDir !== undefined)
-    recordWhileRunning(runDir, () => writeRecord(runDir, withoutLoader(threadAudit(), true, options.joined === true), null, entry()));
+  const stopRunning =
+    runDir === undefined
+      ? () => {}
+      : recordWhileRunning(runDir, () => writeRecord(runDir, withoutLoader(threadAudit(), true, options.joined === true), null, entry()));
   recordAfterTestFile();
   const atExit = (given: number) => {
     // What an earlier exit listener set (the code given is the one the exit began with).
     const code = process.exitCode === undefined || process.exitCode === null ? given : Number(process.exitCode);
     const report = withoutLoader(threadAudit(), dir !== undefined, options.joined === true);
+    stopRunning(); // this record is the last: a change after it (another exit listener's) marks nothing
     if (dir !== undefined) {
       try {
         writeRecord(dir, report, code, entry());

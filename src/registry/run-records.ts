@@ -185,12 +185,13 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Whether this thread changed since its last record: then its `<id>.changed` marker is in the run directory (worker-record.ts). */
-let changedSince = false;
+/** Whether this realm changed since its last record, whichever copy writes it: then its `<id>.changed` marker is in the run directory (worker-record.ts). */
+const changed = () => hub().shared("record-changed@1", () => ({ since: false }));
 export function markChanged(dir: string): void {
-  if (changedSince) return;
-  changedSince = true;
+  const state = changed();
+  if (state.since) return;
   fs.writeFileSync(path.join(dir, `${stem()}.changed`), "");
+  state.since = true;
 }
 
 /** Writes (or rewrites) this thread's record, synchronously: it runs at exit, or after a test file (named as its `entry`). */
@@ -205,8 +206,9 @@ export function writeRecord(dir: string, report: AuditReport, exitCode: number |
     report,
   };
   writeFileAtomically(path.join(dir, `${stem()}.json`), JSON.stringify(record));
-  if (changedSince) fs.unlinkSync(path.join(dir, `${stem()}.changed`));
-  changedSince = false;
+  const state = changed();
+  if (state.since) fs.rmSync(path.join(dir, `${stem()}.changed`), { force: true }); // gone already: a reporter emptied the directory
+  state.since = false;
 }
 
 /**

@@ -8,7 +8,7 @@ import { frameworkNamespace, type HostFacts, type HubMember } from "../channel.j
 import { hostAdapters } from "../host-adapters.js";
 import { hub } from "../hub.js";
 import { exportOf, keyName, listEntries, noticeTable } from "../table-reads.js";
-import { type AuditEvent, type AuditReport, frozen, toData, type VerifyOptions } from "./audit-events.js";
+import { type AuditEvent, type AuditReport, frozen, signalChange, toData, type VerifyOptions } from "./audit-events.js";
 import { type Fold, fold } from "./audit-fold.js";
 import { buildReport, type TableFact, type ThreadFacts } from "./audit-report.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
@@ -202,6 +202,7 @@ export function registryReport(
 export function throwIfIncomplete(read: (options: VerifyOptions) => AuditReport, options: VerifyOptions): void {
   checkVerifyOptions(options, "assertComplete()");
   for (const backend of options.backends ?? []) if (typeof backend === "string") assertedBackends().add(backend);
+  signalChange();
   const report = read(options);
   // A named backend that has not loaded has had nothing checked: ok would say nothing of it.
   const unloaded = (options.backends ?? []).filter((b) => report.backends.find((r) => r.backend === b)?.loaded !== true);

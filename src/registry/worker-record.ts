@@ -12,18 +12,25 @@ import { timers, workerThreads } from "../builtins.js";
 import { logChanges } from "./audit-events.js";
 import { markChanged } from "./run-records.js";
 
-/** Writing records may take the first 50 ms, then a tenth of the thread's time: a worker that changes on every turn does not write on every turn. */
+/** Writing records may take the first 50 ms, then a tenth of the thread's time (waiting 100 ms at most): a worker that changes on every turn does not write on every turn. */
 const allowance = 50;
 const share = 0.1;
+const longest = 100;
 
-/** In a worker thread: `write` after start and after changes (within the budget above), never holding the thread open. */
-export function recordWhileRunning(dir: string, write: () => void): void {
-  if (workerThreads().isMainThread) return;
+/**
+ * In a worker thread: `write` after start and after changes (within the budget above), never holding
+ * the thread open. Returns what stops it: the exit record is the last, and a change after it (an exit
+ * listener's) marks nothing.
+ */
+export function recordWhileRunning(dir: string, write: () => void): () => void {
+  if (workerThreads().isMainThread) return () => {};
   const began = performance.now();
   let spent = 0;
   let queued = false;
+  let stopped = false;
   const flush = () => {
     queued = false;
+    if (stopped) return;
     const start = performance.now();
     try {
       write();
@@ -40,11 +47,16 @@ export function recordWhileRunning(dir: string, write: () => void): void {
     }
     if (queued) return;
     queued = true;
-    const wait = began + (spent - allowance) / share - performance.now();
+    const wait = Math.min(longest, began + (spent - allowance) / share - performance.now());
     // A promise, not queueMicrotask or a timer a test runner may fake (Jest's fake timers), for the soonest write.
     if (wait <= 0) void Promise.resolve().then(flush);
     else timers().setTimeout(flush, wait).unref();
   };
-  logChanges().changed = changed;
+  const changes = logChanges();
+  changes.changed = changed;
   changed(); // a worker terminated before it registered anything has a record too
+  return () => {
+    stopped = true;
+    if (changes.changed === changed) changes.changed = undefined;
+  };
 }

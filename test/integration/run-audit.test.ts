@@ -194,7 +194,10 @@ describe("one audit over every process of a run", () => {
       "pool-worker.mjs": [
         'import { parentPort, workerData } from "node:worker_threads";',
         'if (workerData === "busy") { const { register } = await import("dispatch-hook"); register("numba", class Op {}, () => 0); parentPort.postMessage("ready"); for (;;); }',
-        'if (workerData !== "idle") await import("tensorlab/link/" + workerData + "/dispatch/basic.js");',
+        // A fact of the audit that is no registry's log: a backend named to assertComplete(), where a registration waits.
+        // (Its record comes after the job's microtasks: ended before them, the worker is named as one whose record is out of date.)
+        'if (workerData === "asserted") { const { register, registry } = await import("dispatch-hook"); register("jax", class Op {}, () => 0); await new Promise((done) => setTimeout(done, 50)); try { registry.assertComplete({ backends: ["jax"] }); } catch {} await null; }',
+        'if (!["idle", "asserted"].includes(workerData)) await import("tensorlab/link/" + workerData + "/dispatch/basic.js");',
         'parentPort.postMessage("ready");',
         "setInterval(() => {}, 1000);",
       ].join("\n"),
@@ -221,6 +224,10 @@ describe("one audit over every process of a run", () => {
     expect(missed.stdout).not.toContain("wrote no audit record");
     expect(missed.code).toBe(1);
 
+    const asserted = await audit(dir, ["--", "node", "pool.mjs"], { WORKER_BACKEND: "asserted" });
+    expect(asserted.stdout).toMatch(/\[pending\] Op on jax .* the program named jax to assertComplete\(\)/);
+    expect(asserted.code).toBe(1);
+
     // Terminated while it ran, after a change its record never got: never judged by the older record.
     const busy = await audit(dir, ["--", "node", "pool.mjs"], { WORKER_BACKEND: "busy" });
     expect(busy.stdout).toMatch(
@@ -228,6 +235,35 @@ describe("one audit over every process of a run", () => {
     );
     expect(busy.stdout).toMatch(/^not ok: /m);
     expect(busy.code).toBe(1);
+  });
+
+  // Written from a review: a change made in an exit listener after the exit record marked the worker as
+  // ended without its exit handlers, and a flush after it overwrote the exit code with none.
+  it("a worker that changes something in an exit listener, after its exit record, still ends with its record and exit code", async () => {
+    const dir = makeTree({
+      ...app,
+      "exit-worker.mjs": [
+        'import { createRegistry } from "dispatch-hook";',
+        'await import("tensorlab/link/numba/dispatch/basic.js");',
+        "const late = createRegistry();",
+        'process.on("exit", () => late.register("x", class Op {}, () => 0));',
+        'if (process.env.EXIT_HOW === "exit") process.exit(0);',
+      ].join("\n"),
+      "exits.mjs": [
+        'import { Worker } from "node:worker_threads";',
+        'await new Promise((done) => new Worker(new URL("./exit-worker.mjs", import.meta.url)).on("exit", done));',
+        'console.log("worker ended");',
+      ].join("\n"),
+    });
+    for (const how of ["exit", "natural"]) {
+      const result = await audit(dir, ["--json", "--", "node", "exits.mjs"], { EXIT_HOW: how });
+      const report = JSON.parse(result.stdout) as RunAudit;
+      const worker = report.processes.find((p) => p.thread !== 0);
+      expect(worker?.missing).toBeUndefined();
+      expect(worker?.exitCode).toBe(0);
+      expect(report.ok).toBe(true);
+      expect(result.code).toBe(0);
+    }
   });
 
   it("a killed child, a truncated record and a foreign file are each named; never ok, never a crash; a new run does not fold an earlier one's records", async () => {
