@@ -12,6 +12,15 @@ import type { Finding } from "./doctor-findings.js";
 /** A finding per declaration its set would refuse, but for what `known` already says of that backend. */
 export function refusedDeclarations(config: HookConfig, known: readonly Finding[]): Finding[] {
   const sets = new Map<string, ReturnType<typeof createBackends>>();
+  try {
+    return declareEach(config, known, sets);
+  } finally {
+    // Scratch: out of this process's audit (a run that runs doctor folds its record too).
+    for (const set of sets.values()) set.registry.dispose();
+  }
+}
+
+function declareEach(config: HookConfig, known: readonly Finding[], sets: Map<string, ReturnType<typeof createBackends>>): Finding[] {
   return config.dispatchables.flatMap((d) => {
     const set = sets.get(d.set) ?? sets.set(d.set, createBackends({ name: d.set, discover: false })).get(d.set)!;
     const backend = `${d.backend} [${d.set}]`;

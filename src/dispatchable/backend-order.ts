@@ -226,6 +226,11 @@ export function readEnvControl(
 
 type Backend = Ordered & PlanBackend;
 
+/** The names of the backend sets made in the realm, by every copy (the ES module and CommonJS builds alike). */
+export function realmSets(): Set<string> {
+  return hub().shared("backend-set-names@1", () => new Set<string>());
+}
+
 /** Every backend name any set of the realm declares, shared by every copy ("@1": a Set of names). */
 export function realmBackends(): Set<string> {
   return hub().shared("backend-names@1", () => new Set<string>());

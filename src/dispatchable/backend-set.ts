@@ -8,7 +8,7 @@ import type { Class } from "../registry/dispatcher.js";
 import { DispatchHookError } from "../registry/errors.js";
 import { checkBackend } from "../registry/options.js";
 import { createRegistry, type RegisterOptions, type RegistrationHandle, type Registry } from "../registry/registry.js";
-import { type Ordered, realmBackends, setControl, sortBackends } from "./backend-order.js";
+import { type Ordered, realmBackends, realmSets, setControl, sortBackends } from "./backend-order.js";
 import { type BackendInfo, describeBackend, type FunctionInfo, formatDocs } from "./docs.js";
 import {
   type AnyFunction,
@@ -83,6 +83,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.#eager = read.checkImplementations === "eager";
     // A namespace of its own (its tables never meet a framework's); call sites recorded while an audit runs.
     const nth = sets.set(read.name, (sets.get(read.name) ?? 0) + 1).get(read.name) as number;
+    realmSets().add(read.name);
     const namespace = nth === 1 ? `backends:${read.name}` : `backends#${nth}:${read.name}`;
     this.registry = createRegistry({ name: `backends of ${read.name}`, namespace });
     // Without package.json declarations to read, the set knows its backends now (see #readPackages).
@@ -92,7 +93,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.registry.reportWith(() => [
       ...unresolvedImpls(this.#backends.values(), this.#ops),
       ...declarationProblems(this.name, this.#backends, this.#ops, new Set(this.#functions.keys()), this.#discovered),
-      ...strayDeclarations(this.#stray, (name) => sets.has(name)),
+      ...strayDeclarations(this.#stray, (name) => realmSets().has(name)),
       ...(this.#discovered ? controlProblems(this.name, () => this.#control(this.#backends, this.version, undefined)) : []),
     ]);
   }

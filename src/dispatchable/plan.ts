@@ -142,11 +142,16 @@ export function plan(
     /**
      * The error for mixed inputs, or undefined when the default may take them: inputs no backend that
      * may run owns are the default's, and so are inputs that one such backend could take all of (it
-     * has no implementation of this function, or passed it over). A blocked backend, or an opt-in one
-     * not opted in, owns nothing here: the default would convert silently what it was kept from.
+     * has no implementation of this function, or passed it over). A blocked backend, one that wraps a
+     * blocked one, or an opt-in one not opted in, owns nothing here: the default would convert silently what it was kept from.
      */
     const mixed = (): DispatchHookError | undefined => {
-      const all = control.order.filter((b) => !control.blocked.has(b.name) && (!b.requiresOptIn || control.optedIn.has(b.name)));
+      const all = control.order.filter(
+        (b) =>
+          !control.blocked.has(b.name) &&
+          (!b.requiresOptIn || control.optedIn.has(b.name)) &&
+          blockedThrough(b.implementation(op), control.blocked) === undefined,
+      );
       const owners = values.map((v, i) =>
         v === undefined || v === null ? [] : all.filter((b) => claimOf(b.types, i) === "primary").map((b) => b.name),
       );

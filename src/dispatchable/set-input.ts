@@ -5,7 +5,7 @@
 import { fs, path, url } from "../builtins.js";
 import { discover } from "../hooks/discovery.js";
 import { DispatchHookError, describe, warnAs } from "../registry/errors.js";
-import { readOptions, suggest } from "../registry/options.js";
+import { distance, readOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { AnyFunction, ImplementationOf } from "./impl-table.js";
 import type { TypeSpec } from "./type-match.js";
@@ -163,7 +163,9 @@ export function declarePackages(
   const stray: StrayDeclaration[] = [];
   for (const d of discover({ ...(typeof root === "string" ? { root } : {}), transitive: true }).dispatchables) {
     if (d.set !== set) {
-      if (suggest(d.set, [set]) !== undefined) stray.push({ set: d.set, backend: d.backend, declaredIn: d.declaredIn, near: set });
+      // One edit (two in a long name): set names are short, and "dct" is two from "fft".
+      const near = distance(d.set.toLowerCase(), set.toLowerCase()) <= (Math.min(d.set.length, set.length) >= 8 ? 2 : 1);
+      if (near) stray.push({ set: d.set, backend: d.backend, declaredIn: d.declaredIn, near: set });
       continue;
     }
     try {

@@ -152,6 +152,11 @@ describe("package.json backends that no set takes (real process)", () => {
     const clean = await run(makeTree(declared({ scipy: { wasm: backend } })), [cli, "doctor"]);
     expect(clean.stdout).toContain("no problems found");
     expect(clean.code).toBe(0);
+    // Its scratch sets are no registrations of doctor's own process: a run that runs doctor checked nothing (from a review).
+    const audited = await run(makeTree(declared({ scipy: { wasm: backend } })), [cli, "audit", "--json", "--", cli, "doctor"]);
+    const runAudit = JSON.parse(audited.stdout) as { ok: boolean; processes: Array<{ report?: { registrations: unknown[] } }> };
+    expect(runAudit.processes.map((p) => p.report?.registrations.length)).toEqual([0]);
+    expect(runAudit.ok).toBe(false);
   });
 
   it("a declaration for a set name a typo away from the set's fails a strict audit, naming the set; spelt right, it lands", async () => {
@@ -165,6 +170,15 @@ describe("package.json backends that no set takes (real process)", () => {
     const right = await run(makeTree(declared({ scipy: { wasm: backend } })), ["main.mjs"], strict);
     expect(lastJson(right.stdout)).toEqual({ ran: "wasm total" });
     expect(right.code).toBe(0);
+    // Another set's declaration whose name is near only as short names are ("dct" is two edits from "fft"): no typo (from a review).
+    const other = declared({ scipy: { wasm: backend }, dct: { wasm: backend } });
+    const short = await run(
+      makeTree({ ...other, "main.mjs": other["main.mjs"].replace('name: "scipy"', 'name: "fft"') }),
+      ["main.mjs"],
+      strict,
+    );
+    expect(short.stderr).not.toContain("[declaration]");
+    expect(short.code).toBe(0);
   });
 });
 

@@ -254,6 +254,11 @@ mixed.alone = attempt(() => add(new WasmArray(), undefined));
 set.declare({ name: "both", primaryTypes: [NumArray], secondaryTypes: [CuArray], implementations: { add: () => "both" } });
 mixed.both = attempt(() => add(new NumArray(), new CuArray()));
 mixed.bothDisabled = attempt(() => backendOptions({ disable: ["both"] }, () => add(new NumArray(), new CuArray())));
+class JaxArray {}
+class WrappedArray {}
+set.declare({ name: "jax", primaryTypes: [JaxArray], implementations: { add: () => "jax" } });
+set.declare({ name: "jw", primaryTypes: [WrappedArray], secondaryTypes: [CuArray], wraps: { backend: "jax", convert: (v) => new JaxArray(), restore: (r) => r } });
+mixed.wrapperOfDisabled = attempt(() => backendOptions({ disable: ["jax", "both"] }, () => add(new WrappedArray(), new CuArray())));
 console.log(JSON.stringify({ abstract, mixed }));
 `;
 
@@ -270,6 +275,7 @@ describe("a backend kept from running takes no part in a call (real process)", (
           alone: "default",
           both: "both",
           bothDisabled: "ERR_DISPATCH_MIXED_INPUTS",
+          wrapperOfDisabled: "ERR_DISPATCH_MIXED_INPUTS",
         },
       });
       expect(result.code).toBe(0);
