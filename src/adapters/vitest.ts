@@ -141,10 +141,17 @@ export function failOnPending(): void {
     if (group === undefined || running.size > 0) return;
     const { before, names, overlapped } = group;
     group = undefined;
-    const error = leftPending(before, overlapped ? `One of the tests that ran at once (${names.join(", ")})` : "This test");
+    // A test.fails test that failed would pass for this error too: its file fails instead.
+    const expectsFailure = (task as { fails?: boolean }).fails === true;
+    const who = overlapped
+      ? `One of the tests that ran at once (${names.join(", ")})`
+      : expectsFailure
+        ? `The test "${task.name}" (test.fails: its own failure is expected, so the file fails for this)`
+        : "This test";
+    const error = leftPending(before, who);
     if (error === undefined) return;
     // Which of them made it cannot be told: the file fails, not the test that happened to end last.
-    if (overlapped) unjudged.push(error);
+    if (overlapped || expectsFailure) unjudged.push(error);
     else throw error;
   });
   afterAll(() => {

@@ -300,6 +300,32 @@ describe("dispatch-hook/vitest", () => {
     expect(result.output).not.toContain("This test left");
   });
 
+  // Written from a new user's trial: a test.fails test counts any failure as the one it expects, so
+  // the setup's error for its pending registration made it pass.
+  it("a test.fails test that leaves a registration pending still fails its file, naming it", async () => {
+    const dir = makeTree({
+      ...tree,
+      "test/expected-failure.test.mjs": [
+        'import { test } from "vitest";',
+        'import { Dispatcher, register } from "dispatch-hook";',
+        'import { Conv } from "tensorkit/ops.js";',
+        "let table;",
+        'test.fails("a known bug, which also leaves Conv pending on gpu", () => {',
+        '  register("gpu", Conv, () => "conv");',
+        '  table = new Dispatcher({ name: "gpu table", backend: "gpu" });',
+        "  table.has(Conv);",
+        '  throw new Error("known bug");',
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.output).toMatch(/Tests\s+1 expected fail/);
+    expect(result.output).toContain(
+      'The test "a known bug, which also leaves Conv pending on gpu" (test.fails: its own failure is expected, so the file fails for this) left 1 registration pending: Conv on gpu',
+    );
+    expect(result.code).toBe(1);
+  });
+
   // Written from a review: Vitest skips the remaining afterEach hooks once one throws, so a test whose
   // setup afterEach never ran held its group open, and no later test of the file was judged.
   it("a test after one whose afterEach threw is still judged", async () => {
