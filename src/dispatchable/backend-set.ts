@@ -100,9 +100,8 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
 
   /** @internal The op class that stands for a dispatchable function in the tables. */
   opFor(fn: string): Class {
-    const op = this.#ops.get(fn) ?? ({ [fn]: class {} }[fn] as Class);
-    this.#ops.set(fn, op);
-    return op;
+    if (!this.#ops.has(fn)) this.#ops.set(fn, { [fn]: class {} }[fn] as Class);
+    return this.#ops.get(fn) as Class;
   }
 
   /**
@@ -259,7 +258,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     this.#discovered = true;
     if (this.#discover === false) return;
     try {
-      this.#stray = declarePackages(this as unknown as BackendSet, this.#discover);
+      this.#stray = declarePackages(this, this.#discover);
     } finally {
       // From now on the set knows its backends: one it does not declare is a problem of its audit.
       this.registry.setEvent({ kind: "backend-set", set: this.name });

@@ -48,13 +48,16 @@ export function checkDeclarations(
   return unknownFunctions(set, registeredNames(backends, ops), functions);
 }
 
-const problem = (e: DispatchHookError, backend: string): AuditEvent => ({
+/** A declaration problem of the set's audit, made when it is read; `message` as `e`'s, or another. */
+const problem = (e: Pick<DispatchHookError, "code" | "message">, backend: string, message = e.message): AuditEvent => ({
   kind: "declaration",
   seq: -1,
   backend,
   code: e.code,
-  message: e.message,
+  message,
 });
+const failsEveryCall = (set: string, e: DispatchHookError, backend: string) =>
+  problem(e, backend, `${e.message} Until then every call of ${set}'s functions fails.`);
 
 /**
  * The set's declarations in force that do not do what they say, as problems of its audit: made each
@@ -78,9 +81,7 @@ export function declarationProblems(
       names.filter((n) => n.backend === backend),
       functions,
     );
-    return error === undefined
-      ? []
-      : [{ ...problem(error, backend), message: `${error.message} Until then every call of ${set}'s functions fails.` }];
+    return error === undefined ? [] : [failsEveryCall(set, error, backend)];
   });
   if (!known) return misspelt;
   // A wrapper of a backend a typo away from a declared one; one far from every name may wrap a package not installed.
@@ -95,13 +96,10 @@ export function declarationProblems(
 export function strayDeclarations(stray: readonly StrayDeclaration[], exists: (set: string) => boolean): AuditEvent[] {
   return stray
     .filter((s) => !exists(s.set))
-    .map((s) => ({
-      kind: "declaration",
-      seq: -1,
-      backend: s.backend,
-      code: "ERR_DISPATCH_BACKEND_DECLARATION",
-      message: `${s.declaredIn} declares backend ${JSON.stringify(s.backend)} for the backend set ${JSON.stringify(s.set)}, which no backend set of this process is (did you mean ${JSON.stringify(s.near)}?): the backend is in no set, and no call runs it.`,
-    }));
+    .map((s) => {
+      const message = `${s.declaredIn} declares backend ${JSON.stringify(s.backend)} for the backend set ${JSON.stringify(s.set)}, which no backend set of this process is (did you mean ${JSON.stringify(s.near)}?): the backend is in no set, and no call runs it.`;
+      return problem({ code: "ERR_DISPATCH_BACKEND_DECLARATION", message }, s.backend);
+    });
 }
 
 /** The set's order as the environment makes it (`read`), when that fails every call: a misspelt backend in a variable, a cycle. */
@@ -111,15 +109,6 @@ export function controlProblems(set: string, read: () => unknown): AuditEvent[] 
     return [];
   } catch (error) {
     if (!(error instanceof DispatchHookError)) throw error;
-    const backend = typeof error.details.backend === "string" ? error.details.backend : "-";
-    return [
-      {
-        kind: "declaration",
-        seq: -1,
-        backend,
-        code: error.code,
-        message: `${error.message} Until then every call of ${set}'s functions fails.`,
-      },
-    ];
+    return [failsEveryCall(set, error, typeof error.details.backend === "string" ? error.details.backend : "-")];
   }
 }

@@ -2,7 +2,7 @@
  * A worker thread's record, written while it runs. `worker.terminate()` (a pool's destroy(), or a
  * process.exit() while workers run) ends a worker without its exit handlers, so the record its exit
  * would write never comes. A worker of an audited run writes its record once it starts, and again
- * after each change (a table loaded, a window settled, a registry's log grew), each as written
+ * after each change to what its audit reads (signalChange(), and the hub's tables and windows), each as written
  * before its end (exit code null); its exit rewrites it as usual. A change marks the thread at once
  * (`<id>.changed`, run-records.ts) and the record comes after the current job's microtasks, so a
  * terminated worker is judged by what it did, and one ended before its last change reached its
