@@ -7,6 +7,7 @@ import { loaderVariable } from "../hooks/install.js";
 import { foldRun, formatRun, type RunAudit } from "../hooks/run-fold.js";
 import { makeDirectory, runDirVariable } from "../registry/run-records.js";
 import { createStyle, type Io, parseCommand } from "./io.js";
+import { judgeRunning, waitForRun } from "./run-wait.js";
 
 export const auditHelp = `Usage: dispatch-hook audit [options] -- <command> [arguments…]
        dispatch-hook audit [options] -- <node arguments…>
@@ -217,7 +218,9 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       }
       exit = ran;
     }
-    const audit = foldRun(dir, exit);
+    // A process of the run that outlives the command (a child not waited for) is waited for, and judged by its record.
+    const still = exit === undefined ? new Set<number>() : await waitForRun(dir);
+    const audit = judgeRunning(foldRun(dir, exit, still.size === 0 ? undefined : (pid) => still.has(pid)));
     const crashed = exit !== undefined && exit.code !== 0;
     const document: RunAudit & { exitCode: number | null } = { ...audit, ok: audit.ok && !crashed, exitCode: exit?.code ?? null };
     const written = emit(document);

@@ -94,7 +94,9 @@ export function foldRun(
   }
   const written = new Set(processes.map(threadOf));
   for (const name of names) {
-    if (name.endsWith(".json") || (name.endsWith(".changed") && present.has(`${name.slice(0, -".changed".length)}.started`))) continue;
+    // A child's pid (spawned.ts) is for the command to wait on: the child's own files say the rest.
+    if (name.endsWith(".json") || /^\d+\.spawned$/.test(name)) continue;
+    if (name.endsWith(".changed") && present.has(`${name.slice(0, -".changed".length)}.started`)) continue;
     // A record being rewritten (a test runner's worker, at its exit) while this reads.
     if (name.endsWith(".tmp") && recorded.has(name.slice(0, name.indexOf(".json.")))) continue;
     if (!name.endsWith(".started")) {

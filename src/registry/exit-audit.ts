@@ -9,6 +9,7 @@ import type { AuditReport } from "./audit-events.js";
 import { formatReport } from "./audit-format.js";
 import { DispatchHookError } from "./errors.js";
 import { type RunLocation, runLocation, startRecord, writeRecord } from "./run-records.js";
+import { watchChildren } from "./spawned.js";
 import { threadAudit, unannounced } from "./thread-audit.js";
 import { recordWhileRunning } from "./worker-record.js";
 
@@ -100,6 +101,7 @@ export function auditAtExit(options: AuditAtExitOptions): void {
   if (mode === "off" && dir === undefined) return;
   if (!hub().claimExit()) return;
   if (dir !== undefined && !startRecord(dir)) dir = undefined;
+  if (dir !== undefined) watchChildren(dir);
   const runDir = dir;
   const stopRunning =
     runDir === undefined

@@ -86,6 +86,30 @@ describe("one audit over every process of a run", () => {
     expect(missed.stdout).toContain("[missing] PoolLayer on jax");
   });
 
+  it("a child the command does not wait for, which outlives it, is waited for and judged: its miss fails the run (it said ok before)", async () => {
+    const dir = makeTree({
+      ...app,
+      // The child starts after the parent has nothing left to do, and loads jax, where the plugin registered nothing.
+      "late.mjs":
+        'await new Promise((done) => setTimeout(done, 300));\nawait import("tensorlab/link/jax/dispatch/basic.js");\nconsole.log("late child done");\n',
+      "leave.mjs": [
+        'import { spawn } from "node:child_process";',
+        'await import("tensorlab/link/numba/dispatch/basic.js");',
+        'spawn(process.execPath, ["late.mjs"], { stdio: "inherit", detached: process.env.DETACH === "1" }).unref();',
+        "process.exit(0);",
+        "",
+      ].join("\n"),
+    });
+    for (const detach of ["0", "1"]) {
+      const result = await audit(dir, ["--", "node", "leave.mjs"], { DETACH: detach });
+      expect(result.stdout).toContain("[missing] PoolLayer on jax");
+      expect(result.stdout).toMatch(/1 problem\(s\)\s+late\.mjs\n/);
+      expect(result.stdout).not.toMatch(/^ok:/m);
+      expect(result.stderr).not.toContain("could not write the audit record");
+      expect(result.code).toBe(1);
+    }
+  });
+
   it("a child spawned with an environment of its own, and a worker given env: {}, still join the run and are judged", async () => {
     const dir = makeTree({
       ...app,
