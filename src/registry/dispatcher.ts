@@ -167,22 +167,23 @@ export class Dispatcher<F extends Impl = Impl> {
     if (concrete !== undefined || this.#abstract.size === 0) {
       const found = concrete ?? this.#fallback;
       if (found === undefined) throw this.#miss(valueOrType, isType, proto);
-      if (concrete !== undefined && !this.#byProto.has(proto as object)) this.#twinCheck(proto);
+      if (!this.#byProto.has(proto as object)) this.#twinCheck(proto); // else a second copy would be served quietly
       if (this.#cache.size >= cacheLimit) this.#cache.clear();
       this.#cache.set(proto, found);
       return found;
     }
     // A protocol may test the value itself (a plain object with a "shape" field, say), so what the
     // abstract keys decide is not cached by class.
-    const found = (valueOrType == null ? undefined : this.#findAbstract(isType ? proto : valueOrType, proto)) ?? this.#fallback;
-    if (found === undefined) throw this.#miss(valueOrType, isType, proto);
-    return found;
+    const abstract = valueOrType == null ? undefined : this.#findAbstract(isType ? proto : valueOrType, proto);
+    if (abstract !== undefined) return abstract;
+    if (this.#fallback === undefined) throw this.#miss(valueOrType, isType, proto);
+    this.#twinCheck(proto);
+    return this.#fallback;
   }
 
   /**
-   * Resolved through an ancestor, once per class: where the table has an entry for another class of
-   * the name and source text of the class that reached it (or of an ancestor below the match), that
-   * entry was made for a second copy of it, and serves nothing; the registries that made it record it.
+   * Resolved through an ancestor or by the fallback: where the table has an entry for another class of the name and
+   * source text of one in the chain below the match, it was made for a second copy, and serves nothing (recorded).
    */
   #twinCheck(proto: object | null): void {
     const chain: Function[] = [];

@@ -558,6 +558,32 @@ describe("a miss says what dispatch-hook knows", () => {
     expect(lastJson(result.stdout)).toEqual({ problems: ["identity"] });
     expect(result.code).toBe(1);
   });
+
+  it("a table with a fallback that serves the second copy quietly: the same problem, and strict fails (it passed before)", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", false),
+      "node_modules/tensorlab/link/numba/dispatch/basic.js": [
+        'import { Dispatcher } from "dispatch-hook";',
+        'export const numbaFuncify = new Dispatcher({ name: "numbaFuncify", backend: "numba", fallback: () => "generic" });',
+        "",
+      ].join("\n"),
+      "node_modules/ml-ops/copy.js": "export class PoolLayer {}\n",
+      "main.mjs": [
+        'import { register } from "dispatch-hook";',
+        'import { PoolLayer } from "ml-ops";',
+        'import { PoolLayer as Twin } from "ml-ops/copy.js";',
+        'register("numba", PoolLayer, () => "pooled");',
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        'const { registry } = await import("dispatch-hook");',
+        "console.log(JSON.stringify({ ran: numbaFuncify.resolve(new Twin())(), again: numbaFuncify.resolve(new Twin())(), problems: registry.verify().problems.map((p) => p.kind) }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ ran: "generic", again: "generic", problems: ["identity"] });
+    expect(result.stderr).toContain("[identity]");
+    expect(result.code).toBe(1);
+  });
 });
 
 describe("7. no loader at all", () => {
