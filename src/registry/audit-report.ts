@@ -5,6 +5,7 @@ import { type Fold, getOrCreate, undeclaredMessage, windowRecords } from "./audi
 import { notes } from "./audit-notes.js";
 import { hostOf, pendingMessage, strayText } from "./pending-message.js";
 import { replacedTables } from "./replaced-tables.js";
+import { unwatchedTables } from "./unwatched-tables.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
 export interface TableFact {
@@ -120,6 +121,8 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   // its lack of the export is a problem where something wants that backend, or where the declaration names it.
   const named = new Set(facts.loaders.flatMap((l) => l.backends));
   const plugins = facts.loaders.flatMap((l) => l.plugins ?? []);
+  if (scope.connected)
+    problems.push(...unwatchedTables(facts, [...plugins, ...facts.tables.flatMap((t) => t.host?.plugins ?? [])], loaded, problems));
   const wanted = (b: string) =>
     named.has(b) ||
     registrations.some((r) => r.backend === b) ||

@@ -586,6 +586,39 @@ describe("a miss says what dispatch-hook knows", () => {
   });
 });
 
+describe("6b. a table the loader does not watch", () => {
+  it("made by a module the declaration does not match, and used, while a plugin declares a registration module for its backend: strict fails naming both (it passed)", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", false),
+      "node_modules/ml-ops/package.json": JSON.stringify({
+        name: "ml-ops",
+        type: "module",
+        exports: { ".": "./index.js", "./*": "./*" },
+        dispatchHook: { registrations: { numba: "./dispatch/numba.js", gpu: "./dispatch/gpu.js" } },
+      }),
+      "node_modules/ml-ops/dispatch/gpu.js":
+        'import { register } from "dispatch-hook";\nimport { PoolLayer } from "../index.js";\nregister("gpu", PoolLayer, () => "pooled on gpu");\n',
+      // The framework makes its gpu table where its {backend} pattern does not reach.
+      "node_modules/tensorlab/link/gpu-impl.js":
+        'import { Dispatcher } from "dispatch-hook";\nexport const gpuTable = new Dispatcher({ name: "gpuTable", backend: "gpu", fallback: () => "generic" });\n',
+      "package.json": appJson({ type: "module", dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+      "main.mjs": [
+        'const { PoolLayer } = await import("ml-ops");',
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        'const { gpuTable } = await import("tensorlab/link/gpu-impl.js");',
+        "console.log(JSON.stringify({ numba: numbaFuncify.resolve(new PoolLayer())(), gpu: gpuTable.resolve(new PoolLayer())() }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ numba: "pooled", gpu: "generic" });
+    expect(result.stderr).toMatch(/gpuTable.*never reached dispatch-hook/s);
+    expect(result.stderr).toContain("ml-ops");
+    expect(result.stderr).not.toMatch(/^ok:/m);
+    expect(result.code).toBe(1);
+  });
+});
+
 describe("7. no loader at all", () => {
   // No --import, no adapter: nothing in the thread could have made a declared backend's table
   // signal. Before, assertComplete() and the strict exit audit passed, and verify() said ok with
