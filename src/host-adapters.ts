@@ -4,7 +4,7 @@
  * the esbuild plugin built (its `define` names it in the bundled copy of this module). Shared by
  * every copy in the thread. @internal
  */
-import { hostsKey } from "./channel.js";
+import { hostsKey, type PluginStatus } from "./channel.js";
 import { hub } from "./hub.js";
 
 /** The identifier the esbuild plugin defines in a bundle it builds. */
@@ -17,3 +17,13 @@ export const hostAdapters = (): Set<string> => {
   if (builtBy !== undefined) hosts.add(builtBy);
   return hosts;
 };
+
+/**
+ * The plugins a host adapter read from the project's declarations, for a thread where a framework's
+ * table may never reach the adapter (a CommonJS module that another one require()s, under Vitest):
+ * the audit then knows whose registration module never ran for it. Shared by every copy. @internal
+ */
+/** The key under which dispatch-hook/vite provides them to Vitest's workers (`provide` / `inject`). */
+export const pluginsKey = "dispatch-hook/plugins";
+
+export const hostPlugins = (): PluginStatus[] => hub().shared("host-plugins@1", () => []);

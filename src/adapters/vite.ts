@@ -10,6 +10,7 @@ import type { Plugin } from "vite";
 import { url } from "../builtins.js";
 import type { MarkerKind } from "../hooks/facade.js";
 import { isPackageName } from "../hooks/package-scope.js";
+import { pluginsKey } from "../host-adapters.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
 export type { AdapterOptions } from "./adapter-core.js";
@@ -96,9 +97,13 @@ export function dispatchHook(options: VitePluginOptions = {}): Plugin {
     // a run or DISPATCH_HOOK_AUDIT asks): Vitest stops its workers without running their exit handlers.
     config(config) {
       if ((config as { test?: unknown }).test === undefined && process.env.VITEST === undefined) return null;
-      const test: Record<string, unknown> = { setupFiles: [recordSetup] };
+      const c = use(config.root);
+      // The declared plugins, for each worker's audit (vitest-record.ts), whatever the worker's modules reach.
+      const plugins = c
+        .config()
+        .plugins.map(({ name, declaredIn, registrations, expects }) => ({ name, declaredIn, registrations, expects }));
+      const test: Record<string, unknown> = { setupFiles: [recordSetup], provide: { [pluginsKey]: plugins } };
       if (options.inline !== false) {
-        const c = use(config.root);
         const names = new Set<string>();
         for (const rule of c.config().rules) if (rule.packageName !== undefined) names.add(rule.packageName);
         for (const plugin of c.config().plugins) if (isPackageName(plugin.name)) names.add(plugin.name);

@@ -1,5 +1,5 @@
 /** Folded registries and what the thread knows (tables, loaders, plugins' windows) as one report: verify()'s and the exit audit's. Pure. */
-import type { HostFacts, InstallationStatus, WindowFact } from "../channel.js";
+import type { HostFacts, InstallationStatus, PluginStatus, WindowFact } from "../channel.js";
 import type { AuditReport, BackendRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
 import { type Fold, getOrCreate, undeclaredMessage, windowRecords } from "./audit-fold.js";
 import { notes } from "./audit-notes.js";
@@ -23,6 +23,8 @@ export interface ThreadFacts {
   readonly loaders: readonly InstallationStatus[];
   /** Host adapters known to be in the thread before any of their modules announced a table (dispatch-hook/vite's setup file). */
   readonly hosts?: readonly string[];
+  /** The plugins a host adapter read from the project (dispatch-hook/vite gives them to each Vitest worker). */
+  readonly hostPlugins?: readonly PluginStatus[];
   readonly windows: readonly WindowFact[];
   /** Copies of the package whose hub handshake was refused: what they registered is out of sight. */
   readonly refusals?: readonly string[];
@@ -121,8 +123,8 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   // its lack of the export is a problem where something wants that backend, or where the declaration names it.
   const named = new Set(facts.loaders.flatMap((l) => l.backends));
   const plugins = facts.loaders.flatMap((l) => l.plugins ?? []);
-  if (scope.connected)
-    problems.push(...unwatchedTables(facts, [...plugins, ...facts.tables.flatMap((t) => t.host?.plugins ?? [])], loaded, problems));
+  const hosted = [...(facts.hostPlugins ?? []), ...facts.tables.flatMap((t) => t.host?.plugins ?? [])];
+  if (scope.connected) problems.push(...unwatchedTables(facts, [...plugins, ...hosted], loaded, problems));
   const wanted = (b: string) =>
     named.has(b) ||
     registrations.some((r) => r.backend === b) ||
@@ -185,6 +187,8 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
       for (const plugin of table.host?.plugins ?? [])
         for (const op of plugin.expects[table.backend] ?? []) expect(table.backend, op, plugin.declaredIn);
     }
+    for (const plugin of facts.hostPlugins ?? [])
+      for (const [backend, ops] of Object.entries(plugin.expects)) for (const op of ops) expect(backend, op, plugin.declaredIn);
   }
   // A registration waiting for a backend that is not in play is no problem, and nothing was checked of it.
   const unchecked = (r: RegistrationRecord) =>

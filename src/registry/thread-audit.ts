@@ -5,7 +5,7 @@
  */
 import { url } from "../builtins.js";
 import { frameworkNamespace, type HostFacts, type HubMember } from "../channel.js";
-import { hostAdapters } from "../host-adapters.js";
+import { hostAdapters, hostPlugins } from "../host-adapters.js";
 import { hub } from "../hub.js";
 import { exportOf, keyName, listEntries, noticeTable } from "../table-reads.js";
 import { type AuditEvent, type AuditReport, frozen, signalChange, toData, type VerifyOptions } from "./audit-events.js";
@@ -89,6 +89,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     tables,
     loaders: h.loaders(),
     hosts: [...hostAdapters()],
+    hostPlugins: hostPlugins(),
     windows: h.windows(),
     refusals: h.refusals(),
     asserted: assertedBackends(),

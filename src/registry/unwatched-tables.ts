@@ -9,6 +9,8 @@ import type { Problem } from "./audit-events.js";
 
 interface Facts {
   readonly unannounced?: ReadonlyArray<{ readonly backend: string; readonly name: string; readonly used?: boolean }>;
+  readonly loaders: readonly unknown[];
+  readonly hosts?: readonly string[];
 }
 
 /** One problem per such backend, unless another problem names the backend already (a registration waiting for it says it). */
@@ -27,10 +29,13 @@ export function unwatchedTables(
   for (const [backend, names] of tables) {
     const declaring = [...new Set(plugins.filter((p) => p.registrations[backend] !== undefined).map((p) => p.name))];
     if (declaring.length === 0) continue;
-    const message =
-      `the ${backend} table (Dispatcher ${names.join(", ")}) was made and used, but never reached dispatch-hook: no module the loader watches made it, ` +
-      `so the registration module${declaring.length === 1 ? "" : "s"} of ${declaring.join(", ")} for ${backend} never ran for it. ` +
-      `Declare the module that makes it in the framework's package.json ("dispatchHook": { "backends": … }; npx dispatch-hook doctor shows what is watched), or announce it: announce(${JSON.stringify(backend)}, table).`;
+    const modules = `the registration module${declaring.length === 1 ? "" : "s"} of ${declaring.join(", ")} for ${backend}`;
+    const host = facts.loaders.length === 0 ? facts.hosts?.[0] : undefined;
+    const why =
+      host === undefined
+        ? `no module the loader watches made it, so ${modules} never ran for it. Declare the module that makes it in the framework's package.json ("dispatchHook": { "backends": … }; npx dispatch-hook doctor shows what is watched), or announce it: announce(${JSON.stringify(backend)}, table).`
+        : `${host} never saw the module that made it, so ${modules} never ran for it. A dispatch module that a CommonJS module require()s is loaded by Node itself, out of ${host}'s sight: run the tests with the loader as well (NODE_OPTIONS="--import dispatch-hook/loader.mjs" and dispatchHook({ inline: false }), on Node 22.15 or later, whose hooks see require()). Otherwise the framework's declaration names another module (npx dispatch-hook doctor).`;
+    const message = `the ${backend} table (Dispatcher ${names.join(", ")}) was made and used, but never reached dispatch-hook: ${why}`;
     out.push({ kind: "table", backend, op: "-", id: undefined, message });
   }
   return out;

@@ -87,10 +87,21 @@ describe("dispatch-hook/vite", () => {
   it("under Vitest, inlines the packages that declare backends or registrations, unless told not to, and adds the record setup file", () => {
     const { root } = frameworkTree();
     const setupFiles = [expect.stringMatching(/vitest-record\.js$/)];
+    // The declared plugins, for each worker's audit.
+    const provide = {
+      "dispatch-hook/plugins": [
+        {
+          name: "kit-ops",
+          declaredIn: expect.stringMatching(/kit-ops[\\/]package\.json$/),
+          registrations: { cpu: expect.stringMatching(/^file:.*kit-ops\/reg\/cpu\.js$/) },
+          expects: { cpu: ["Conv"] },
+        },
+      ],
+    };
     expect(call(dispatchHook(), "config", { root, test: {} })).toEqual({
-      test: { setupFiles, server: { deps: { inline: ["tensorkit", "kit-ops"] } } },
+      test: { setupFiles, provide, server: { deps: { inline: ["tensorkit", "kit-ops"] } } },
     });
-    expect(call(dispatchHook({ inline: false }), "config", { root, test: {} })).toEqual({ test: { setupFiles } });
+    expect(call(dispatchHook({ inline: false }), "config", { root, test: {} })).toEqual({ test: { setupFiles, provide } });
     // A plain Vite config (no test key, and not under Vitest) changes nothing.
     const vitest = process.env.VITEST;
     delete process.env.VITEST;

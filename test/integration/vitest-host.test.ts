@@ -235,6 +235,50 @@ describe("dispatch-hook/vite under Vitest", () => {
     expect(result.code).toBe(0);
   });
 
+  it("a CommonJS framework whose entry require()s its dispatch module: the plugin cannot land, and the reporter fails the run naming the table and the plugin (it said ok)", async () => {
+    const tree = packages((name) => `node_modules/${name}`);
+    tree["node_modules/tensorkit/package.json"] = JSON.stringify({
+      name: "tensorkit",
+      main: "index.js",
+      dependencies: { "dispatch-hook": "*" },
+      dispatchHook: { backends: { cpu: { module: "./backends/cpu/table.js", export: "cpuTable" } } },
+    });
+    tree["node_modules/tensorkit/index.js"] = 'module.exports = require("./backends/cpu/table.js");\n';
+    tree["node_modules/tensorkit/backends/cpu/table.js"] =
+      'const { Dispatcher } = require("dispatch-hook");\nexports.cpuTable = new Dispatcher({ name: "cpuTable", backend: "cpu", fallback: () => "generic" });\n';
+    const dir = makeTree({
+      ...common,
+      ...tree,
+      "package.json": JSON.stringify(app),
+      "vitest.config.mjs": [
+        'import { dispatchHook } from "dispatch-hook/vite";',
+        'export default { plugins: [dispatchHook()], test: { pool: process.env.POOL, reporters: ["default", "dispatch-hook/vitest/reporter"] } };',
+      ].join("\n"),
+      "test/cjs.test.mjs": [
+        'import { test } from "vitest";',
+        'import { announce, Dispatcher, register } from "dispatch-hook";',
+        'import kit from "tensorkit";',
+        'import { Conv } from "kit-ops/ops.js";',
+        "class Own {}",
+        'test("uses the table", () => {',
+        // Something else lands, so that the run checked something.
+        '  announce("own", new Dispatcher({ name: "own", backend: "own" }));',
+        '  register("own", Own, () => "own");',
+        '  console.log("served:", kit.cpuTable.resolve(new Conv())());',
+        "});",
+      ].join("\n"),
+    });
+    for (const pool of ["forks", "threads"]) {
+      const result = await run(dir, [vitestBin, "run"], { POOL: pool, CI: "1", NO_COLOR: "1" });
+      expect(result.stdout).toContain("served: generic");
+      expect(result.stdout).toMatch(/Tests\s+1 passed/);
+      expect(result.stdout).toMatch(/cpu table \(Dispatcher "cpuTable"\) was made and used, but never reached dispatch-hook/);
+      expect(result.stdout).toContain("kit-ops");
+      expect(result.stdout).not.toMatch(/^ok:/m);
+      expect(result.code).toBe(1);
+    }
+  });
+
   it("with { inline: false }, the framework stays external: Node's loader instruments it, the plugin leaves it alone, and it lands once", async () => {
     const dir = makeTree({
       ...common,
