@@ -1,6 +1,8 @@
 /** The default registry, for plugins, and the `register()` shorthand for it. */
+
+import { declaredBackends } from "./hooks/declared-backends.js";
 import type { Class, Impl } from "./registry/dispatcher.js";
-import { auditFromEnvironment } from "./registry/exit-audit.js";
+import { auditFromEnvironment, provideDeclared } from "./registry/exit-audit.js";
 import { type RegisterOptions, type RegistrationHandle, Registry } from "./registry/registry.js";
 import { markDefault } from "./registry/thread-audit.js";
 
@@ -12,5 +14,7 @@ export function register(backend: string, opType: Class, impl: Impl, options?: R
   return registry.registerFrom(register, backend, opType, impl, options);
 }
 
-// The exit audit the environment asks for, in every thread that loads dispatch-hook (see exit-audit.ts).
+// The exit audit the environment asks for, in every thread that loads dispatch-hook (see exit-audit.ts);
+// with no loader, it reads the project's declarations for the backends registrations wait for.
+provideDeclared(declaredBackends);
 auditFromEnvironment();

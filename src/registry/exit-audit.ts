@@ -79,7 +79,10 @@ function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): Au
   const tables = unannounced().filter((t) => inRun || t.used || (unserved && waiting.has(t.backend)));
   // In a run, which gave every process the loader, registrations waiting in a thread that lost it: no table (a Map, say)
   // could tell them it loaded, so nothing tells whether the backend loaded here and missed them.
-  const stranded = inRun && unserved && tables.length === 0 ? [...waiting].filter((b) => !b.includes(" ")) : [];
+  // Outside a run, the same for backends the project's package.json files declare (a pattern's module must exist).
+  const framework = unserved && tables.length === 0 ? [...waiting].filter((b) => !b.includes(" ")) : [];
+  const declared = inRun || framework.length === 0 ? undefined : declaredOf?.(framework);
+  const stranded = inRun ? framework : [...(declared?.keys() ?? [])];
   if (tables.length === 0 && stranded.length === 0) return report;
   const made = inRun ? "made" : tables.some((t) => t.used) ? "used" : "made, with registrations waiting for them";
   const where = workerThreads().isMainThread ? "process" : "worker thread";
@@ -89,9 +92,20 @@ function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): Au
   const message = joined
     ? `this ${where} started without the audit's environment: its parent replaced it (${where === "process" ? "a spawn or fork" : "a worker"} with env: { … }), so neither the run directory nor the loader in NODE_OPTIONS reached it, and its plugins' registration modules could not run. Pass the environment on (env: { ...process.env, … }).`
     : stranded.length > 0
-      ? `no dispatch-hook loader is installed in this ${where} of the audited run, and registrations wait for ${names}: without it no table of ${names} can say that it loaded, so nothing tells whether one loaded here and missed them, and no plugin's registration module can run. ${fix}`
+      ? `no dispatch-hook loader is installed in this ${where}${inRun ? " of the audited run" : ""}, and registrations wait for ${names}${declared === undefined ? "" : `, which the project declares (${[...declared.values()].join("; ")})`}: without it no table of ${names} can say that it loaded, so nothing tells whether one loaded here and missed them, and no plugin's registration module can run. ${fix}`
       : `no dispatch-hook loader is installed in this ${where}, and tables of ${names} were ${made}: without it no plugin's registration module can run for them, and nothing can tell whether one should have. ${fix}`;
   return { ...report, ok: false, problems: [...report.problems, { kind: "no-loader", backend: "-", op: "-", id: undefined, message }] };
+}
+
+/**
+ * Which of some backends the project's package.json files declare (hooks/declared-backends.ts), given
+ * by the main entry, which arms the exit audit where no loader is installed. Kept in this copy: giving
+ * it to the hub at import would make the hub before the program runs a line.
+ */
+type Declared = (backends: readonly string[]) => ReadonlyMap<string, string>;
+let declaredOf: Declared | undefined;
+export function provideDeclared(read: Declared): void {
+  declaredOf = read;
 }
 
 /** Arranges the thread's exit audit, once per thread and realm whichever copy asks: its record, and its table. */

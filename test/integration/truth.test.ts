@@ -719,10 +719,30 @@ describe("7. no loader at all", () => {
     expect(result.code).toBe(0);
   });
 
-  it("a program that declares nothing still passes strict: a registration for a backend that never loaded is not a failure", async () => {
+  it("a Map table of a backend the framework's package.json declares, loaded and missed: strict fails, naming the missing loader and the declaration (it passed, saying the backend never loaded)", async () => {
     const dir = makeTree({
       ...noLoader,
-      "main.mjs": 'import { register } from "dispatch-hook";\nimport { PoolLayer } from "ml-ops";\nregister("jax", PoolLayer, () => 1);\n',
+      "node_modules/tensorlab/link/gpu/dispatch/basic.js": "export const gpuFuncify = new Map();\n",
+      "main.mjs": [
+        'import { register } from "dispatch-hook";',
+        'import { PoolLayer } from "ml-ops";',
+        'const { gpuFuncify } = await import("tensorlab/link/gpu/dispatch/basic.js");',
+        'register("gpu", PoolLayer, () => "pooled");',
+        "console.log(JSON.stringify({ landed: gpuFuncify.has(PoolLayer) }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ landed: false });
+    expect(result.stderr).toContain("[no-loader]");
+    expect(result.stderr).toContain("registrations wait for gpu, which the project declares (tensorlab: ./link/gpu/dispatch/basic.js)");
+    expect(result.stderr).toContain("--import dispatch-hook/loader.mjs");
+    expect(result.code).toBe(1);
+  });
+
+  it("a program that declares nothing still passes strict: a registration for a backend that no package declares and that never loaded is not a failure", async () => {
+    const dir = makeTree({
+      ...noLoader,
+      "main.mjs": 'import { register } from "dispatch-hook";\nimport { PoolLayer } from "ml-ops";\nregister("tpu", PoolLayer, () => 1);\n',
     });
     const report = await run(dir, ["main.mjs"], { DISPATCH_HOOK_AUDIT: "report" });
     expect(report.stderr).toContain("no dispatch-hook loader is installed in this thread");

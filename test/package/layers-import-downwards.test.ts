@@ -28,7 +28,7 @@ describe("layering", () => {
     hooks: ["base", "runtime", "registry", "hooks"],
     dispatchable: ["base", "registry", "hooks", "dispatchable"],
     cli: ["base", "registry", "hooks", "dispatchable", "cli"],
-    entry: ["base", "runtime", "registry", "dispatchable", "entry"],
+    entry: ["base", "runtime", "registry", "hooks", "dispatchable", "entry"],
     adapters: ["base", "registry", "hooks", "entry", "adapters"],
   };
 

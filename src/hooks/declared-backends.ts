@@ -1,0 +1,32 @@
+/**
+ * Which of some backends the project's package.json files declare a dispatch module for (a named
+ * backend, or a `{backend}` pattern whose module exists): for the exit audit of a thread with no
+ * loader, where registrations wait for such a backend. Its table may be no `Dispatcher` (a Map), so
+ * nothing in the thread can say whether it loaded and missed them: the audit says the loader is
+ * missing instead of "never loaded". Provided to the registry layer through the hub (provideDeclared).
+ */
+import { fs, url } from "../builtins.js";
+import { discover } from "./discovery.js";
+
+/** Backend → who declares it and where ("tensorlab: ./link/jax/dispatch/basic.js"), for those declared. */
+export function declaredBackends(backends: readonly string[]): Map<string, string> {
+  const found = new Map<string, string>();
+  if (backends.length === 0) return found;
+  let rules: ReturnType<typeof discover>["rules"];
+  try {
+    rules = discover({ transitive: true }).rules;
+  } catch {
+    return found; // declarations that cannot be read say nothing here; the loader's reading of them would
+  }
+  for (const backend of backends) {
+    for (const rule of rules) {
+      const subpath = rule.subpath.replaceAll("{backend}", backend);
+      const pattern = rule.backend === undefined && rule.subpath.includes("{backend}");
+      if (rule.backend !== backend && !pattern) continue;
+      if (pattern && !rule.roots.some((root) => fs.existsSync(url.fileURLToPath(new URL(subpath, root))))) continue;
+      found.set(backend, `${rule.packageName ?? rule.declaredIn}: ./${subpath}`);
+      break;
+    }
+  }
+  return found;
+}
