@@ -179,7 +179,8 @@ export function registryReport(
   member?: HubMember,
 ): AuditReport {
   checkVerifyOptions(options, "verify() or format()");
-  const facts = gatherFacts(own);
+  // A registry of another namespace (a backend set's) is told of its own tables only: a framework's are none of its business.
+  const facts = member !== undefined && member.namespace !== frameworkNamespace ? ownFacts(gatherFacts(own), own) : gatherFacts(own);
   if (isDefault(registry)) {
     // The default registry is one per copy (and per module format where Node 20.16 loads both), but
     // a program means one: its report folds every default registry of the thread, whichever copy a
@@ -193,6 +194,18 @@ export function registryReport(
   }
   const connected = facts.loaders.some((l) => l.registry === registry);
   return buildReport([fold(events)], facts, { connected, focus: options.backends });
+}
+
+/** The facts of a registry of another namespace: its own tables, under the names it gave them. */
+function ownFacts(facts: ThreadFacts, own: ReadonlyArray<Pick<Table, "backend" | "module" | "ref">>): ThreadFacts {
+  const tables = own.flatMap((t) => {
+    const table = t.ref.deref();
+    const names = table === undefined ? undefined : listEntries(table)?.keys();
+    return table === undefined
+      ? []
+      : [{ backend: t.backend, module: t.module, names: names && new Set([...names].flatMap((key) => keyName(key) ?? [])) }];
+  });
+  return { ...facts, tables, unannounced: [], unusable: [] };
 }
 
 /**

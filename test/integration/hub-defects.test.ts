@@ -159,6 +159,21 @@ describe(`backend sets stay in their own namespace (Node ${nodeVersion}, ${mode}
     "console.log(JSON.stringify({ numba: [...numbaFuncify.entries.keys()].map((k) => k.name), jax: [...jaxFuncify.keys()].map((k) => k.name ?? String(k)), calls: [pool(new NumbaArray()), pool(new JaxArray()), pool(1)] }));";
   const expected = { numba: [], jax: [], calls: ["pool by mylib on numba", "pool by mylib on jax", "reference pool"] };
 
+  it("the set's own registry reports its own backends and tables only, not the framework's of the same names (it counted them)", async () => {
+    const dir = tree(
+      [
+        ...loadFramework,
+        ...makeSet,
+        "pool(new NumbaArray());",
+        "const report = backends.registry.verify();",
+        "console.log(JSON.stringify({ backends: report.backends.map((b) => `${b.backend}:${b.tables}`), text: backends.registry.format().split('\\n').filter((l) => l.startsWith('· backends')) }));",
+      ].join("\n"),
+    );
+    const hooked = await run(dir, ["--import", loader, "main.mjs"]);
+    expect(lastJson(hooked.stdout)).toEqual({ backends: ["jax:1", "numba:1"], text: ["· backends: jax loaded (1 table), numba loaded (1 table)"] });
+    expect(hooked.code).toBe(0);
+  });
+
   for (const when of ["before", "after"] as const) {
     it(`a backend set's implementations never land in the framework's tables of the same backend names (set made ${when} the framework's backends load), and the set still works`, async () => {
       const dir = tree([...(when === "before" ? [...makeSet, ...loadFramework] : [...loadFramework, ...makeSet]), print].join("\n"));
