@@ -16,6 +16,8 @@ export type { AdapterOptions } from "./adapter-core.js";
 
 const suffix = "?dispatch-hook-original";
 const namespace = "dispatch-hook";
+/** How a facade imports a registration module: resolved as having side effects, whatever its package.json says. */
+const registration = "dispatch-hook-registration:";
 const codeLoaders = new Set(["js", "jsx", "ts", "tsx", "default"]);
 /** The build's options that decide how a module graph resolves and loads. */
 const resolving = [
@@ -38,6 +40,8 @@ export function dispatchHook(options: AdapterOptions = {}): Plugin {
       const core = createAdapterCore({ root: build.initialOptions.absWorkingDir ?? process.cwd(), ...options }, "dispatch-hook/esbuild");
       // The bundle tells the audit that a host adapter built it (host-adapters.ts), before any of its modules load.
       build.initialOptions.define = { ...build.initialOptions.define, [builtByDefine]: JSON.stringify("dispatch-hook/esbuild") };
+      // The audit finds expected op types by their classes' names, which minifying would change.
+      build.initialOptions.keepNames ??= true;
       // With splitting, a registration module the app imports too goes to a shared chunk, which
       // esbuild evaluates before the chunk of the facade that imports it: outside its window, before
       // the table. Required from its done marker, it is a lazy module that runs where the marker runs.
@@ -78,9 +82,15 @@ export function dispatchHook(options: AdapterOptions = {}): Plugin {
         original: `${file}${suffix}`,
         runtime: core.runtimePath,
         marker: (kind, index) => `${namespace}:${kind}:${index ?? 0}:${file}`,
+        registration: (module) => `${registration}${module}`,
         ...(split ? { graph } : {}),
       });
       build.onResolve({ filter: /^dispatch-hook:/ }, (args) => ({ path: args.path.slice(namespace.length + 1), namespace }));
+      // A plugin package marked "sideEffects": false would have its registration module dropped: it exports nothing the facade uses.
+      build.onResolve({ filter: /^dispatch-hook-registration:/ }, (args) => ({
+        path: args.path.slice(registration.length),
+        sideEffects: true,
+      }));
       build.onResolve({ filter: /\?dispatch-hook-original$/ }, (args) => ({ path: args.path.slice(0, -suffix.length), suffix }));
       build.onLoad({ filter: /.*/, namespace }, (args) => {
         const [kind, index, ...file] = args.path.split(":");

@@ -159,6 +159,49 @@ describe("dispatch-hook/esbuild", () => {
     }
   });
 
+  it('a plugin package marked "sideEffects": false, bundled minified or not: its registration module is kept, and the op lands; the audit finds what it expects by name (the module was dropped, and minified names failed strict)', async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/esbuild": { symlink: join(repoRoot, "node_modules/esbuild") },
+      "node_modules/tensorkit/package.json": JSON.stringify({
+        name: "tensorkit",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: "table" } } },
+      }),
+      "node_modules/tensorkit/backends/cpu.js": 'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
+      "node_modules/se-ops/package.json": JSON.stringify({
+        name: "se-ops",
+        type: "module",
+        sideEffects: false,
+        exports: { "./*": "./*" },
+        dispatchHook: { registrations: { cpu: "./cpu.js" }, expects: { cpu: ["Pool"] } },
+      }),
+      "node_modules/se-ops/ops.js": "export class Pool {}\n",
+      "node_modules/se-ops/cpu.js": 'import { register } from "dispatch-hook";\nimport { Pool } from "./ops.js";\nregister("cpu", Pool, () => "pool on cpu");\n',
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorkit: "*", "se-ops": "*", "dispatch-hook": "*" } }),
+      "main.mjs": [
+        'import { Pool } from "se-ops/ops.js";',
+        'import("tensorkit/backends/cpu.js").then(({ table }) => console.log(JSON.stringify({ landed: table.has(Pool) })));',
+      ].join("\n"),
+      "build.mjs": [
+        'import { build } from "esbuild";',
+        'import { dispatchHook } from "dispatch-hook/esbuild";',
+        'await build({ entryPoints: ["main.mjs"], bundle: true, platform: "node", format: process.env.FORMAT, minify: process.env.MINIFY === "1", outfile: "out/main.js", logLevel: "error", plugins: [dispatchHook()] });',
+      ].join("\n"),
+    });
+    for (const [format, minify] of [["esm", "0"], ["cjs", "0"], ["esm", "1"]] as const) {
+      const built = await run(dir, ["build.mjs"], { FORMAT: format, MINIFY: minify });
+      expect(built.code, built.stderr).toBe(0);
+      const away = makeTree({ "package.json": JSON.stringify({ type: format === "esm" ? "module" : "commonjs" }) });
+      cpSync(join(dir, "out"), away, { recursive: true });
+      const result = await run(away, [join(away, "main.js")], { NODE_OPTIONS: "", DISPATCH_HOOK_AUDIT: "strict" });
+      expect(lastJson(result.stdout), `${format}, minify ${minify}`).toEqual({ landed: true });
+      expect(result.stderr, `${format}, minify ${minify}`).toBe("");
+      expect(result.code, `${format}, minify ${minify}: ${result.stdout}`).toBe(0);
+    }
+  });
+
   it("without the plugin, the same bundle misses, and its audit does not say ok", async () => {
     const { main } = await bundleAndRun(project(), { withoutPlugin: true });
     const summary = lastJson(main.stdout);
