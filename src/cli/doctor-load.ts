@@ -257,5 +257,20 @@ export async function loadBackends(
       waiting: regs.filter((g) => g.state === "pending").map((g) => ({ op: g.op, plugin: g.origin?.plugin ?? null })),
     };
   });
+  // A module that loaded without its table reaching dispatch-hook, where nothing above says why: what its plugins want never lands.
+  for (const outcome of outcomes) {
+    const wanting = config.plugins.filter(
+      (p) => p.registrations[outcome.backend] !== undefined || p.expects[outcome.backend] !== undefined,
+    );
+    if (outcome.loaded || wanting.length === 0 || !input.backends.some((b) => b.backend === outcome.backend)) continue;
+    if (findings.some((f) => f.backend === outcome.backend)) continue;
+    findings.push({
+      kind: "dispatch-module",
+      backend: outcome.backend,
+      code: "ERR_DISPATCH_LOADER",
+      message: `backend ${outcome.backend}: its dispatch module loaded, but no table of it reached dispatch-hook, so what ${wanting.map((p) => p.name).join(", ")} ${wanting.length === 1 ? "wants" : "want"} there never lands`,
+      fix: "The loader did not see the module load: another loader served it (tsx's require() of a .cts file, say; Node's own type stripping is served), or it was required where the hooks cannot see require() (Node 20). Run the app under DISPATCH_HOOK_AUDIT=strict to see what it finds.",
+    });
+  }
   return { backends: outcomes, findings: distinct(findings), audit };
 }

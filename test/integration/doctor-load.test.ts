@@ -496,3 +496,32 @@ describe(`doctor --load and a package with no "type" (Node ${nodeVersion})`, () 
     expect(result.code).toBe(0);
   });
 });
+
+describe(`doctor --load, a dispatch module that loads where the loader does not see it (Node ${nodeVersion}, ${hookMode(nodeVersion)})`, () => {
+  // tsx's require() of a .cts file goes around Node's module.registerHooks: the module loads, its
+  // table never reaches dispatch-hook. Before, doctor said "did not load" and "no problems found", exit 0.
+  it.runIf(hookMode(nodeVersion) === "registerHooks")(
+    "a backend a plugin wants that loaded without its table reaching dispatch-hook is a finding; exit 1",
+    async () => {
+      const dir = makeTree({
+        "node_modules/dispatch-hook": { symlink: "<repo>" },
+        "node_modules/tsx": { symlink: join(repoRoot, "node_modules/tsx") },
+        "node_modules/tsk/package.json": JSON.stringify({
+          name: "tsk",
+          dispatchHook: { backends: { tpu: { module: "./backends/tpu.cts", export: "table" } } },
+        }),
+        "node_modules/tsk/backends/tpu.cts":
+          'const { Dispatcher } = require("dispatch-hook");\nconst table: unknown = new Dispatcher({ name: "tpu", backend: "tpu" });\nmodule.exports = { table };\n',
+        ...pluginPackage("tops", { tpu: "./tpu.js" }, { "tpu.js": registrationModule("Conv", "tpu") }, { expects: { tpu: ["Conv"] } }),
+        "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tsk: "*", tops: "*", "dispatch-hook": "*" } }),
+      });
+      const result = await run(dir, [cli, "doctor", "--load", "--json"], { NODE_OPTIONS: "--import tsx" });
+      const report = JSON.parse(result.stdout) as DoctorReport;
+      expect(report.backends.find((b) => b.backend === "tpu")?.loaded).toBe(false);
+      expect(report.findings.map((f) => [f.kind, f.backend, f.code])).toEqual([["dispatch-module", "tpu", "ERR_DISPATCH_LOADER"]]);
+      expect(report.findings[0]?.message).toContain("no table of it reached dispatch-hook, so what tops wants there never lands");
+      expect(report.ok).toBe(false);
+      expect(result.code).toBe(1);
+    },
+  );
+});
