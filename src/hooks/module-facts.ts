@@ -238,3 +238,20 @@ export function facadeInput(module: ModuleInfo, plan: ModulePlan, hasDefault: bo
     ...(commonjs ? { requirePath: setting.seeRequire ? original : url.fileURLToPath(module.url) } : {}),
   };
 }
+
+const typeScript = /\.[cm]?ts(?:[?#]|$)/;
+
+/**
+ * The format the rest of the resolve chain gave each watched module: its original's URL resolves
+ * with it, so the next loader's load gets it (tsx's passes it on; without one Node 20 throws
+ * ERR_UNKNOWN_FILE_EXTENSION for .ts). null stays null (Node 22+ reads a typeless .js file's
+ * syntax); TypeScript that nothing after ours gave one (tsx resolved it first) gets its extension's.
+ */
+export function resolvedFormatsOf(discovery: { formatOf?: (href: string) => string | undefined }) {
+  const resolvedFormats = new Map<string, string | null | undefined>();
+  const originalFormat = (real: string): string | null | undefined => {
+    const format = resolvedFormats.get(real);
+    return format ?? (typeScript.test(real) ? discovery.formatOf?.(real) : format);
+  };
+  return { resolvedFormats, originalFormat };
+}

@@ -33,6 +33,7 @@ import {
   originalResult,
   type ResolveResult,
   requireCacheEntry,
+  resolvedFormatsOf,
   resolving,
   said,
   text,
@@ -40,8 +41,6 @@ import {
   unloadableRegistration,
 } from "./module-facts.js";
 import { fileOf, originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule } from "./virtual-modules.js";
-
-const typeScript = /\.[cm]?ts(?:[?#]|$)/;
 
 /** The hook pair of one installation. */
 export function createHooks(options: HookOptions) {
@@ -63,6 +62,7 @@ export function createHooks(options: HookOptions) {
   /** Modules served as a facade (which imports the registration modules), by file: any instance (`?v=1`) counts. */
   const facades = new Set<string>();
   const awaited = new Set<string>();
+  const hookedRequires = new Set<string>();
   let settled = false;
   /** Modules being built: a resolve() meanwhile (es-module-lexer's require, say) must not detach load(). */
   let generating = 0;
@@ -84,9 +84,8 @@ export function createHooks(options: HookOptions) {
   const sync = () => {
     if (discovery.version === version) return;
     version = discovery.version;
-    const config = discovery.config();
-    matcher = watchList(config);
-    report({ type: "config", config });
+    matcher = watchList(discovery.config());
+    report({ type: "config", config: discovery.config() });
   };
 
   const info = (url: string, p: ModulePlan, format: ModuleInfo["format"]): ModuleInfo => ({
@@ -164,17 +163,7 @@ export function createHooks(options: HookOptions) {
     return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "commonjs"), plan, true)) };
   };
 
-  /**
-   * The format the rest of the resolve chain gave a watched module: its original's URL resolves
-   * with it, so the next loader's load gets it (tsx's passes it on; without one Node 20 throws
-   * ERR_UNKNOWN_FILE_EXTENSION for .ts). null stays null (Node 22+ reads a typeless .js file's
-   * syntax); TypeScript that nothing after ours gave one (tsx resolved it first) gets its extension's.
-   */
-  const resolvedFormats = new Map<string, string | null | undefined>();
-  const originalFormat = (real: string): string | null | undefined => {
-    const format = resolvedFormats.get(real);
-    return format ?? (typeScript.test(real) ? discovery.formatOf?.(real) : format);
-  };
+  const { resolvedFormats, originalFormat } = resolvedFormatsOf(discovery);
 
   /** The last importer whose scope was learned: consecutive imports usually share one. */
   let lastParent: string | undefined;
@@ -201,6 +190,12 @@ export function createHooks(options: HookOptions) {
       if (!matcher.watches(href) || !isJavaScript(result.format) || hasKeys(context.importAttributes)) return result;
       const plan = matcher.match(href);
       if (plan === undefined) return result;
+      // Off-thread (Node 20), a require() in a CommonJS module whose source a hook gave (tsx's .cts) comes here with the file's
+      // URL: a facade cannot be required. It loads as itself, unseen, as plain Node's require() does (the audit says so).
+      if (async && specifier === href && isCommonJs(discovery.formatOf?.(context.parentURL ?? ""))) {
+        hookedRequires.add(href);
+        return result;
+      }
       resolvedFormats.set(href, result.format);
       const parent = context.parentURL;
       // A registration module importing its own dispatch module while a facade of it waits for the module: import() of a
@@ -282,7 +277,8 @@ export function createHooks(options: HookOptions) {
     }
     if (enabled() && matcher.registers?.(href) === true && matcher.match(href) === undefined)
       return build(href, "?", nextLoad(href, context), (r) => registration(href, r));
-    if (!enabled() || !matcher.watches(href) || hasKeys(context.importAttributes)) return nextLoad(href, context);
+    if (!enabled() || !matcher.watches(href) || hasKeys(context.importAttributes) || hookedRequires.delete(href))
+      return nextLoad(href, context);
     const plan = matcher.match(href);
     if (plan === undefined) return nextLoad(href, context);
     return build(href, plan.backend, nextLoad(href, context), (result) => serve(href, plan, context, result));

@@ -169,7 +169,8 @@ describe("dispatch-hook/esbuild", () => {
         exports: { "./*": "./*" },
         dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: "table" } } },
       }),
-      "node_modules/tensorkit/backends/cpu.js": 'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
+      "node_modules/tensorkit/backends/cpu.js":
+        'import { Dispatcher } from "dispatch-hook";\nexport const table = new Dispatcher({ name: "cpu table", backend: "cpu" });\n',
       "node_modules/se-ops/package.json": JSON.stringify({
         name: "se-ops",
         type: "module",
@@ -178,8 +179,13 @@ describe("dispatch-hook/esbuild", () => {
         dispatchHook: { registrations: { cpu: "./cpu.js" }, expects: { cpu: ["Pool"] } },
       }),
       "node_modules/se-ops/ops.js": "export class Pool {}\n",
-      "node_modules/se-ops/cpu.js": 'import { register } from "dispatch-hook";\nimport { Pool } from "./ops.js";\nregister("cpu", Pool, () => "pool on cpu");\n',
-      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tensorkit: "*", "se-ops": "*", "dispatch-hook": "*" } }),
+      "node_modules/se-ops/cpu.js":
+        'import { register } from "dispatch-hook";\nimport { Pool } from "./ops.js";\nregister("cpu", Pool, () => "pool on cpu");\n',
+      "package.json": JSON.stringify({
+        name: "app",
+        type: "module",
+        dependencies: { tensorkit: "*", "se-ops": "*", "dispatch-hook": "*" },
+      }),
       "main.mjs": [
         'import { Pool } from "se-ops/ops.js";',
         'import("tensorkit/backends/cpu.js").then(({ table }) => console.log(JSON.stringify({ landed: table.has(Pool) })));',
@@ -190,7 +196,11 @@ describe("dispatch-hook/esbuild", () => {
         'await build({ entryPoints: ["main.mjs"], bundle: true, platform: "node", format: process.env.FORMAT, minify: process.env.MINIFY === "1", outfile: "out/main.js", logLevel: "error", plugins: [dispatchHook()] });',
       ].join("\n"),
     });
-    for (const [format, minify] of [["esm", "0"], ["cjs", "0"], ["esm", "1"]] as const) {
+    for (const [format, minify] of [
+      ["esm", "0"],
+      ["cjs", "0"],
+      ["esm", "1"],
+    ] as const) {
       const built = await run(dir, ["build.mjs"], { FORMAT: format, MINIFY: minify });
       expect(built.code, built.stderr).toBe(0);
       const away = makeTree({ "package.json": JSON.stringify({ type: format === "esm" ? "module" : "commonjs" }) });

@@ -166,11 +166,14 @@ describe(`backend sets stay in their own namespace (Node ${nodeVersion}, ${mode}
         ...makeSet,
         "pool(new NumbaArray());",
         "const report = backends.registry.verify();",
-        "console.log(JSON.stringify({ backends: report.backends.map((b) => `${b.backend}:${b.tables}`), text: backends.registry.format().split('\\n').filter((l) => l.startsWith('· backends')) }));",
+        "console.log(JSON.stringify({ backends: report.backends.map((b) => b.backend + ':' + b.tables), text: backends.registry.format().split('\\n').filter((l) => l.startsWith('· backends')) }));",
       ].join("\n"),
     );
     const hooked = await run(dir, ["--import", loader, "main.mjs"]);
-    expect(lastJson(hooked.stdout)).toEqual({ backends: ["jax:1", "numba:1"], text: ["· backends: jax loaded (1 table), numba loaded (1 table)"] });
+    expect(lastJson(hooked.stdout)).toEqual({
+      backends: ["jax:1", "numba:1"],
+      text: ["· backends: jax loaded (1 table), numba loaded (1 table)"],
+    });
     expect(hooked.code).toBe(0);
   });
 

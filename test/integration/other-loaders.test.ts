@@ -8,9 +8,10 @@
  * module with a registration module loaded under our loader, in both --import orders.
  */
 import { execFileSync } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
-import { lastJson, loader, makeTree, nodeBinary, nodeVersion, type Run, run } from "./fixture.js";
+import { lastJson, loader, makeTree, nodeBinary, nodeVersion, type Run, repoRoot, run } from "./fixture.js";
 import { iitmApp, typescriptWorkspace } from "./trees.js";
 
 const mode = hookMode(nodeVersion);
@@ -47,6 +48,46 @@ function cleanStrictAudit(stderr: string): void {
   expect(stderr).not.toContain("problem(s)");
   expect(stderr).not.toMatch(/Error|not landed|pending/);
 }
+
+describe(`tsx, a .cts dispatch module that another .cts module require()s (Node ${nodeVersion}, ${mode})`, () => {
+  // On Node 20 tsx gives a .cts module's source to Node, whose require() calls in it then go through
+  // the loader's hooks: a facade there (an ES module) crashed the app (ERR_REQUIRE_ESM on 20.16, a
+  // link failure on 20.20) that ran without the loader. Where the hooks see require(), tsx's require()
+  // goes around them: the module loads unseen there too. Either way the app runs as without the
+  // loader, and the strict audit names the miss.
+  const tree = {
+    "node_modules/dispatch-hook": { symlink: "<repo>" },
+    "node_modules/tsx": { symlink: join(repoRoot, "node_modules/tsx") },
+    "node_modules/tsk/package.json": JSON.stringify({
+      name: "tsk",
+      dispatchHook: { backends: { tpu: { module: "./backends/tpu.cts", export: "table" } } },
+    }),
+    "node_modules/tsk/backends/tpu.cts":
+      'const { Dispatcher } = require("dispatch-hook");\nconst table: unknown = new Dispatcher({ name: "tpu", backend: "tpu" });\nmodule.exports = { table };\n',
+    "node_modules/tsk/load.cts": 'module.exports = function load(): any { return require("./backends/tpu.cts"); };\n',
+    "node_modules/tops/package.json": JSON.stringify({
+      name: "tops",
+      type: "module",
+      dispatchHook: { registrations: { tpu: "./tpu.js" } },
+    }),
+    "node_modules/tops/tpu.js":
+      'import { register } from "dispatch-hook";\nexport class Conv {}\nregister("tpu", Conv, () => "conv on tpu");\n',
+    "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { tsk: "*", tops: "*", "dispatch-hook": "*" } }),
+    "app.ts":
+      'import load from "tsk/load.cts";\nimport { Conv } from "tops/tpu.js";\nconst { table } = load();\nconsole.log(JSON.stringify({ landed: table.has(Conv) }));\n',
+  };
+  for (const order of ["tsx first", "dispatch-hook first"] as const) {
+    it(`${order}: the app runs as without the loader, and strict fails naming what was not seen`, async () => {
+      const dir = makeTree(tree);
+      const imports = order === "tsx first" ? ["--import", "tsx", "--import", loader] : ["--import", loader, "--import", "tsx"];
+      const result = await run(dir, [...imports, "app.ts"], strict);
+      expect(printed(result)).toEqual({ landed: false });
+      expect(result.stderr).not.toMatch(/ERR_REQUIRE_ESM|not in cache/);
+      expect(result.stderr).toContain("[pending] Conv on tpu");
+      expect(result.code).toBe(1);
+    });
+  }
+});
 
 describe(`tsx composed with the loader (Node ${nodeVersion}, ${mode})`, () => {
   for (const order of ["tsx first", "dispatch-hook first"] as const) {
