@@ -7,6 +7,7 @@ import { registrationFault } from "../hooks/module-facts.js";
 import { moduleFormat } from "../hooks/package-scope.js";
 import { shortPath } from "../registry/audit-format.js";
 import type { ErrorCode } from "../registry/errors.js";
+import { didYouMean } from "../registry/options.js";
 import { refusedDeclarations } from "./doctor-declarations.js";
 import {
   type BackendOutcome,
@@ -130,7 +131,7 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
       if (!backends.has(backend) && !config.rules.some((r) => r.backend === backend)) {
         problem(
           "ERR_DISPATCH_UNKNOWN_BACKEND",
-          `${plugin.name} registers for backend ${backend}, but no framework or app declares a ${backend} backend, so its registration module never loads`,
+          `${plugin.name} registers for backend ${backend}, but no framework or app declares a ${backend} backend, so its registration module never loads${didYouMean(backend, [...backends.keys(), ...config.rules.flatMap((r) => r.backend ?? [])])}`,
           "Declare the backend (dispatchHook.backends) in the framework's or the app's package.json, or check the backend's name.",
         );
       }
@@ -238,7 +239,11 @@ function formatDoctor(report: DoctorReport, plugins: readonly PluginReport[], se
     const how = (m: string) => (b.required.includes(m) ? " (require()d, as CommonJS)" : "");
     out.push(`  ${b.backend.padEnd(10)} ${b.modules.map((m) => `${rel(m)}${how(m)}`).join(", ")}`);
     if (!report.loaded) continue;
-    out.push(`    ${b.loaded ? "landed " : style.red("did not load")} ${b.loaded ? ops(b.landed) : ""}`.trimEnd());
+    // A module that lacks its declared export loaded, and gave no table: its finding says so.
+    const exportless = report.findings.some((f) => f.kind === "table" && f.backend === b.backend);
+    out.push(
+      `    ${b.loaded ? "landed " : style.red(exportless ? "loaded, no table at its declared export" : "did not load")} ${b.loaded ? ops(b.landed) : ""}`.trimEnd(),
+    );
     if (b.waiting.length > 0) out.push(`    waiting ${ops(b.waiting)}`);
   }
   out.push("", style.bold("plugins"));

@@ -85,6 +85,26 @@ describe("dispatch-hook doctor", () => {
     expect(out).toContain("code: ERR_DISPATCH_UNKNOWN_BACKEND");
   });
 
+  it("a plugin's registrations key a typo away from a declared backend names the backend it meant", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/typo-ops/package.json": JSON.stringify({ name: "typo-ops", dispatchHook: { registrations: { nmba: "./numba.js" } } }),
+      "node_modules/typo-ops/numba.js": "",
+      "node_modules/tensorlab/package.json": JSON.stringify({
+        name: "tensorlab",
+        type: "module",
+        dispatchHook: { backends: { numba: { module: "./link/numba/dispatch/basic.js", export: "numbaFuncify" } } },
+      }),
+      "package.json": appJson({ dependencies: { tensorlab: "*", "typo-ops": "*" } }),
+    });
+    const io = memoryIo(dir);
+    expect(await doctorCommand([], io)).toBe(1);
+    expect(io.stdout()).toContain(
+      'typo-ops registers for backend nmba, but no framework or app declares a nmba backend, so its registration module never loads (did you mean "numba"?)',
+    );
+  });
+
   it("a registration path that is a directory or not a code module is a config problem, as a missing one is", async () => {
     const dir = makeTree({
       ...frameworkEsm,

@@ -282,6 +282,9 @@ describe("doctor --load", () => {
       /gpu\.js was loaded as backend gpu's dispatch module, but it has no export "tabel" \(its exports: table\)/,
     );
     expect(result.code).toBe(1);
+    // The text says it loaded, not that it did not.
+    const text = await doctor(dir, "--load");
+    expect(text.stdout).toMatch(/gpu\s+node_modules\/fw\/gpu\.js\n\s+loaded, no table at its declared export\n/);
   });
 
   it("a backend with two dispatch modules whose plugin throws: one finding, not one per module", async () => {
