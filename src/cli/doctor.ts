@@ -9,6 +9,7 @@ import { shortPath } from "../registry/audit-format.js";
 import type { ErrorCode } from "../registry/errors.js";
 import { didYouMean } from "../registry/options.js";
 import { refusedDeclarations } from "./doctor-declarations.js";
+import { uninstalled } from "./doctor-dependencies.js";
 import {
   type BackendOutcome,
   type DoctorReport,
@@ -81,6 +82,14 @@ function diagnose(config: HookConfig): { backends: Map<string, string[]>; plugin
   const findings: Finding[] = [];
   const problem = (code: ErrorCode, message: string, fix: string) => findings.push({ kind: "config", code, message, fix });
   for (const p of config.problems) problem(p.code, p.message, p.fix);
+  // A dependency that is not installed: whatever it declares, doctor cannot read, and the app cannot load.
+  for (const name of uninstalled(config.root)) {
+    problem(
+      "ERR_DISPATCH_MODULE_NOT_FOUND",
+      `the app's dependency ${name} is not installed where the app can see it: if it declares backends or registration modules, nothing of them is read or loaded`,
+      "Install the app's dependencies (npm install), or remove the dependency.",
+    );
+  }
   const backends = new Map<string, string[]>();
   const plugins: PluginReport[] = [];
   const resolved = config.rules.map((rule) => ({ rule, all: resolveRule(rule) }));

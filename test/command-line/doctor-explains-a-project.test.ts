@@ -105,6 +105,20 @@ describe("dispatch-hook doctor", () => {
     );
   });
 
+  it("a dependency of the app that is not installed is a finding: whatever it declares is never read (it said no problems found)", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "package.json": appJson({ dependencies: { tensorlab: "*", "ml-ops": "*", "ghost-ops": "*" }, devDependencies: { "not-here": "*" } }),
+    });
+    const io = memoryIo(dir);
+    expect(await doctorCommand([], io)).toBe(1);
+    expect(io.stdout()).toContain("the app's dependency ghost-ops is not installed where the app can see it");
+    // devDependencies may be left out of an install on purpose.
+    expect(io.stdout()).not.toContain("not-here");
+    expect(io.stdout()).toContain("1 problem(s):");
+  });
+
   it("a registration path that is a directory or not a code module is a config problem, as a missing one is", async () => {
     const dir = makeTree({
       ...frameworkEsm,
