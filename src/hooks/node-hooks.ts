@@ -190,14 +190,15 @@ export function createHooks(options: HookOptions) {
       if (!matcher.watches(href) || !isJavaScript(result.format) || hasKeys(context.importAttributes)) return result;
       const plan = matcher.match(href);
       if (plan === undefined) return result;
-      // Off-thread (Node 20), a require() in a CommonJS module whose source a hook gave (tsx's .cts) comes here with the file's
-      // URL: a facade cannot be required. It loads as itself, unseen, as plain Node's require() does (the audit says so).
-      if (async && specifier === href && isCommonJs(discovery.formatOf?.(context.parentURL ?? ""))) {
+      // Off-thread (Node 20), a require() in a CommonJS file whose source a hook gave (tsx's .cts) comes here with the file's URL
+      // (not a wrapper's import, which has a query): a facade cannot be required. It loads as itself, unseen, as plain Node's
+      // require() does (the audit says so).
+      const parent = context.parentURL;
+      if (async && specifier === href && parent?.includes("?") === false && isCommonJs(discovery.formatOf?.(parent))) {
         hookedRequires.add(href);
         return result;
       }
       resolvedFormats.set(href, result.format);
-      const parent = context.parentURL;
       // A registration module importing its own dispatch module while a facade of it waits for the module: import() of a
       // facade would never settle, so it gets the original of the instance it names (the one a facade of that URL re-exports).
       const own = parent !== undefined && facades.has(fileOf(href)) && options.ran?.(parent) !== true;
