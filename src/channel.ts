@@ -142,6 +142,8 @@ export interface HubMember {
   events(): readonly unknown[]; // its audit events, as plain data
   readonly isDefault?: boolean; // a copy's default registry: each one's report folds them all
   readonly kept?: boolean; // the log of a registry that was collected: its registrations can no longer say whether they stand
+  snapshot?(): unknown; // what it holds, for restore(): a test fixture undoes a test's registrations in every copy (not in older copies)
+  restore?(snapshot: unknown): void; // back to a snapshot; undefined: as it was made
 }
 
 /** The hub's API, version 1. Every method is cheap in what the thread holds: it costs what it touches. */
@@ -190,10 +192,8 @@ export interface HubRequest {
   refused?: string; // set by a hub that refuses: why, so that the asker's own audit says so too
   hosts?: string[]; // set by hubs of other realms: host adapters serving the thread (a Jest resolver serves its tests' vm realm)
 }
-/** hub.shared() key of the host adapters serving the realm before any of their modules loaded (host-adapters.ts). */
-export const hostsKey = "host-adapters@1";
-/** hub.shared() key of what a change calls: the hub's tables and windows, and every registry's log (worker-record.ts). */
-export const logChangesKey = "log-changes@1";
+export const hostsKey = "host-adapters@1"; // hub.shared(): host adapters serving the realm before any of their modules loaded
+export const logChangesKey = "log-changes@1"; // hub.shared(): what a change calls (the hub's tables and windows, every log)
 
 export const hubChannelName = "dispatch-hook:hub";
 export const hubVersion = 1;

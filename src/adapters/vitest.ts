@@ -52,12 +52,21 @@ function toHaveLanded(this: { isNot: boolean }, received: unknown, ops: readonly
   if (typeof registry?.verify !== "function") {
     return { pass: false, message: () => `toHaveLanded() needs a dispatch-hook registry, got ${String(received)}` };
   }
+  // Nothing named would pass whatever landed.
+  if (!Array.isArray(ops) || ops.length === 0 || ops.some((op) => typeof op !== "string")) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `toHaveLanded() needs a non-empty array of op type names, got ${JSON.stringify(ops)}.`,
+    );
+  }
   const report: AuditReport = registry.verify(options.backend === undefined ? {} : { backends: [options.backend] });
   const here = (backend: string) => options.backend === undefined || backend === options.backend;
-  // Applied to a class nothing dispatches on (a second copy of the op's class, seen at a miss) is not landed.
-  const twin = (op: string) => report.problems.some((p) => p.kind === "identity" && p.op === op && here(p.backend));
+  // Applied to a class nothing dispatches on (a second copy of the op's class, seen at a miss), or its entry changed around
+  // the registries since (displaced: taken out, or replaced), is not landed.
+  const gone = (op: string) =>
+    report.problems.some((p) => (p.kind === "identity" || p.kind === "displaced") && p.op === op && here(p.backend));
   const landed = (op: string) =>
-    !twin(op) &&
+    !gone(op) &&
     (report.registrations.some((r) => r.op === op && r.state === "applied" && here(r.backend)) ||
       report.outside.some((w) => w.op === op && here(w.backend)));
   const missing = ops.filter((op) => !landed(op));
@@ -125,13 +134,17 @@ function leftPending(before: ReadonlySet<string>, who: string): DispatchHookErro
  */
 export function failOnPending(): void {
   const running = new Set<{ readonly result?: { readonly state?: string } }>();
+  const firstAttempt = new WeakMap<object, Set<string>>();
   let group: { before: Set<string>; names: string[]; overlapped: boolean } | undefined;
   const unjudged: DispatchHookError[] = [];
   // Destructured: Vitest reads a hook's first parameter as fixtures, and refuses any other form.
   beforeEach(({ task }) => {
     // A test whose afterEach this never saw (an afterEach before it threw) is over: it must not hold its group open.
     for (const t of running) if (t.result?.state !== "run") running.delete(t);
-    if (group === undefined || running.size === 0) group = { before: pendingNow(), names: [], overlapped: false };
+    // A retry (or repeat) is judged against what was pending before its first attempt: an earlier attempt's pending registration stays its.
+    const first = firstAttempt.get(task) ?? pendingNow();
+    firstAttempt.set(task, first);
+    if (group === undefined || running.size === 0) group = { before: first, names: [], overlapped: false };
     else group.overlapped = true;
     running.add(task);
     group.names.push(task.name);

@@ -18,13 +18,12 @@ import { admit, checkDeclareInput, checkExpectInput, checkProvideInput, checkReg
 import { adapterFor, type TableAdapter } from "./table-adapter.js";
 import { displaced, wrote } from "./table-entries.js";
 import { TableWriter } from "./table-writer.js";
-import { copyDirectory, isDefault, registryName, registryReport, throwIfIncomplete } from "./thread-audit.js";
+import { copyDirectory, isDefault, registryName, registryReport, restoreCopies, throwIfIncomplete, withCopies } from "./thread-audit.js";
 
 export type { HandleState, RegistrationHandle, TableHandle } from "./registration.js";
 export type { DeclareOptions, ProvideMeta, RegisterOptions, RegistryOptions, RegistrySnapshot } from "./registry-input.js";
 
-/** Registration states that have not landed: a registry holding any is kept alive. */
-const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]);
+const unsettledStates: ReadonlySet<RegistrationState> = new Set(["pending", "failed", "refused"]); // not landed: a registry holding any is kept alive
 
 export class Registry {
   /** The registry's audit log: read-only, and not replaceable. verify() and the thread's audit read its events, through #member. */
@@ -76,6 +75,8 @@ export class Registry {
       miss: (miss) => this.#misses.explain(miss, { registrations: this.#registrations, writer: this.#writer, record: this.#record, own }),
       wrote: (table, key, impl) => wrote(this.#writer.backends.values(), table, key, impl),
       events: () => [...events, ...displaced(this.#writer.backends.values()), ...this.#extra()].map(toData),
+      snapshot: () => this.#writer.snapshot(this.#registrations), // its own state only (withCopies, in thread-audit.ts)
+      restore: (then) => this.#writer.restore((then as RegistrySnapshot) ?? this.#writer.snapshot([], true), this.#registrations),
     };
   }
 
@@ -183,16 +184,17 @@ export class Registry {
     throwIfIncomplete((o) => this.#report(o), options);
   }
 
-  /** Records which registrations are live, which backends are sealed, and which op types are expected. */
+  /** Records which registrations are live, which backends are sealed, and which op types are expected (the default registry: of every copy's). */
   snapshot(): RegistrySnapshot {
     this.#checkOpen("snapshot()");
-    return this.#writer.snapshot(this.#registrations);
+    return withCopies(this, this.#member, this.#writer.snapshot(this.#registrations));
   }
 
   /** Back to a snapshot: later registrations are disposed (not a plugin module's), disposed ones come back, seals and expect() as they were. */
   restore(snapshot: RegistrySnapshot): void {
     this.#checkOpen("restore()");
     this.#writer.restore(snapshot, this.#registrations);
+    restoreCopies(this.#member, snapshot);
   }
 
   /** Undoes every registration, leaves the thread's audit, and refuses further calls. The audit log stays readable. */

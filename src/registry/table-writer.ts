@@ -23,8 +23,7 @@ interface WriterHost {
 
 export class TableWriter {
   readonly backends = new Map<string, BackendState>();
-  /** Tables withdrawn with their handle: announcements of them are not accepted again. */
-  readonly withdrawn = new WeakSet<object>();
+  readonly withdrawn = new WeakSet<object>(); // tables withdrawn with their handle: announcements of them are not accepted again
   readonly #snapshots = new WeakSet<RegistrySnapshot>();
   #nextTable = 0;
   /**
@@ -257,13 +256,14 @@ export class TableWriter {
     this.host.record({ kind: "expected", backend, ops: [...ops], source });
   }
 
-  /** Which registrations are live, which backends sealed, and which op types expected. */
-  snapshot(registrations: readonly Registration[]): RegistrySnapshot {
-    const ids = (keep: (r: Registration) => boolean) => new Set(registrations.filter(keep).map((r) => r.id));
+  /** Which registrations are live, which backends sealed, which op types expected: now, or (`made`) none, as the registry was made. */
+  snapshot(registrations: readonly Registration[], made = false): RegistrySnapshot {
+    const ids = (keep: (r: Registration) => boolean) => new Set(registrations.filter((r) => !made && keep(r)).map((r) => r.id));
     const live = ids((r) => r.state !== "disposed" && r.state !== "refused");
     const refused = ids((r) => r.state === "refused");
-    const sealed = new Set([...this.backends.values()].filter((b) => b.sealed).map((b) => b.name));
-    const expected = new Map([...this.backends.values()].map((b) => [b.name, new Map(b.expected)]));
+    const backends = made ? [] : [...this.backends.values()];
+    const sealed = new Set(backends.filter((b) => b.sealed).map((b) => b.name));
+    const expected = new Map(backends.map((b) => [b.name, new Map(b.expected)]));
     const snapshot: RegistrySnapshot = Object.freeze({ live, refused, sealed, expected });
     this.#snapshots.add(snapshot);
     return snapshot;

@@ -244,3 +244,27 @@ export function throwIfIncomplete(read: (options: VerifyOptions) => AuditReport,
   }
   throw new DispatchHookError("ERR_DISPATCH_INCOMPLETE", list, { details: { problems: report.problems } });
 }
+
+/**
+ * A program means one default registry, whichever copy of the package (path, version, module format)
+ * registered: the default registry's snapshot takes every other copy's default registry's with it,
+ * and its restore() puts each back (one made since, as it was made), so that a test fixture undoes a
+ * test's registrations made through any copy. Copies of older versions cannot be asked, and are not.
+ */
+const copiesOf = new WeakMap<object, Map<HubMember, unknown>>();
+const otherDefaults = (member: HubMember) =>
+  hub()
+    .members()
+    .filter((m) => m !== member && m.isDefault === true && m.namespace === frameworkNamespace && typeof m.restore === "function");
+
+/** @internal */
+export function withCopies<S extends object>(registry: object, member: HubMember, snapshot: S): S {
+  if (isDefault(registry)) copiesOf.set(snapshot, new Map(otherDefaults(member).map((m) => [m, m.snapshot?.()])));
+  return snapshot;
+}
+
+/** @internal */
+export function restoreCopies(member: HubMember, snapshot: object): void {
+  const then = copiesOf.get(snapshot);
+  if (then !== undefined) for (const m of otherDefaults(member)) m.restore?.(then.get(m));
+}

@@ -5,7 +5,7 @@
  * dispatch tables; what a test registers through the fixture must not leak into the next test or
  * file, while a plugin's registrations stay, and files that use the default registry directly share it.
  */
-import { readFileSync } from "node:fs";
+import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { appJson, makeTree, nodeVersion, repoRoot, run, type Tree } from "./fixture.js";
@@ -415,5 +415,85 @@ describe("dispatch-hook/vitest", () => {
     expect(result.code).toBe(1);
     expect(result.output).toContain("expected Conv to have landed on gpu");
     expect(result.output).toMatch(/Conv\s.*pending/);
+  });
+
+  it("toHaveLanded() fails for a registration whose entry was taken out of the table since (displaced); it passed", async () => {
+    const dir = makeTree({
+      ...tree,
+      "test/displaced.test.mjs": [
+        'import { expect } from "vitest";',
+        'import { test } from "dispatch-hook/vitest";',
+        'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+        'import { OpA } from "tensorkit/ops.js";',
+        'test("the framework takes OpA out", ({ registry }) => {',
+        '  registry.register("cpu", OpA, () => "a");',
+        "  cpuTable.unregister(OpA);",
+        '  expect(registry).toHaveLanded(["OpA"], { backend: "cpu" });',
+        "});",
+        'test("an empty list names nothing to check", ({ registry }) => {',
+        "  expect(() => expect(registry).toHaveLanded([])).toThrow(/ERR_DISPATCH_INVALID_OPTION|non-empty array/);",
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.output).toContain("expected OpA to have landed on cpu");
+    expect(result.output).toMatch(/Tests\s+1 failed \| 1 passed/);
+    expect(result.code).toBe(1);
+  });
+
+  it("the fixture undoes what a test registered through another copy of dispatch-hook (its CommonJS entry, a nested copy); it leaked into the next test", async () => {
+    const nested = "node_modules/stub-kit/node_modules/dispatch-hook";
+    const dir = makeTree({
+      ...tree,
+      "node_modules/cjs-helper/index.cjs":
+        'const { register } = require("dispatch-hook");\nexports.stub = (backend, type, impl) => register(backend, type, impl);\n',
+      "node_modules/stub-kit/package.json": JSON.stringify({ name: "stub-kit", type: "module", exports: { ".": "./index.js" } }),
+      "node_modules/stub-kit/index.js":
+        'import { register } from "dispatch-hook";\nexport const stub = (backend, type, impl) => register(backend, type, impl);\n',
+      [`${nested}/package.json`]: readFileSync(join(repoRoot, "package.json"), "utf8").replace(/"version": "[^"]+"/, '"version": "0.0.9"'),
+      "test/copies.test.mjs": [
+        'import { createRequire } from "node:module";',
+        'import { expect } from "vitest";',
+        'import { test } from "dispatch-hook/vitest";',
+        'import { stub as nestedStub } from "stub-kit";',
+        'import { cpuTable } from "tensorkit/backends/cpu/table.js";',
+        'import { OpA, OpB } from "tensorkit/ops.js";',
+        'const { stub: cjsStub } = createRequire(import.meta.url)("cjs-helper/index.cjs");',
+        'test("stubs OpA through the CommonJS entry and OpB through a nested copy", ({ registry }) => {',
+        '  cjsStub("cpu", OpA, () => "stub a");',
+        '  nestedStub("cpu", OpB, () => "stub b");',
+        '  expect([cpuTable.resolve(new OpA())(), cpuTable.resolve(new OpB())()]).toEqual(["stub a", "stub b"]);',
+        "});",
+        'test("sees neither stub", ({ registry }) => {',
+        "  expect([cpuTable.has(OpA), cpuTable.has(OpB)]).toEqual([false, false]);",
+        "});",
+      ].join("\n"),
+    });
+    // Files of its own, not links: a second module instance of every file, as an install makes.
+    cpSync(join(repoRoot, "dist"), join(dir, nested, "dist"), { recursive: true });
+    const result = await vitest(dir, []);
+    expect(result.output).toMatch(/Tests\s+2 passed/);
+    expect(result.code).toBe(0);
+  });
+
+  it("a retried test whose first attempt left a registration pending still fails; its retry passed", async () => {
+    const dir = makeTree({
+      ...tree,
+      "test/retried.test.mjs": [
+        'import { test } from "vitest";',
+        'import { register, registry } from "dispatch-hook";',
+        'import { OpA } from "tensorkit/ops.js";',
+        "let attempt = 0;",
+        'test("leaves OpA pending on its first attempt", { retry: 1 }, () => {',
+        "  if (++attempt > 1) return;",
+        '  register("tpu", OpA, () => "a");',
+        '  try { registry.assertComplete({ backends: ["tpu"] }); } catch {}',
+        "});",
+      ].join("\n"),
+    });
+    const result = await vitest(dir, []);
+    expect(result.output).toContain("left 1 registration pending: OpA on tpu");
+    expect(result.output).toMatch(/Tests\s+1 failed/);
+    expect(result.code).toBe(1);
   });
 });
