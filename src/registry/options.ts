@@ -151,7 +151,10 @@ export function checkOptions(value: unknown, spec: Readonly<Record<string, Optio
 }
 
 /** The audit's options, `{ backends }`: checked where they enter (verify(), format(), assertComplete(), threadAudit()). */
-export function checkVerifyOptions(options: unknown, where: string): void {
+export function checkVerifyOptions(options: unknown, where: string, names: "backend" | "shown" = "backend"): void {
+  // A backend named to verify() or assertComplete() is held to the backend-name rule (threadAudit() may name a set's, "jax [ml]").
+  const backends = (options as { backends?: unknown } | null | undefined)?.backends;
+  if (names === "backend" && Array.isArray(backends)) for (const backend of backends) checkBackend(backend, where);
   checkOptions(options, { backends: "names" }, where);
 }
 

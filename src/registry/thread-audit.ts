@@ -146,7 +146,7 @@ function foldMembers(members: readonly HubMember[]): Fold[] {
 }
 
 export function threadAudit(options: VerifyOptions = {}): AuditReport {
-  checkVerifyOptions(options, "threadAudit()");
+  checkVerifyOptions(options, "threadAudit()", "shown");
   return frozen(buildReport(foldMembers(hub().members()), gatherFacts(), { connected: true, focus: options.backends }));
 }
 

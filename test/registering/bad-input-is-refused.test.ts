@@ -106,7 +106,6 @@ describe("the audit's options", () => {
       ["verify() or format()", () => registry.verify({ backend: ["gpu-typo"] } as never)],
       ["verify() or format()", () => registry.format({ backends: "gpu-typo" } as never)],
       ["assertComplete()", () => registry.assertComplete({ backend: ["gpu-typo"] } as never)],
-      ["assertComplete()", () => registry.assertComplete({ backends: [""] })],
       ["threadAudit()", () => threadAudit({ backendz: [] } as never)],
     ];
     for (const [where, call] of calls) {
@@ -118,6 +117,23 @@ describe("the audit's options", () => {
     // The registration is still there, and the right spelling still finds it pending.
     expect(registry.pending("gpu-typo")).toHaveLength(1);
     expect(thrown(() => registry.assertComplete({ backends: ["gpu-typo"] })).code).toBe("ERR_DISPATCH_NO_LOADER");
+    registry.dispose();
+  });
+
+  it("verify() and assertComplete() hold the backends named to the backend-name rule, and remember none of a refused call", () => {
+    const registry = createRegistry();
+    for (const [name, code] of [
+      ["a b", "ERR_DISPATCH_INVALID_BACKEND"],
+      ["", "ERR_DISPATCH_INVALID_BACKEND"],
+      ["__proto__", "ERR_DISPATCH_RESERVED_NAME"],
+    ] as const) {
+      expect(thrown(() => registry.verify({ backends: [name] })).code).toBe(code);
+      expect(thrown(() => registry.assertComplete({ backends: ["cpu", name] })).code).toBe(code);
+    }
+    // Nothing of the refused calls stays: the thread's audit was never told of cpu or the bad names.
+    expect(threadAudit().problems.filter((p) => ["cpu", "a b", "__proto__"].includes(p.backend))).toEqual([]);
+    // threadAudit() names a backend set's backends with their set: "jax [ml]" is a name it shows.
+    expect(() => threadAudit({ backends: ["jax [ml]"] })).not.toThrow();
     registry.dispose();
   });
 });
