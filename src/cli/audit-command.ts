@@ -219,8 +219,8 @@ export async function auditCommand(args: readonly string[], io: Io): Promise<num
       exit = ran;
     }
     // A process of the run that outlives the command (a child not waited for) is waited for, and judged by its record.
-    const still = exit === undefined ? new Set<number>() : await waitForRun(dir);
-    const audit = judgeRunning(foldRun(dir, exit, still.size === 0 ? undefined : (pid) => still.has(pid)));
+    const waited = exit === undefined ? { running: new Set<number>(), why: "" } : await waitForRun(dir);
+    const audit = judgeRunning(foldRun(dir, exit, waited.running.size === 0 ? undefined : (pid) => waited.running.has(pid)), waited);
     const crashed = exit !== undefined && exit.code !== 0;
     const document: RunAudit & { exitCode: number | null } = { ...audit, ok: audit.ok && !crashed, exitCode: exit?.code ?? null };
     const written = emit(document);

@@ -15,7 +15,12 @@ export const waitLimit = 30_000;
 
 /** The pids still to wait for, `since` ms after the command ended. */
 function outstanding(dir: string, since: number): Set<number> {
-  const names = readdirSync(dir);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return new Set(); // the directory is gone: nothing more can be judged
+  }
   const present = new Set(names);
   const pids = new Set<number>();
   for (const name of names) {
@@ -31,21 +36,47 @@ function outstanding(dir: string, since: number): Set<number> {
   return pids;
 }
 
-/** Waits until no process of the run is left to wait for, or the bound; returns those still running then. */
-export async function waitForRun(dir: string, limit = waitLimit): Promise<ReadonlySet<number>> {
+/**
+ * Waits until no process of the run is left to wait for, or the bound; returns those still running
+ * then. A signal meanwhile (Ctrl-C, a CI job cancelled) ends the wait: the audit still folds what was
+ * recorded and removes its run directory, as it does when the command itself is stopped.
+ */
+export async function waitForRun(dir: string, limit = waitLimit): Promise<Waited> {
   const start = Date.now();
-  for (;;) {
-    const since = Date.now() - start;
-    const pids = outstanding(dir, since);
-    if (pids.size === 0 || since >= limit) return pids;
-    await new Promise((done) => setTimeout(done, 50));
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+  };
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  for (const signal of signals) process.on(signal, stop);
+  try {
+    for (;;) {
+      const since = Date.now() - start;
+      const pids = outstanding(dir, since);
+      if (pids.size === 0 || since >= limit || stopped)
+        return {
+          running: pids,
+          why: stopped
+            ? `when a signal stopped the audit, ${Math.round(since / 1000)} s after the command ended`
+            : `${Math.round(since / 1000)} s after the command ended`,
+        };
+      await new Promise((done) => setTimeout(done, 50));
+    }
+  } finally {
+    for (const signal of signals) process.removeListener(signal, stop);
   }
 }
 
-/** The command's verdict on a process still running at the bound: no record, so not ok. */
-export function judgeRunning(audit: RunAudit, limit = waitLimit): RunAudit {
+/** What the wait left: the processes still running, and since when ("30 s after the command ended"). */
+export interface Waited {
+  readonly running: ReadonlySet<number>;
+  readonly why: string;
+}
+
+/** The command's verdict on a process still running when the wait ended: no record, so not ok. */
+export function judgeRunning(audit: RunAudit, waited: Waited): RunAudit {
   if (!audit.processes.some((p) => p.running)) return audit;
-  const missing = `still running ${limit / 1000} s after the command ended, with no audit record: what it did is not known`;
+  const missing = `still running ${waited.why}, with no audit record: what it did is not known`;
   const processes = audit.processes.map((p) => (p.running ? { ...p, running: undefined, ok: false, missing } : p));
   return { ...audit, ok: false, processes: processes as RunAudit["processes"] };
 }

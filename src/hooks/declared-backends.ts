@@ -5,7 +5,7 @@
  * nothing in the thread can say whether it loaded and missed them: the audit says the loader is
  * missing instead of "never loaded". Provided to the registry layer through the hub (provideDeclared).
  */
-import { fs, url } from "../builtins.js";
+import { fs, path, url } from "../builtins.js";
 import { discover } from "./discovery.js";
 
 /** Backend → who declares it and where ("tensorlab: ./link/jax/dispatch/basic.js"), for those declared. */
@@ -18,12 +18,20 @@ export function declaredBackends(backends: readonly string[]): Map<string, strin
   } catch {
     return found; // declarations that cannot be read say nothing here; the loader's reading of them would
   }
+  // A path joined, not a URL resolved: a backend name may hold "%", "#" or "?".
+  const exists = (root: string, subpath: string) => {
+    try {
+      return fs.existsSync(path.join(url.fileURLToPath(root), subpath));
+    } catch {
+      return false;
+    }
+  };
   for (const backend of backends) {
     for (const rule of rules) {
       const subpath = rule.subpath.replaceAll("{backend}", backend);
       const pattern = rule.backend === undefined && rule.subpath.includes("{backend}");
       if (rule.backend !== backend && !pattern) continue;
-      if (pattern && !rule.roots.some((root) => fs.existsSync(url.fileURLToPath(new URL(subpath, root))))) continue;
+      if (pattern && !rule.roots.some((root) => exists(root, subpath))) continue;
       found.set(backend, `${rule.packageName ?? rule.declaredIn}: ./${subpath}`);
       break;
     }

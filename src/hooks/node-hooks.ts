@@ -42,6 +42,9 @@ import {
 } from "./module-facts.js";
 import { fileOf, originalUrl, parseOriginal, parseVirtual, TAG, type VirtualModule } from "./virtual-modules.js";
 
+/** A TypeScript file that may be CommonJS (a .ts one in a package without "type": "module"), with no query. */
+const typeScriptCjs = /^[^?#]*\.c?ts$/;
+
 /** The hook pair of one installation. */
 export function createHooks(options: HookOptions) {
   const { discovery, mode, runtime, report } = options;
@@ -190,11 +193,11 @@ export function createHooks(options: HookOptions) {
       if (!matcher.watches(href) || !isJavaScript(result.format) || hasKeys(context.importAttributes)) return result;
       const plan = matcher.match(href);
       if (plan === undefined) return result;
-      // Off-thread (Node 20), a require() in a CommonJS file whose source a hook gave (tsx's .cts) comes here with the file's URL
-      // (not a wrapper's import, which has a query): a facade cannot be required. It loads as itself, unseen, as plain Node's
-      // require() does (the audit says so).
+      // Off-thread (Node 20), a require() in a CommonJS TypeScript file whose source a loader gave (tsx's .cts) comes here with
+      // the file's URL: a facade cannot be required. It loads as itself, unseen, as plain Node's require() does (the audit says
+      // so). A .cjs or .js file's import() of a file URL looks the same, and gets its facade: only a loader gives CommonJS source.
       const parent = context.parentURL;
-      if (async && specifier === href && parent?.includes("?") === false && isCommonJs(discovery.formatOf?.(parent))) {
+      if (async && specifier === href && parent !== undefined && typeScriptCjs.test(parent) && isCommonJs(discovery.formatOf?.(parent))) {
         hookedRequires.add(href);
         return result;
       }

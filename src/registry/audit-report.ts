@@ -5,7 +5,7 @@ import { type Fold, getOrCreate, undeclaredMessage, windowRecords } from "./audi
 import { notes } from "./audit-notes.js";
 import { hostOf, pendingMessage, strayText } from "./pending-message.js";
 import { replacedTables } from "./replaced-tables.js";
-import { nameKeyed, unwatchedTables } from "./table-problems.js";
+import { unwatchedTables } from "./unwatched-tables.js";
 
 /** A table that exists in the thread, and the names of the op types it holds (when it can list them). */
 export interface TableFact {
@@ -16,8 +16,6 @@ export interface TableFact {
   readonly host?: HostFacts | undefined;
   /** What its dispatch module exports now (read from the module at each audit), not a table a registry was given. */
   readonly exported?: boolean;
-  /** In a table with string keys (keyed by op name), the names of the classes among its keys. */
-  readonly byClass?: readonly string[];
 }
 
 export interface ThreadFacts {
@@ -120,7 +118,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
     problems.push(...replacedTables(f, facts.tables));
   }
 
-  problems.push(...withoutLoader(folds, facts, loaded, scope), ...nameKeyed(facts.tables, registrations));
+  problems.push(...withoutLoader(folds, facts, loaded, scope));
   // A module only a pattern named ("./backends/{backend}.js") may be a helper beside the dispatch modules (common.js):
   // its lack of the export is a problem where something wants that backend, or where the declaration names it.
   const named = new Set(facts.loaders.flatMap((l) => l.backends));

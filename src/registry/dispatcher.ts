@@ -2,7 +2,7 @@ import { type DispatchMiss, dispatcherBrand } from "../channel.js";
 import { noteWrite } from "../direct-writes.js";
 import { hub } from "../hub.js";
 import { backendDispatchers } from "./backend-dispatchers.js";
-import { copies, ownConstructor } from "./class-facts.js";
+import { copies, isAbstract, ownConstructor, typeName } from "./class-facts.js";
 import { DispatchHookError, describe } from "./errors.js";
 import { withoutLoader } from "./host-hint.js";
 import { checkBackend, readOptions } from "./options.js";
@@ -22,7 +22,6 @@ export interface DispatcherOptions<F extends Impl> {
   readonly fallback?: F;
 }
 
-const plainHasInstance = Function.prototype[Symbol.hasInstance];
 // Bounds the cache for programs that mint classes at run time; a cleared cache only costs a walk.
 const cacheLimit = 4096;
 
@@ -31,17 +30,6 @@ export function isClass(value: unknown): value is Class {
   if (typeof value !== "function") return false;
   const proto: unknown = value.prototype;
   return (typeof proto === "object" && proto !== null) || typeof proto === "function";
-}
-
-/** A key with its own Symbol.hasInstance is a protocol: it matches by test, not by ancestry. */
-function isAbstract(type: Class): boolean {
-  return Object.hasOwn(type, Symbol.hasInstance) && type[Symbol.hasInstance] !== plainHasInstance;
-}
-
-function typeName(proto: object | null): string {
-  if (proto === null) return "null-prototype object";
-  const ctor = ownConstructor(proto);
-  return typeof ctor === "function" && ctor.name ? ctor.name : "(anonymous)";
 }
 
 /**
@@ -59,6 +47,8 @@ export class Dispatcher<F extends Impl = Impl> {
   readonly #abstract = new Set<Class>();
   /** Resolution cache: the received type's prototype -> implementation. */
   readonly #cache = new Map<object | null, F>();
+  /** Prototypes checked for copies since the entries last changed: the uncached branch of abstract keys checks each once. */
+  #checked = new WeakSet<object>();
   readonly #view: ReadonlyMap<Class, F>;
   /** The keys by name, made when a class first resolves through an ancestor, then kept in step with the entries. */
   #byName: Map<string, Class[]> | undefined;
@@ -105,6 +95,7 @@ export class Dispatcher<F extends Impl = Impl> {
     if (isAbstract(type)) this.#abstract.add(type);
     else this.#byProto.set(type.prototype as object, impl);
     if (this.#cache.size > 0) this.#cache.clear();
+    this.#checked = new WeakSet();
     if (this.#byName !== undefined && type.name) this.#byName.set(type.name, [...this.#named(type.name).filter((k) => k !== type), type]);
     return impl;
   }
@@ -115,6 +106,7 @@ export class Dispatcher<F extends Impl = Impl> {
     this.#abstract.delete(type);
     this.#byProto.delete(type.prototype as object);
     this.#cache.clear();
+    this.#checked = new WeakSet();
     const rest = this.#byName && this.#named(type.name).filter((k) => k !== type);
     if (rest && type.name) this.#byName?.set(type.name, rest);
     return true;
@@ -186,8 +178,10 @@ export class Dispatcher<F extends Impl = Impl> {
    * source text of one in the chain below the match, it was made for a second copy, and serves nothing (recorded).
    */
   #twinCheck(proto: object | null): void {
+    if (proto === null || this.#checked.has(proto)) return;
+    this.#checked.add(proto);
     const chain: Function[] = [];
-    for (let p = proto; p !== null && !this.#byProto.has(p); p = Object.getPrototypeOf(p) as object | null) {
+    for (let p: object | null = proto; p !== null && !this.#byProto.has(p); p = Object.getPrototypeOf(p) as object | null) {
       const ctor = ownConstructor(p);
       if (typeof ctor === "function") chain.push(ctor);
     }

@@ -81,7 +81,7 @@ function withoutLoader(report: AuditReport, inRun: boolean, joined: boolean): Au
   // could tell them it loaded, so nothing tells whether the backend loaded here and missed them.
   // Outside a run, the same for backends the project's package.json files declare (a pattern's module must exist).
   const framework = unserved && tables.length === 0 ? [...waiting].filter((b) => !b.includes(" ")) : [];
-  const declared = inRun || framework.length === 0 ? undefined : declaredOf?.(framework);
+  const declared = inRun || framework.length === 0 ? undefined : attemptDeclared(framework);
   const stranded = inRun ? framework : [...(declared?.keys() ?? [])];
   if (tables.length === 0 && stranded.length === 0) return report;
   const made = inRun ? "made" : tables.some((t) => t.used) ? "used" : "made, with registrations waiting for them";
@@ -106,6 +106,14 @@ type Declared = (backends: readonly string[]) => ReadonlyMap<string, string>;
 let declaredOf: Declared | undefined;
 export function provideDeclared(read: Declared): void {
   declaredOf = read;
+}
+/** Never a throw in an exit handler: declarations that cannot be read say nothing here. */
+function attemptDeclared(backends: readonly string[]): ReadonlyMap<string, string> | undefined {
+  try {
+    return declaredOf?.(backends);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Arranges the thread's exit audit, once per thread and realm whichever copy asks: its record, and its table. */

@@ -49,10 +49,9 @@ function stem(): string {
 }
 
 /**
- * Where an audited process leaves word of its run, for a child or a worker whose environment was
- * replaced (a spawn with `env: { PATH }`, a worker with `env: {}`): one file per process, named by
- * its pid, holding the run directory. A fixed place (not TMPDIR), since the environment is what such
- * a child lost.
+ * Where an audited process leaves word of its run, for a child or a worker whose environment was replaced
+ * (a spawn with `env: { PATH }`, a worker with `env: {}`): one file per process, named by its pid,
+ * holding the run directory. A fixed place (not TMPDIR), since the environment is what such a child lost.
  */
 function notesDirectory(): string {
   const base = process.platform === "win32" ? os().tmpdir() : "/tmp";
@@ -175,11 +174,12 @@ function announceRun(dir: string): void {
   }
 }
 
-/** Whether a process has not ended (EPERM: it runs, as another user). */
+/** Whether a process has not ended (EPERM: it runs, as another user; on Linux a zombie no one reaped has ended). */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+    const stat = process.platform === "linux" ? fs.readFileSync(`/proc/${pid}/stat`, "utf8") : "";
+    return stat[stat.lastIndexOf(")") + 2] !== "Z";
   } catch (error) {
     return (error as { code?: string }).code === "EPERM";
   }

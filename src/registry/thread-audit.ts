@@ -59,14 +59,9 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
   const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts, exported?: true) => {
     if ((typeof table !== "object" && typeof table !== "function") || table === null || seen.has(table)) return;
     seen.add(table);
-    const listed = listEntries(table);
-    const keys = listed === undefined ? [] : [...listed.keys()];
-    const names = listed && new Set(keys.flatMap((key) => keyName(key) ?? []));
-    // A table keyed by op name that holds classes too: a lookup by name never finds them (table-problems.ts).
-    const byClass = keys.some((key) => typeof key === "string")
-      ? keys.flatMap((key) => (typeof key === "function" ? [keyName(key)] : []))
-      : [];
-    tables.push({ backend, module, names, host, ...(exported && { exported }), ...(byClass.length > 0 && { byClass }) });
+    const keys = listEntries(table)?.keys();
+    const names = keys && new Set([...keys].flatMap((key) => keyName(key) ?? []));
+    tables.push({ backend, module, names, host, ...(exported && { exported }) });
   };
   const h = hub();
   const unusable: Array<{ backend: string; message: string; hosted?: true }> = [];

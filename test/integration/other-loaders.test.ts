@@ -76,6 +76,29 @@ describe(`tsx, a .cts dispatch module that another .cts module require()s (Node 
     "app.ts":
       'import load from "tsk/load.cts";\nimport { Conv } from "tops/tpu.js";\nconst { table } = load();\nconsole.log(JSON.stringify({ landed: table.has(Conv) }));\n',
   };
+  it("a .cjs file's import() of the dispatch module by its file URL still gets its facade, and the plugin lands (a first version took it for such a require())", async () => {
+    const dir = makeTree({
+      ...Object.fromEntries(Object.entries(tree).filter(([file]) => !file.endsWith(".cts"))),
+      "node_modules/tsk/package.json": JSON.stringify({
+        name: "tsk",
+        dispatchHook: { backends: { tpu: { module: "./backends/tpu.js", export: "table" } } },
+      }),
+      "node_modules/tsk/backends/tpu.js":
+        'const { Dispatcher } = require("dispatch-hook");\nexports.table = new Dispatcher({ name: "tpu", backend: "tpu" });\n',
+      "app.cjs": [
+        'const { pathToFileURL } = require("node:url");',
+        "(async () => {",
+        '  const { table } = await import(pathToFileURL(require.resolve("tsk/backends/tpu.js")).href);',
+        '  const { Conv } = await import("tops/tpu.js");',
+        "  console.log(JSON.stringify({ landed: table.has(Conv) }));",
+        "})();",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "app.cjs"], strict);
+    expect(printed(result)).toEqual({ landed: true });
+    expect(result.code).toBe(0);
+  });
+
   for (const order of ["tsx first", "dispatch-hook first"] as const) {
     it(`${order}: the app runs as without the loader, and strict fails naming what was not seen`, async () => {
       const dir = makeTree(tree);

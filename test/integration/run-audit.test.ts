@@ -110,6 +110,37 @@ describe("one audit over every process of a run", () => {
     }
   });
 
+  it("a signal while the audit waits for such a child: the audit still folds, prints its verdict and removes its run directory (it died, leaving them)", async () => {
+    const dir = makeTree({
+      ...app,
+      "daemon.mjs": [
+        'import { spawn } from "node:child_process";',
+        'spawn(process.execPath, ["-e", "setTimeout(() => {}, 20000)"], { detached: true, stdio: "ignore" }).unref();',
+        "",
+      ].join("\n"),
+    });
+    const tmp = join(dir, "tmp");
+    mkdirSync(tmp);
+    const child = spawn(nodeBinary, [cli, "audit", "--", "node", "daemon.mjs"], {
+      cwd: dir,
+      env: { ...process.env, TMPDIR: tmp, NODE_OPTIONS: "" },
+    });
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    const code = await new Promise<number | null>((done) => {
+      child.on("exit", (c) => done(c));
+      setTimeout(() => child.kill("SIGTERM"), 3000);
+    });
+    expect(out).toMatch(/still running when a signal stopped the audit/);
+    expect(out).toMatch(/^not ok:/m);
+    expect(code).toBe(1);
+    expect(readdirSync(tmp)).toEqual([]);
+    // The daemon itself is the program's: the audit never kills it.
+    for (const line of out.match(/pid (\d+) \(node\) still running/g) ?? []) process.kill(Number(/\d+/.exec(line)?.[0]), "SIGKILL");
+  });
+
   it("a child spawned with an environment of its own, and a worker given env: {}, still join the run and are judged", async () => {
     const dir = makeTree({
       ...app,

@@ -1,12 +1,11 @@
 /**
- * Tables that do not hold what the registries' records say. A table the program made and used that
- * never reached dispatch-hook, while a plugin declares a registration module for its backend: that
- * module never ran for it (usually the framework's declaration names another module than the one
- * that makes the table). And a table keyed by op name that a registration wrote its class into.
- * Pure, for buildReport().
+ * A table the program made and used that never reached dispatch-hook, while a plugin declares a
+ * registration module for its backend: that module never ran for it, so nothing of the plugin's is
+ * in the table. Usually the framework's declaration names another module than the one that makes the
+ * table. Pure, for buildReport().
  */
 import type { PluginStatus } from "../channel.js";
-import type { Problem, RegistrationRecord } from "./audit-events.js";
+import type { Problem } from "./audit-events.js";
 
 interface Facts {
   readonly unannounced?: ReadonlyArray<{ readonly backend: string; readonly name: string; readonly used?: boolean }>;
@@ -40,30 +39,4 @@ export function unwatchedTables(
     out.push({ kind: "table", backend, op: "-", id: undefined, message });
   }
   return out;
-}
-
-/**
- * A table keyed by op name (its own keys are strings: `map.get(op.constructor.name)`) into which a
- * registration wrote its class: a lookup by name never finds it. Said where every class key in the
- * table is a registration's (a framework that keys by class and keeps a string sentinel is no such
- * table). Pure, for buildReport().
- */
-export function nameKeyed(
-  tables: ReadonlyArray<{ readonly backend: string; readonly module: string | undefined; readonly byClass?: readonly string[] }>,
-  registrations: readonly RegistrationRecord[],
-): Problem[] {
-  return tables.flatMap((t) => {
-    const applied = new Map(registrations.filter((r) => r.backend === t.backend && r.state === "applied").map((r) => [r.op, r]));
-    if (t.byClass === undefined || !t.byClass.every((name) => applied.has(name))) return [];
-    return t.byClass.map((op) => ({
-      kind: "table" as const,
-      backend: t.backend,
-      op,
-      id: applied.get(op)?.id,
-      message:
-        `${op} on ${t.backend} was registered by its class into a table keyed by op name (${t.module ?? "a table with no module"}): ` +
-        `a lookup by name never finds it. Give the table an adapter that writes the name (provide(${JSON.stringify(t.backend)}, table, { adapter }), ` +
-        "or adapter in the framework's declaration), or have the plugin write the name into the table.",
-    }));
-  });
 }
