@@ -17,7 +17,9 @@ Runs the command with the dispatch-hook loader in every Node process it starts (
 NODE_OPTIONS), and gives them a run directory (${runDirVariable}) where each process and each
 worker thread writes its own audit record when it ends. One exception: Node's test runner process
 (node --test) runs no --import preload, so it writes none; it runs none of the tests, and each test
-file's process does write one. Then folds every record into one report:
+file's process does write one. A child a process started and did not wait for is waited for (5 s
+if it never starts the loader, 30 s in all; one still running then fails the run; a signal ends
+the wait). Then folds every record into one report:
 one row per process, the audit of each process with a problem (where none has one, of the
 only process, or of the only one that registered anything), and the verdict.
 
