@@ -1,5 +1,4 @@
 /** The default registry, for plugins, and the `register()` shorthand for it. */
-
 import { declaredBackends } from "./hooks/declared-backends.js";
 import type { Class, Impl } from "./registry/dispatcher.js";
 import { auditFromEnvironment, provideDeclared } from "./registry/exit-audit.js";

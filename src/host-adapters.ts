@@ -18,12 +18,12 @@ export const hostAdapters = (): Set<string> => {
   return hosts;
 };
 
+/** The key under which dispatch-hook/vite provides the project's plugins to Vitest's workers (`provide` / `inject`). */
+export const pluginsKey = "dispatch-hook/plugins";
+
 /**
  * The plugins a host adapter read from the project's declarations, for a thread where a framework's
  * table may never reach the adapter (a CommonJS module that another one require()s, under Vitest):
  * the audit then knows whose registration module never ran for it. Shared by every copy. @internal
  */
-/** The key under which dispatch-hook/vite provides them to Vitest's workers (`provide` / `inject`). */
-export const pluginsKey = "dispatch-hook/plugins";
-
 export const hostPlugins = (): PluginStatus[] => hub().shared("host-plugins@1", () => []);

@@ -1,21 +1,12 @@
 /** What doctor checks of the app's own dependencies. */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { findPackage, readJson } from "../hooks/package-scope.js";
 
-/** The names in the app's `dependencies` that no node_modules from the app's directory up holds. */
+/** The names in the app's `dependencies` that no node_modules from the app's directory up holds (found as Node would). */
 export function uninstalled(root: string): string[] {
-  let dependencies: unknown;
-  try {
-    dependencies = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies?: unknown }).dependencies;
-  } catch {
-    return []; // an unreadable package.json is a config problem of its own
-  }
+  const json = readJson(join(root, "package.json"));
+  // An unreadable package.json is a config problem of its own.
+  const dependencies = json.ok ? (json.value as { dependencies?: unknown } | null)?.dependencies : undefined;
   if (typeof dependencies !== "object" || dependencies === null) return [];
-  const installed = (name: string) => {
-    for (let dir = root; ; dir = dirname(dir)) {
-      if (existsSync(join(dir, "node_modules", name, "package.json"))) return true;
-      if (dirname(dir) === dir) return false;
-    }
-  };
-  return Object.keys(dependencies).filter((name) => !installed(name));
+  return Object.keys(dependencies).filter((name) => findPackage(root, name) === undefined);
 }

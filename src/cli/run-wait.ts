@@ -23,15 +23,16 @@ function outstanding(dir: string, since: number): Set<number> {
   }
   const present = new Set(names);
   const pids = new Set<number>();
+  const starters = new Set<number>();
   for (const name of names) {
-    const spawned = /^(\d+)\.spawned$/.exec(name);
-    if (spawned !== null) {
-      const pid = Number(spawned[1]);
-      if (since < grace && !names.some((n) => n.startsWith(`${pid}-`) && n.endsWith(".started")) && alive(pid)) pids.add(pid);
-      continue;
-    }
     const started = /^(\d+)-\d+-[0-9a-f]+\.started$/.exec(name);
-    if (started !== null && !present.has(name.replace(/\.started$/, ".json")) && alive(Number(started[1]))) pids.add(Number(started[1]));
+    if (started === null) continue;
+    starters.add(Number(started[1]));
+    if (!present.has(name.replace(/\.started$/, ".json")) && alive(Number(started[1]))) pids.add(Number(started[1]));
+  }
+  for (const name of since < grace ? names : []) {
+    const pid = Number(/^(\d+)\.spawned$/.exec(name)?.[1]);
+    if (pid > 0 && !starters.has(pid) && alive(pid)) pids.add(pid);
   }
   return pids;
 }

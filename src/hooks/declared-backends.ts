@@ -3,7 +3,8 @@
  * backend, or a `{backend}` pattern whose module exists): for the exit audit of a thread with no
  * loader, where registrations wait for such a backend. Its table may be no `Dispatcher` (a Map), so
  * nothing in the thread can say whether it loaded and missed them: the audit says the loader is
- * missing instead of "never loaded". Provided to the registry layer through the hub (provideDeclared).
+ * missing instead of "never loaded". The main entry gives it to the exit audit (provideDeclared), which
+ * the registry layer cannot import.
  */
 import { fs, path, url } from "../builtins.js";
 import { discover } from "./discovery.js";

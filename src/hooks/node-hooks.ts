@@ -87,8 +87,9 @@ export function createHooks(options: HookOptions) {
   const sync = () => {
     if (discovery.version === version) return;
     version = discovery.version;
-    matcher = watchList(discovery.config());
-    report({ type: "config", config: discovery.config() });
+    const config = discovery.config();
+    matcher = watchList(config);
+    report({ type: "config", config });
   };
 
   const info = (url: string, p: ModulePlan, format: ModuleInfo["format"]): ModuleInfo => ({

@@ -12,14 +12,14 @@ interface Child {
   readonly pid?: number | undefined;
 }
 
-function write(dir: string, child: Child): boolean {
-  if (child.pid === undefined) return false;
+/** One that failed to spawn has no pid, and nothing to wait for. */
+function write(dir: string, child: Child): void {
+  if (child.pid === undefined) return;
   try {
     fs.writeFileSync(path.join(dir, `${child.pid}.spawned`), JSON.stringify({ pid: child.pid, parent: process.pid }));
   } catch {
     // The run directory is gone (the command's audit has ended): nothing waits for this child.
   }
-  return true;
 }
 
 /** Watches this thread's children for run directory `dir`, once per thread and realm whichever copy asks. */
@@ -28,7 +28,10 @@ export function watchChildren(dir: string): void {
     // Published from the ChildProcess constructor, before its pid: written once the spawn has returned, or at exit.
     const unwritten = new Set<Child>();
     const flush = () => {
-      for (const child of unwritten) if (write(dir, child) || child.pid === undefined) unwritten.delete(child);
+      for (const child of unwritten) {
+        write(dir, child);
+        unwritten.delete(child);
+      }
     };
     diagnosticsChannel.subscribe("child_process", (message) => {
       unwritten.add((message as { process: Child }).process);

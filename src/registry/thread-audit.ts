@@ -53,7 +53,8 @@ function assertedBackends(): Set<string> {
 }
 
 /** The thread's facts; `own` adds tables a registry was given directly (they were never announced). @internal */
-export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" | "ref">> = []): ThreadFacts {
+/** `ownOnly`: a registry of another namespace (a backend set's) is told of its own tables only, under the names it gave them. */
+export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" | "ref">> = [], ownOnly = false): ThreadFacts {
   const seen = new Set<unknown>();
   const tables: TableFact[] = [];
   const add = (backend: string, module: string | undefined, table: unknown, host?: HostFacts, exported?: true) => {
@@ -66,7 +67,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
   const h = hub();
   const unusable: Array<{ backend: string; message: string; hosted?: true }> = [];
   // A table of another namespace (a backend set's) is named with it, apart from a framework's of the same name.
-  for (const notice of h.allTables()) {
+  for (const notice of ownOnly ? [] : h.allTables()) {
     const backend = inNamespaceName(notice.backend, notice.namespace);
     const table = noticeTable(notice);
     if (notice.via === "hook") add(backend, notice.module, table, notice.host, true);
@@ -93,7 +94,7 @@ export function gatherFacts(own: ReadonlyArray<Pick<Table, "backend" | "module" 
     windows: h.windows(),
     refusals: h.refusals(),
     asserted: assertedBackends(),
-    unannounced: unannounced(seen),
+    unannounced: ownOnly ? [] : unannounced(seen),
     unusable,
   };
 }
@@ -180,7 +181,7 @@ export function registryReport(
 ): AuditReport {
   checkVerifyOptions(options, "verify() or format()");
   // A registry of another namespace (a backend set's) is told of its own tables only: a framework's are none of its business.
-  const facts = member !== undefined && member.namespace !== frameworkNamespace ? ownFacts(gatherFacts(own), own) : gatherFacts(own);
+  const facts = gatherFacts(own, member !== undefined && member.namespace !== frameworkNamespace);
   if (isDefault(registry)) {
     // The default registry is one per copy (and per module format where Node 20.16 loads both), but
     // a program means one: its report folds every default registry of the thread, whichever copy a
@@ -194,18 +195,6 @@ export function registryReport(
   }
   const connected = facts.loaders.some((l) => l.registry === registry);
   return buildReport([fold(events)], facts, { connected, focus: options.backends });
-}
-
-/** The facts of a registry of another namespace: its own tables, under the names it gave them. */
-function ownFacts(facts: ThreadFacts, own: ReadonlyArray<Pick<Table, "backend" | "module" | "ref">>): ThreadFacts {
-  const tables = own.flatMap((t) => {
-    const table = t.ref.deref();
-    const names = table === undefined ? undefined : listEntries(table)?.keys();
-    return table === undefined
-      ? []
-      : [{ backend: t.backend, module: t.module, names: names && new Set([...names].flatMap((key) => keyName(key) ?? [])) }];
-  });
-  return { ...facts, tables, unannounced: [], unusable: [] };
 }
 
 /**
