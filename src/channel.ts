@@ -69,7 +69,7 @@ export interface DispatchMiss {
 export interface LoaderFinding {
   readonly backend: string;
   readonly module: string;
-  readonly problem: "unsignalled" | "instrument-failed" | "left-alone" | "config"; // config: an unreadable declaration (backend "-", module: its file)
+  readonly problem: "unsignalled" | "instrument-failed" | "left-alone" | "config" | "late-plugin"; // config: an unreadable declaration (backend "-", module: its file)
   readonly message: string;
 }
 

@@ -19,6 +19,7 @@ import { runDirVariable } from "../registry/run-records.js";
 import { coded, distinct, type Finding, type FindingKind, problemCodes, unrequirable } from "./doctor-findings.js";
 import type { ProbeInput, ProbeOutput } from "./doctor-probe.js";
 import type { NamedTypeEntry } from "./doctor-types.js";
+import { unseenPlugins } from "./doctor-unseen-plugins.js";
 
 export type { Finding } from "./doctor-findings.js";
 
@@ -272,5 +273,6 @@ export async function loadBackends(
       fix: "The loader did not see the module load: another loader served it (tsx's require() of a .cts file, say; Node's own type stripping is served), or it was required where the hooks cannot see require() (Node 20). Run the app under DISPATCH_HOOK_AUDIT=strict to see what it finds.",
     });
   }
+  findings.push(...unseenPlugins(config, outcomes, reports));
   return { backends: outcomes, findings: distinct(findings), audit };
 }

@@ -4,7 +4,7 @@
  * answers for the thread what the loader knows: files read, what it watches, what it could not see,
  * and what it can add to a dispatch miss.
  */
-import { fs, nodeModule, path, url } from "../builtins.js";
+import { fs, path } from "../builtins.js";
 import type { DispatchMiss, InstallationStatus, LoaderFinding } from "../channel.js";
 import { hub } from "../hub.js";
 import { DispatchHookError } from "../registry/errors.js";
@@ -15,6 +15,7 @@ import { type InlineDeclarations, inlineFields } from "./declarations.js";
 import { appRoot, type DiscoverOptions, Discovery, emptyConfig, type HookConfig } from "./discovery.js";
 import { attachHooks } from "./hook-api.js";
 import { type HookMode, hookMode } from "./hook-mode.js";
+import { loaderFindings } from "./loader-findings.js";
 import { Matcher } from "./matcher.js";
 import type { HookReport } from "./module-facts.js";
 
@@ -49,62 +50,6 @@ export interface Installation extends Disposable {
 
 function declarations(config: HookConfig): string[] {
   return config.rules.map((r) => `${r.backend ?? "{backend}"} (${r.packageName ?? "?"}: ./${r.subpath})`);
-}
-
-interface LoaderRecord {
-  readonly mode: HookMode;
-  /** Watched modules the hooks generated a facade for, or instrumented: URL → backend. */
-  /** null: the module signalled once (its table may have been collected since). */
-  readonly loaded: ReadonlyMap<string, string | null>;
-  readonly failures: ReadonlyMap<string, LoaderFinding>;
-  readonly matcher: Matcher;
-  readonly unresolved: ReadonlyMap<string, string>;
-}
-
-/**
- * What a loader could not see or do, asked fresh each time (a module that signals later drops out):
- * modules it could not instrument, watched modules that loaded but never signalled, and, where the
- * hooks do not see require() (module.register), watched modules that require() loaded.
- */
-export function loaderFindings(record: LoaderRecord): LoaderFinding[] {
-  const signalled = new Set(
-    hub()
-      .allTables()
-      .flatMap((n) => (n.via === "hook" ? [n.module] : [])),
-  );
-  const out: LoaderFinding[] = [...record.failures.values()];
-  for (const [href, backend] of record.loaded) {
-    if (backend === null || signalled.has(href) || record.failures.has(href)) continue;
-    const cause = record.unresolved.get(backend);
-    out.push({
-      backend,
-      module: href,
-      problem: "unsignalled",
-      message:
-        cause === undefined
-          ? `${href} was loaded but never finished evaluating (it threw, an import in its graph failed, or it is still waiting in an import cycle), so its ${backend} table never signalled.`
-          : `${href} never finished evaluating, so its ${backend} table never signalled: ${cause}.`,
-    });
-  }
-  if (record.mode === "registerHooks") return out;
-  // Node 20's off-thread hooks never see require(). Say so for every watched module that require()
-  // loaded, instead of staying silent.
-  const cache = nodeModule.createRequire(import.meta.url).cache;
-  for (const filename of Object.keys(cache)) {
-    const href = url.pathToFileURL(filename).href;
-    if (signalled.has(href) || record.loaded.has(href)) continue;
-    const plan = record.matcher.match(href);
-    if (plan === undefined) continue;
-    out.push({
-      backend: plan.backend,
-      module: href,
-      problem: "unsignalled",
-      message:
-        `${href} was loaded with require(), which the ${record.mode} hooks of Node ${process.versions.node} cannot see, so its ${plan.backend} table never signalled. ` +
-        "Import it before anything require()s it (a module require() loaded first stays without its facade), or run Node >=22.22.3 or >=24.11.1, where dispatch-hook uses module.registerHooks and sees require().",
-    });
-  }
-  return out;
 }
 
 /**
@@ -179,6 +124,8 @@ export function install(options: InstallOptions = {}): Installation {
   warnProblems();
 
   const loaded = new Map<string, string | null>();
+  const served = new Map<string, Map<string, string>>();
+  const registrationsLoaded = new Set<string>();
   const failures = new Map<string, LoaderFinding>();
   /** Backend → that a plugin's registration module for it imports what does not resolve. */
   const unresolved = new Map<string, string>();
@@ -189,6 +136,13 @@ export function install(options: InstallOptions = {}): Installation {
       warnProblems();
     } else if (message.type === "facade") {
       loaded.set(message.url, message.backend);
+      // Per backend, the first module served with each set of plugins: few sets, however many instances (`?v=N`).
+      const sets = served.get(message.backend) ?? new Map<string, string>();
+      served.set(message.backend, sets);
+      const key = message.plugins.join("\n");
+      if (!sets.has(key)) sets.set(key, message.url);
+    } else if (message.type === "registration") {
+      registrationsLoaded.add(message.url);
     } else if (message.type === "unresolved") {
       unresolved.set(message.backend, message.message);
     } else if (!failures.has(message.url)) {
@@ -206,7 +160,7 @@ export function install(options: InstallOptions = {}): Installation {
   const hooks = attachHooks(mode, discovery, discoverOptions, onReport);
   const findings = (): LoaderFinding[] => {
     hooks.drain();
-    return loaderFindings({ mode, loaded, failures, matcher, unresolved });
+    return loaderFindings({ mode, loaded, failures, matcher, unresolved, served, registrationsLoaded, plugins: config.plugins });
   };
 
   const status = (): InstallationStatus => {

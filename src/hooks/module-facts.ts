@@ -32,11 +32,18 @@ export type NextLoad = (url: string, context?: Context) => Maybe<LoadResult>;
 
 /** What the hooks tell their installation. Crosses the thread boundary on Node 20. */
 export type HookReport =
-  | { readonly type: "facade"; readonly url: string; readonly backend: string }
+  | { readonly type: "facade"; readonly url: string; readonly backend: string; readonly plugins: readonly string[] }
+  /** A plugin's registration module loaded (from a facade, or imported by the app itself). */
+  | { readonly type: "registration"; readonly url: string }
   | { readonly type: "failed"; readonly url: string; readonly backend: string; readonly message: string }
   /** A plugin's registration module imports what does not resolve: its backend's dispatch module never finishes. */
   | { readonly type: "unresolved"; readonly backend: string; readonly message: string }
   | { readonly type: "config"; readonly config: HookConfig };
+
+/** What generated code is told of a watched module instance. */
+export function info(url: string, p: ModulePlan, format: ModuleInfo["format"]): ModuleInfo {
+  return { url, backend: p.backend, exportName: p.exportName, format };
+}
 
 /** Which modules are watched, and how; rebuilt when discovery learns something. */
 interface WatchList {

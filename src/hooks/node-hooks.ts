@@ -23,6 +23,7 @@ import {
   facadeInput,
   type HookOptions,
   hasKeys,
+  info,
   isCommonJs,
   isEsm,
   isJavaScript,
@@ -92,17 +93,12 @@ export function createHooks(options: HookOptions) {
     report({ type: "config", config });
   };
 
-  const info = (url: string, p: ModulePlan, format: ModuleInfo["format"]): ModuleInfo => ({
-    url,
-    backend: p.backend,
-    exportName: p.exportName,
-    format,
-  });
-
   // Off-thread (Node 20), a CommonJS registration module is required by its done marker.
   const required = (href: string) => async && isCommonJs(discovery.formatOf?.(href));
   const setting: FacadeSetting = { awaitLoad, runtime: runtime.esm, required, seeRequire: mode === "registerHooks" };
   const input = (module: ModuleInfo, plan: ModulePlan, hasDefault: boolean) => facadeInput(module, plan, hasDefault, setting);
+  const facadeServed = (url: string, plan: ModulePlan) =>
+    report({ type: "facade", url, backend: plan.backend, plugins: plan.registrations.map((r) => r.plugin) });
 
   const marker = (v: VirtualModule): LoadResult => {
     const plan = matcher.match(v.original) ?? { backend: "?", exportName: "?", registrations: [] };
@@ -131,7 +127,7 @@ export function createHooks(options: HookOptions) {
       // No registration module, or every one has finished for an earlier instance (a new one would
       // not run again, and its windows would hold nothing): the module itself, the signal appended.
       if (plan.registrations.every((r) => options.ran?.(r.url) === true)) {
-        report({ type: "facade", url: href, backend: plan.backend });
+        facadeServed(href, plan);
         return { ...result, source: esmEpilogue(source, info(href, plan, "module"), runtime.esm) };
       }
       const lexed = hasDefaultExport(source);
@@ -139,7 +135,7 @@ export function createHooks(options: HookOptions) {
         const message = "its export names could not be read exactly; the facade guessed whether it has a default export";
         report({ type: "failed", url: href, backend: plan.backend, message });
       }
-      report({ type: "facade", url: href, backend: plan.backend });
+      facadeServed(href, plan);
       facades.add(fileOf(href));
       return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "module"), plan, lexed.hasDefault)) };
     }
@@ -153,7 +149,7 @@ export function createHooks(options: HookOptions) {
         const missing = unloadableRegistration(r.url);
         return { plugin: r.plugin, url: r.url, ...(missing === undefined ? {} : { missing }) };
       });
-      report({ type: "facade", url: href, backend: plan.backend });
+      facadeServed(href, plan);
       return {
         ...result,
         format,
@@ -162,7 +158,7 @@ export function createHooks(options: HookOptions) {
     }
     // import() of a module that require() has loaded already: its epilogue ran them; Node hands out its exports.
     if (mode === "registerHooks" && requireCacheEntry(href)?.loaded === true) return result;
-    report({ type: "facade", url: href, backend: plan.backend });
+    facadeServed(href, plan);
     facades.add(fileOf(href));
     return { format: "module", shortCircuit: true, source: facadeSource(input(info(href, plan, "commonjs"), plan, true)) };
   };
@@ -190,6 +186,8 @@ export function createHooks(options: HookOptions) {
         discovery.learn(href);
         if (discovery.version !== version) sync();
       }
+      // A registration module about to load, from a facade or from the app (in-thread, load() may be detached then).
+      if (matcher.registers?.(href) === true) report({ type: "registration", url: href });
       // JavaScript only: JSON, wasm and anything imported with attributes pass untouched.
       if (!matcher.watches(href) || !isJavaScript(result.format) || hasKeys(context.importAttributes)) return result;
       const plan = matcher.match(href);

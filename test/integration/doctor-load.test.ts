@@ -119,6 +119,44 @@ describe("doctor --load", () => {
     expect(human.code).toBe(1);
   });
 
+  // doctor reads the whole tree; the loader only what the app depends on, and what packages depending on a framework do.
+  // A plugin that only a dependency of the app depends on never ran in the child, and doctor said "no problems found".
+  it("a plugin the loader cannot find before its backend loads (a dependency's dependency) is a finding, with the fix", async () => {
+    const dir = makeTree({
+      ...healthy,
+      ...pluginPackage("deep-ops", { numba: "./numba.js" }, { "numba.js": registrationModule("Deep", "numba") }),
+      "node_modules/toolkit/package.json": JSON.stringify({ name: "toolkit", dependencies: { "deep-ops": "*" } }),
+      "package.json": JSON.stringify({
+        name: "app",
+        type: "module",
+        dependencies: { tensorlab: "*", "ml-ops": "*", toolkit: "*", "dispatch-hook": "*" },
+      }),
+    });
+    const result = await doctor(dir, "--load", "--json");
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(report.findings.map((f) => [f.kind, f.backend, f.code])).toEqual([["registration-module", "numba", "ERR_DISPATCH_LOADER"]]);
+    expect(report.findings[0]?.message).toContain("deep-ops: its registration module for numba");
+    expect(report.findings[0]?.fix).toContain("app's dependencies");
+    expect(result.code).toBe(1);
+  });
+
+  // A plugin's registration module for numba that registers for "numbaa": the child's audit held it waiting, and doctor said ok.
+  it("a registration for a backend that no package declares, made by a plugin's registration module, is a finding naming the nearest backend", async () => {
+    const dir = makeTree({
+      ...healthy,
+      ...pluginPackage(
+        "ml-ops",
+        { numba: "./numba.js", jax: "./jax.js" },
+        { "numba.js": registrationModule("Pool", "numbaa"), "jax.js": registrationModule("Pool", "jax") },
+      ),
+    });
+    const result = await doctor(dir, "--load", "--json");
+    const report = JSON.parse(result.stdout) as DoctorReport;
+    expect(report.findings.map((f) => [f.kind, f.backend, f.code])).toEqual([["pending", "numbaa", "ERR_DISPATCH_INCOMPLETE"]]);
+    expect(report.findings[0]?.message).toContain('did you mean "numba"?');
+    expect(result.code).toBe(1);
+  });
+
   it("a registration module that does not exist is one finding, not one from the config, one from its plugin and one from its window", async () => {
     const dir = makeTree({
       ...healthy,

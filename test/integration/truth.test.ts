@@ -111,6 +111,89 @@ describe("2. a plugin that is not a direct dependency", () => {
     expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
     expect(result.code).toBe(0);
   });
+
+  // A plugin that only a dependency of the app depends on (app → toolkit → plugin, the plugin a peer of the
+  // framework) is learned when the program first imports it: after its backend loaded, its registration module
+  // never ran for that table. The audit said ok ("every registration landed"): nothing had registered.
+  function latePlugin(main: string): string {
+    const tree = { ...frameworkEsm, ...plugin("tensorlab", true) };
+    return makeTree({
+      ...tree,
+      "node_modules/ml-ops/package.json": JSON.stringify({
+        name: "ml-ops",
+        type: "module",
+        exports: { ".": "./index.js", "./*": "./*" },
+        peerDependencies: { tensorlab: "*", "dispatch-hook": "*" },
+        dispatchHook: { registrations: { numba: "./dispatch/numba.js" } },
+      }),
+      "package.json": appJson({ type: "module", dependencies: { tensorlab: "*", toolkit: "*", "dispatch-hook": "*" } }),
+      "node_modules/toolkit/package.json": JSON.stringify({
+        name: "toolkit",
+        type: "module",
+        exports: "./index.js",
+        dependencies: { "ml-ops": "*" },
+      }),
+      "node_modules/toolkit/index.js": 'export { PoolLayer } from "ml-ops";\n',
+      "main.mjs": main,
+    });
+  }
+
+  it("a plugin the loader learns of only after its backend loaded: its registration module never ran, and strict names it", async () => {
+    const dir = latePlugin(
+      [
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        'const { PoolLayer } = await import("toolkit");',
+        "let landed; try { landed = numbaFuncify.resolve(new PoolLayer())(); } catch (e) { landed = e.code; }",
+        "console.log(JSON.stringify({ landed }));",
+      ].join("\n"),
+    );
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ landed: "ERR_DISPATCH_NO_IMPL" });
+    expect(result.stderr).toContain("ml-ops's registration module for numba");
+    expect(result.stderr).toContain("never ran: the loader learned of ml-ops");
+    expect(result.code).toBe(1);
+  });
+
+  it("the same plugin, its registration module imported by the app after the backend loaded: it ran, and strict passes", async () => {
+    const dir = latePlugin(
+      [
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        'const { PoolLayer } = await import("toolkit");',
+        'await import("ml-ops/dispatch/numba.js");',
+        "console.log(JSON.stringify({ landed: numbaFuncify.resolve(new PoolLayer())() }));",
+      ].join("\n"),
+    );
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
+});
+
+describe("2b. a plugin's registration for a misspelt backend", () => {
+  // Its registration module for numba registers for "numbaa": the registration waited for a backend that never loads, and
+  // strict passed ("1 waits for numbaa, which never loaded"; the did-you-mean only in report mode).
+  it("strict fails, naming the plugin, the name it used and the backend it meant", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", true),
+      "node_modules/ml-ops/dispatch/numba.js": [
+        'import { register } from "dispatch-hook";',
+        'import { PoolLayer, poolNumba } from "../index.js";',
+        'register("numbaa", PoolLayer, poolNumba);',
+      ].join("\n"),
+      "main.mjs": [
+        'const { numbaFuncify } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        'const { PoolLayer } = await import("ml-ops");',
+        "let landed; try { landed = numbaFuncify.resolve(new PoolLayer())(); } catch (e) { landed = e.code; }",
+        "console.log(JSON.stringify({ landed }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ landed: "ERR_DISPATCH_NO_IMPL" });
+    expect(result.stderr).toMatch(/\[pending\] PoolLayer on numbaa .*ml-ops's registration module.* \(did you mean "numba"\?\)/);
+    expect(result.code).toBe(1);
+  });
 });
 
 describe("3. two installed copies of dispatch-hook", () => {

@@ -38,7 +38,7 @@ describe("the hooks-thread entry (module.register)", () => {
     expect(first.config.files).toEqual([join(root, "package.json")]);
     const loaded = await load(numba, {}, async () => ({ format: "module", source: "export const numbaFuncify = 1;\n" }));
     expect(String(loaded.source)).toMatch(/^export const numbaFuncify = 1;\n;import\*as __dh0 from/);
-    expect(receiveMessageOnPort(port1)?.message).toEqual({ type: "facade", url: numba, backend: "numba" });
+    expect(receiveMessageOnPort(port1)?.message).toEqual({ type: "facade", url: numba, backend: "numba", plugins: [] });
     // An original's URL handed out before is still served: it names the module's own URL.
     const original = await load(originalUrl(numba), {}, async () => ({
       format: "module",

@@ -3,8 +3,9 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { hookMode } from "../../src/hooks/hook-mode.js";
-import { install, loaderFindings, loaderVariable } from "../../src/hooks/install.js";
+import { install, loaderVariable } from "../../src/hooks/install.js";
 import * as entry from "../../src/hooks/loader-entry.js";
+import { loaderFindings } from "../../src/hooks/loader-findings.js";
 import { Matcher } from "../../src/hooks/matcher.js";
 import { hub } from "../../src/hub.js";
 import { thrown } from "../helpers.js";
@@ -109,6 +110,9 @@ describe("loaderFindings", () => {
       failures: new Map(),
       matcher: new Matcher([rule]),
       unresolved: new Map<string, string>(),
+      served: new Map(),
+      registrationsLoaded: new Set<string>(),
+      plugins: [],
     };
     expect(loaderFindings(record)).toMatchObject([{ backend: "cpu", module: href, problem: "unsignalled" }]);
     expect(loaderFindings(record)[0]?.message).toContain("was loaded but never finished evaluating");
@@ -135,6 +139,9 @@ describe("loaderFindings", () => {
       failures: new Map([["file:///x.js", failure]]),
       matcher: new Matcher([]),
       unresolved: new Map<string, string>(),
+      served: new Map(),
+      registrationsLoaded: new Set<string>(),
+      plugins: [],
     };
     expect(loaderFindings(record)).toEqual([failure]);
   });
