@@ -125,7 +125,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   const named = new Set(facts.loaders.flatMap((l) => l.backends));
   const plugins = facts.loaders.flatMap((l) => l.plugins ?? []);
   const hosted = [...(facts.hostPlugins ?? []), ...facts.tables.flatMap((t) => t.host?.plugins ?? [])];
-  if (scope.connected) problems.push(...unwatchedTables(facts, [...plugins, ...hosted], loaded, problems));
+  if (scope.connected) problems.push(...unwatchedTables(facts, [...plugins, ...hosted], loaded, problems, registeredOps));
   const wanted = (b: string) =>
     named.has(b) ||
     registrations.some((r) => r.backend === b) ||

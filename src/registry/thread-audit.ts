@@ -114,13 +114,20 @@ export function missingExport(exports: unknown, name: string): string | undefine
 }
 
 /** Dispatchers made with a backend that never reached dispatch-hook, and whether the program used each. @internal */
-export function unannounced(seen: ReadonlySet<unknown> = announcedTables()): Array<{ backend: string; name: string; used: boolean }> {
+export function unannounced(
+  seen: ReadonlySet<unknown> = announcedTables(),
+): Array<{ backend: string; name: string; used: boolean; ops: string[] }> {
   const used = new Set(backendDispatchers().live(true));
   return backendDispatchers()
     .live(false)
     .flatMap((d) => {
       const { backend, name } = d as { backend?: unknown; name?: unknown };
-      return seen.has(d) || typeof backend !== "string" ? [] : [{ backend, name: String(name), used: used.has(d) }];
+      if (seen.has(d) || typeof backend !== "string") return [];
+      // The op types a used one holds, by name (a copy of a table may hold what the plugins registered). Reading an
+      // unused one's entries would count as using it.
+      const read = used.has(d) ? listEntries(d) : undefined;
+      const ops = read === undefined ? [] : [...read.keys()].flatMap((k) => keyName(k) ?? []);
+      return [{ backend, name: String(name), used: used.has(d), ops }];
     });
 }
 

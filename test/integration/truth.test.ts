@@ -972,6 +972,48 @@ describe("8. a backend's Dispatcher that never reached dispatch-hook", () => {
     expect(result.code).toBe(1);
   });
 
+  // The declared module exports two Dispatchers of numba: the declared export (a legacy alias), where the plugin's
+  // registrations land, and the one the framework dispatches through. Strict passed: another numba table had loaded.
+  it("a second Dispatcher of a backend whose declared table loaded, used and never reached dispatch-hook: strict fails naming both", async () => {
+    const tree: Tree = { ...frameworkEsm, ...plugin("tensorlab", true) };
+    tree["node_modules/tensorlab/link/numba/dispatch/basic.js"] = [
+      'import { Dispatcher } from "dispatch-hook";',
+      'export const numbaFuncify = new Dispatcher({ name: "numbaFuncify", backend: "numba" });',
+      'export const numbaFast = new Dispatcher({ name: "numbaFast", backend: "numba" });',
+    ].join("\n");
+    const dir = makeTree({
+      ...tree,
+      "main.mjs": [
+        'const { numbaFast } = await import("tensorlab/link/numba/dispatch/basic.js");',
+        'const { PoolLayer } = await import("ml-ops");',
+        // A lookup that misses quietly (resolve() would have thrown, and its miss says which table the registration reached).
+        "console.log(JSON.stringify({ landed: numbaFast.get(PoolLayer) ?? null }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ landed: null });
+    expect(result.stderr).toContain('[table] the numba table (Dispatcher "numbaFast") was made and used, but never reached dispatch-hook');
+    expect(result.stderr).toContain("another numba table did");
+    expect(result.code).toBe(1);
+    // A copy the framework makes of the declared table once the registrations landed holds them: no problem.
+    const copied = await run(
+      makeTree({
+        ...tree,
+        "main.mjs": [
+          'const { numbaFuncify, numbaFast } = await import("tensorlab/link/numba/dispatch/basic.js");',
+          'const { PoolLayer } = await import("ml-ops");',
+          "for (const [type, impl] of numbaFuncify.entries) numbaFast.register(type, impl);",
+          "console.log(JSON.stringify({ landed: numbaFast.get(PoolLayer)?.() ?? null }));",
+        ].join("\n"),
+      }),
+      ["--import", loader, "main.mjs"],
+      strict,
+    );
+    expect(lastJson(copied.stdout)).toEqual({ landed: "pooled" });
+    expect(copied.stderr).toBe("");
+    expect(copied.code).toBe(0);
+  });
+
   it("made and never used, it says nothing: a framework's tables made up front for backends the app never loads pass strict", async () => {
     const dir = makeTree({
       ...frameworkEsm,
