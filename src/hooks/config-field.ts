@@ -204,6 +204,20 @@ export class FieldReader {
       for (const root of rule.roots) if (!existing.roots.includes(root)) (existing.roots as string[]).push(root);
       return;
     }
+    // One module serves one backend's table: a second backend declared on it would never be watched (its plugins' modules never run).
+    const shared = this.rules.find(
+      (other) => other.backend !== undefined && other.subpath === rule.subpath && other.packageName === rule.packageName,
+    );
+    if (shared !== undefined && rule.backend !== undefined) {
+      this.problem(
+        source,
+        key,
+        `backends ${JSON.stringify(shared.backend)} and ${JSON.stringify(backend)} are declared on one module, ${owner ?? "?"}/${subpath}: a module serves one backend's table, so only ${shared.backend}'s is watched`,
+        "Give each backend a module of its own (a module per backend that re-exports its table from the shared one is enough).",
+        "ERR_DISPATCH_CONFIG_DUPLICATE",
+      );
+      return;
+    }
     const clash = this.rules.find((other) => other.backend !== undefined && other.backend === rule.backend);
     if (clash !== undefined) {
       this.problem(

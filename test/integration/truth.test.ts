@@ -520,6 +520,44 @@ describe("4c. a plugin whose declaration the loader cannot read", () => {
   }
 });
 
+// Two backends declared on one module (cpu and gpu both ./tables.js, exports cpuTable and gpuTable): only the first was
+// watched, the gpu registration module never ran, and strict and the audit said ok ("gpu not loaded").
+describe("4g. two backends declared on one module", () => {
+  it("the declaration is a problem naming both backends and the module: strict fails, and doctor finds it", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/fwk/package.json": JSON.stringify({
+        name: "fwk",
+        type: "module",
+        exports: { "./*": "./*" },
+        dispatchHook: {
+          backends: { cpu: { module: "./tables.js", export: "cpuTable" }, gpu: { module: "./tables.js", export: "gpuTable" } },
+        },
+      }),
+      "node_modules/fwk/tables.js": "export class Conv {}\nexport const cpuTable = new Map();\nexport const gpuTable = new Map();\n",
+      "node_modules/plug/package.json": JSON.stringify({
+        name: "plug",
+        type: "module",
+        dispatchHook: { registrations: { cpu: "./cpu.js", gpu: "./gpu.js" } },
+      }),
+      "node_modules/plug/cpu.js": 'import { register } from "dispatch-hook";\nimport { Conv } from "fwk/tables.js";\nregister("cpu", Conv, () => "cpu");\n',
+      "node_modules/plug/gpu.js": 'import { register } from "dispatch-hook";\nimport { Conv } from "fwk/tables.js";\nregister("gpu", Conv, () => "gpu");\n',
+      "package.json": appJson({ type: "module", dependencies: { fwk: "*", plug: "*", "dispatch-hook": "*" } }),
+      "main.mjs": [
+        'const { Conv, cpuTable, gpuTable } = await import("fwk/tables.js");',
+        "console.log(JSON.stringify({ cpu: cpuTable.get(Conv)?.() ?? null, gpu: gpuTable.get(Conv)?.() ?? null }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ cpu: "cpu", gpu: null });
+    expect(result.stderr).toContain('backends "cpu" and "gpu" are declared on one module, fwk/tables.js');
+    expect(result.code).toBe(1);
+    const doctor = await run(dir, [join(repoRoot, "dist/bundle/cli.js"), "doctor"]);
+    expect(doctor.stdout).toContain('backends "cpu" and "gpu" are declared on one module');
+    expect(doctor.code).toBe(1);
+  });
+});
+
 describe("4d. a DISPATCH_HOOK_CONFIG file shaped like a package.json", () => {
   it("is read in full, with a warning, and strict passes when everything lands", async () => {
     const dir = makeTree({
