@@ -7,7 +7,7 @@
  */
 
 import { hub } from "../hub.js";
-import { DispatchHookError } from "../registry/errors.js";
+import { DispatchHookError, describe } from "../registry/errors.js";
 import { didYouMean } from "../registry/options.js";
 import { nearName } from "./impl-table.js";
 import type { Scope } from "./options-scope.js";
@@ -173,11 +173,7 @@ export function prioritize(order: readonly string[], first: readonly string[]): 
   return [...present, ...order.filter((name) => !present.includes(name))];
 }
 
-const list = (value: string): string[] =>
-  value
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "");
+const list = (value: string): string[] => value.split(",").flatMap((s) => (s.trim() === "" ? [] : [s.trim()]));
 
 /** Reads the variables; `known` are the set's backend names, `fn` the function whose call reads them. */
 export function readEnvControl(
@@ -197,15 +193,24 @@ export function readEnvControl(
       { details: { backend, function: fn, variable: name, set } },
     );
   };
+  const variable = (name: string): string => {
+    const value: unknown = env[name];
+    if (value === undefined || typeof value === "string") return value ?? "";
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `${fn === undefined ? "" : `${fn}(): `}${name} in the environment of ${set} must be a string of backend names, got ${describe(value)}.`,
+      { details: { function: fn, variable: name, set } },
+    );
+  };
   const names = (suffix: string): string[] => {
     const name = `${prefix}_${suffix}`;
-    const value = env[name] ?? "";
+    const value = variable(name);
     const items = list(value);
     for (const item of items) check(name, value, item);
     return items;
   };
   const orderName = `${prefix}_SET_ORDER`;
-  const orderValue = env[orderName] ?? "";
+  const orderValue = variable(orderName);
   const order: Array<readonly [string, string]> = [];
   for (const item of list(orderValue)) {
     const pair = item.split(">").map((s) => s.trim());
@@ -257,13 +262,18 @@ export function setControl(set: string, prefix: string, env: Readonly<Record<str
     }
   };
 
+  // The variables as they were at the set's first call that read them without an error, whatever changes after: a call
+  // never depends on when a registration made the set read them again. Checked against the set's backends as they are.
+  let values: Record<string, string | undefined> | undefined;
   return (backends: ReadonlyMap<string, Backend>, version: number, scope: Scope | undefined, fn?: string): Control => {
     const cached = scope === undefined ? plain : scoped.get(scope.key);
     if (cached !== undefined && cached.version === version) return cached.control;
     if (sorted?.version !== version) {
       const all = [...backends.values()];
       const known = new Set(all.map((b) => b.name));
-      const read = readEnvControl(prefix, env, known, fn, set); // a set with no backends fails on a name too
+      const now = values ?? Object.fromEntries(["PRIORITIZE", "BLOCK", "SET_ORDER"].map((s) => [`${prefix}_${s}`, env[`${prefix}_${s}`]]));
+      const read = readEnvControl(prefix, now, known, fn, set); // a set with no backends fails on a name too
+      values = now; // kept once read without an error: until then each call reads them (a value corrected after one that failed)
       const variable = `${prefix}_SET_ORDER`;
       const names = prioritize(sortBackends(all, read.order, variable, { set, fn, variable }), read.prioritize);
       sorted = { version, env: read, order: names.map((n) => backends.get(n) as Backend) };

@@ -96,15 +96,19 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, given: Dispa
   const params = parameters.names;
   let indices: number[] | undefined;
   let names: string[] = [];
+  let described = "the values its args function picks";
   let relevant: (args: unknown[]) => unknown[];
   if (typeof options.args === "function") {
     const pick = options.args as (...args: unknown[]) => readonly unknown[];
     relevant = (args) => [...pick(...args)];
   } else if (Array.isArray(options.args)) {
     const at = options.args.map((a) => indexOf(a, parameters, name));
-    indices = at;
     names = at.map((i) => params[i] || String(i));
-    relevant = (args) => at.map((i) => args[i]);
+    // A rest parameter named (`(...arrays)`, args: ["arrays"]) stands for every argument from its place on.
+    const rest = options.args.findIndex((a) => typeof a === "string" && parameters.rest !== undefined && a === params[parameters.rest]);
+    if (rest < 0) indices = at;
+    described = names.map((n, k) => (k === rest ? `...${n}` : n)).join(", ");
+    relevant = rest < 0 ? (args) => at.map((i) => args[i]) : (args) => at.flatMap((i, k) => (k === rest ? args.slice(i) : [args[i]]));
   } else {
     throw new DispatchHookError(
       "ERR_DISPATCH_INVALID_OPTION",
@@ -116,10 +120,7 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, given: Dispa
     source: Function.prototype.toString.call(defaultImpl),
     args: typeof options.args === "function" ? Function.prototype.toString.call(options.args) : JSON.stringify(options.args),
   };
-  set.describeFunction(
-    { name, relevant: indices === undefined ? "the values its args function picks" : names.join(", "), reference },
-    definition,
-  );
+  set.describeFunction({ name, relevant: described, reference }, definition);
   const labels = names.map((n) => `argument ${n}`);
   const labelsFor = (n: number) => (labels.length === n ? labels : Array.from({ length: n }, (_, i) => `element ${i}`));
   const caller = createCaller({

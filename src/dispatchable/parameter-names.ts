@@ -142,9 +142,10 @@ const closing = new Set([")", "]", "}"]);
 /**
  * What can be read of a function's parameters: one entry per parameter, its name, or "" where a
  * destructuring pattern stands (its name cannot be read); `readable` is false for a function whose
- * text has no parameter list (a native or bound function), whose names cannot be read at all.
+ * text has no parameter list (a native or bound function), whose names cannot be read at all; `rest`
+ * is the index of a rest parameter (`...arrays`), if there is one.
  */
-export function readParameters(fn: Function): { names: string[]; readable: boolean } {
+export function readParameters(fn: Function): { names: string[]; readable: boolean; rest?: number } {
   const text = Function.prototype.toString.call(fn);
   const unreadable = { names: [], readable: false };
   if (/\{\s*\[native code\]\s*\}\s*$/.test(text)) return unreadable;
@@ -167,10 +168,11 @@ export function readParameters(fn: Function): { names: string[]; readable: boole
   depth = 1;
   for (let token = next(); token !== undefined; token = next()) {
     if (token.kind === "punct" && depth === 1 && (token.text === "," || token.text === ")")) {
-      const [head, after] = current[0]?.text === "..." ? current.slice(1) : current;
+      const spread = current[0]?.text === "...";
+      const [head, after] = spread ? current.slice(1) : current;
       if (head !== undefined)
         names.push(head.kind === "name" && (after === undefined || after.text === "=") ? decodeEscapes(head.text) : "");
-      if (token.text === ")") return { names, readable: true };
+      if (token.text === ")") return spread ? { names, readable: true, rest: names.length - 1 } : { names, readable: true };
       current = [];
       continue;
     }
