@@ -42,7 +42,13 @@ describe("a rest parameter named in args", () => {
         ].join("\n"),
         flags,
       );
-      expect(out).toEqual({ mixed: "ERR_DISPATCH_MIXED_INPUTS", cupy: "cupy", number: "ERR_DISPATCH_MIXED_INPUTS", numpy: "numpy", none: "reference" });
+      expect(out).toEqual({
+        mixed: "ERR_DISPATCH_MIXED_INPUTS",
+        cupy: "cupy",
+        number: "ERR_DISPATCH_MIXED_INPUTS",
+        numpy: "numpy",
+        none: "reference",
+      });
     });
   }
 });

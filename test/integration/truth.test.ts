@@ -540,8 +540,10 @@ describe("4g. two backends declared on one module", () => {
         type: "module",
         dispatchHook: { registrations: { cpu: "./cpu.js", gpu: "./gpu.js" } },
       }),
-      "node_modules/plug/cpu.js": 'import { register } from "dispatch-hook";\nimport { Conv } from "fwk/tables.js";\nregister("cpu", Conv, () => "cpu");\n',
-      "node_modules/plug/gpu.js": 'import { register } from "dispatch-hook";\nimport { Conv } from "fwk/tables.js";\nregister("gpu", Conv, () => "gpu");\n',
+      "node_modules/plug/cpu.js":
+        'import { register } from "dispatch-hook";\nimport { Conv } from "fwk/tables.js";\nregister("cpu", Conv, () => "cpu");\n',
+      "node_modules/plug/gpu.js":
+        'import { register } from "dispatch-hook";\nimport { Conv } from "fwk/tables.js";\nregister("gpu", Conv, () => "gpu");\n',
       "package.json": appJson({ type: "module", dependencies: { fwk: "*", plug: "*", "dispatch-hook": "*" } }),
       "main.mjs": [
         'const { Conv, cpuTable, gpuTable } = await import("fwk/tables.js");',
