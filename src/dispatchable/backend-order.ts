@@ -12,6 +12,7 @@ import { didYouMean } from "../registry/options.js";
 import { nearName } from "./impl-table.js";
 import type { Scope } from "./options-scope.js";
 import type { Control, PlanBackend } from "./plan.js";
+import { declaredInPackages } from "./set-input.js";
 import { WeakCache } from "./weak-cache.js";
 
 export interface Ordered {
@@ -251,7 +252,7 @@ export function setControl(set: string, prefix: string, env: Readonly<Record<str
   const checkNames = (backends: ReadonlyMap<string, Backend>, scope: Scope, fn: string | undefined): void => {
     const realm = realmBackends();
     for (const name of [...scope.prioritize, ...scope.disable]) {
-      if (backends.has(name) || realm.has(name)) continue;
+      if (backends.has(name) || realm.has(name) || declaredInPackages(name)) continue;
       const mine = [...backends.keys()];
       throw new DispatchHookError(
         "ERR_DISPATCH_UNKNOWN_BACKEND",

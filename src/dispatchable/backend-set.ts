@@ -228,7 +228,7 @@ export class BackendSet<Fns extends FunctionMap = FunctionMap> {
     const at: Concerning = { backend: typeof backend === "string" ? backend : undefined };
     return withDetails(this.name, at, () => {
       checkBackend(backend, "register()");
-      const name = functionName(fn, `register(${JSON.stringify(backend)}, …)`);
+      const name = functionName(fn, `register(${JSON.stringify(backend)}, …)`, this);
       at.function = name;
       const real = implementationOf(impl, process.cwd(), backend, name, this.#eager);
       this.#checkNames([{ backend, fn: name }]);

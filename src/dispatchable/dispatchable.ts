@@ -100,7 +100,15 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, given: Dispa
   let relevant: (args: unknown[]) => unknown[];
   if (typeof options.args === "function") {
     const pick = options.args as (...args: unknown[]) => readonly unknown[];
-    relevant = (args) => [...pick(...args)];
+    relevant = (args) => {
+      const picked: unknown = pick(...args);
+      if (Array.isArray(picked)) return [...picked];
+      if (typeof picked === "object" && picked !== null && Symbol.iterator in picked) return [...(picked as Iterable<unknown>)];
+      throw new DispatchHookError(
+        "ERR_DISPATCH_INVALID_OPTION",
+        `${name}(): its args function returned ${describe(picked)}, not a list of the values that decide.`,
+      );
+    };
   } else if (Array.isArray(options.args)) {
     const at = options.args.map((a) => indexOf(a, parameters, name));
     names = at.map((i) => params[i] || String(i));

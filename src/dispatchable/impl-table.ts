@@ -10,6 +10,7 @@ import type { AuditEvent } from "../registry/audit-events.js";
 import type { Class, Impl } from "../registry/dispatcher.js";
 import { DispatchHookError, describe } from "../registry/errors.js";
 import { didYouMean, distance } from "../registry/options.js";
+import { checkMarkers } from "./impl-markers.js";
 
 /** What a call passes to `shouldRun`, and first to an implementation with `usesContext: true` (spatch's `uses_context`). */
 export interface CallContext {
@@ -18,8 +19,9 @@ export interface CallContext {
   readonly backend: string;
   /** The relevant arguments' type names (explicit types included). */
   readonly types: readonly string[];
-  /** The matched types: the relevant values' classes, each once (to build results of the right type). */
-  readonly classes: readonly Function[];
+  /** The matched types: the relevant values' classes, each once (to build results of the right type: `new context.classes[0](…)`). */
+  // biome-ignore lint/suspicious/noExplicitAny: a class takes whatever its constructor does.
+  readonly classes: ReadonlyArray<new (...args: any[]) => unknown>;
   /** The backends still to try after this one, in order, and "default" when the default may take the call. */
   readonly remaining: readonly string[];
   /** The scope's options in force (empty outside scopes). */
@@ -163,7 +165,7 @@ function resolver(): Resolves {
  * so the registry takes it) that loads it on first use, or now when `eager`; undefined for anything else.
  */
 export function asImplementation(impl: unknown, base: string, backend: string, fn: string, eager: boolean): Implementation | undefined {
-  if (typeof impl === "function") return impl as Implementation;
+  if (typeof impl === "function") return checkMarkers(impl, backend, fn) as Implementation;
   const lazy = typeof impl === "string" ? parseLazyImpl(impl) : undefined;
   if (lazy === undefined) return undefined;
   let loaded: Implementation | undefined;

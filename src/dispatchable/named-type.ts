@@ -30,7 +30,8 @@ export function parseNamedType(text: string): NamedType | undefined {
   const mode = prefixes[text[0] ?? ""];
   const parsed = parseLazyImpl(mode === undefined ? text : text.slice(1));
   // A specifier with blanks at either end names no module: a typo, refused like one.
-  if (parsed === undefined || /^[~=@\s]|\s$/.test(parsed.specifier) || !/^[A-Za-z_$][\w$]*$/.test(parsed.exportName)) return undefined;
+  // A "#" past its first character ("./arrays.js#NpArray#x") is a second export name, never part of a module's name.
+  if (parsed === undefined || /^[~=@\s]|\s$|.#/.test(parsed.specifier) || !/^[A-Za-z_$][\w$]*$/.test(parsed.exportName)) return undefined;
   return { ...parsed, mode: mode ?? "subclasses", label: text };
 }
 
@@ -90,6 +91,8 @@ export class NamedTypeResolver {
     if (type.name !== named.exportName) return false;
     const file = this.#file(named.specifier);
     if (file === null) return false;
+    // A built-in module's class ("node:buffer#Buffer"): always loaded, and never a file.
+    if (nodeModule.isBuiltin(file)) return (process.getBuiltinModule(file) as Record<string, unknown>)[named.exportName] === type;
     const cached = nodeModule.createRequire(file).cache?.[file];
     if (cached !== undefined && (cached.exports as Record<string, unknown> | undefined)?.[named.exportName] === type) return true;
     let source = this.#sources.get(file);

@@ -115,7 +115,10 @@ export function plan(
         if (claim === undefined) return `does not accept ${types[i]} (${labels[i]})`;
         if (claim === "primary") primary = true;
       }
-      return primary ? undefined : "none of the arguments is one of its primary types";
+      if (primary) return undefined;
+      // Its most specific type that matches decides: a class declared secondary stands before a primary base or protocol.
+      const secondary = values.flatMap((v, i) => (v === undefined || v === null ? [] : [types[i]]));
+      return `none of the arguments is one of its primary types (${[...new Set(secondary)].join(", ")}: secondary)`;
     };
     for (const b of control.order) {
       const blocked = control.blocked.get(b.name);
@@ -196,7 +199,7 @@ export function contextFor(
   next: (args: unknown[], reason?: string) => unknown,
 ): OwnContext {
   const backend = p.candidates[i]?.backend as string;
-  let classes: Function[] | undefined;
+  let classes: CallContext["classes"] | undefined;
   let types: string[] | undefined;
   return {
     function: fn,

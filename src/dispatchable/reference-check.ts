@@ -97,7 +97,7 @@ export function referenceCheck(fn: Dispatchable<(...args: never[]) => unknown>, 
           if (real.shouldRun !== undefined && !(real.shouldRun as Fn)(context, ...prepared)) raw = reference(...prepared);
           else raw = real.usesContext === true ? real(context, ...prepared) : real(...prepared);
         } else raw = real(...prepared);
-        const actual = options.normalize?.(backend.name, raw) ?? raw;
+        const actual = options.normalize === undefined ? raw : options.normalize(backend.name, raw);
         if (!equal(actual, expected[i])) disagreements.push({ backend: backend.name, inputs: args, expected: expected[i], actual });
       } catch (error) {
         disagreements.push({ backend: backend.name, inputs: args, expected: expected[i], actual: undefined, error });

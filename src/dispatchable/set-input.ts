@@ -5,7 +5,7 @@
 import { fs, path, url } from "../builtins.js";
 import { discover } from "../hooks/discovery.js";
 import { DispatchHookError, describe, warnAs } from "../registry/errors.js";
-import { distance, readOptions } from "../registry/options.js";
+import { checkBackend, distance, readOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { AnyFunction, ImplementationOf } from "./impl-table.js";
 import type { TypeSpec } from "./type-match.js";
@@ -80,13 +80,21 @@ export function withDetails<T>(set: string, at: Concerning, run: () => T): T {
 }
 
 /** The name of the function register() was given: a dispatchable (or anything with a name), or the name itself. */
-export function functionName(fn: unknown, where: string): string {
+export function functionName(fn: unknown, where: string, set: { readonly name: string }): string {
   let name: unknown = fn;
+  let owner: { name?: unknown; opFor?: unknown } | undefined;
   try {
     if ((typeof fn === "object" && fn !== null) || typeof fn === "function") name = (fn as { name?: unknown }).name;
+    if (typeof fn === "function") owner = (fn as { backends?: typeof owner }).backends;
   } catch (error) {
     throw new DispatchHookError("ERR_DISPATCH_INVALID_OPTION", `${where}: the function's name cannot be read.`, { cause: error });
   }
+  // Another set's dispatchable (of any copy) names that set's function: registered here, it would quietly become this set's.
+  if (typeof owner?.opFor === "function" && owner !== set)
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_OPTION",
+      `${where}: ${String(name)} is a function of the set ${String(owner.name)}, not of ${set.name}.`,
+    );
   if (typeof name === "string" && name !== "") return name;
   throw new DispatchHookError(
     "ERR_DISPATCH_INVALID_OPTION",
@@ -109,6 +117,24 @@ export function readDeclaration<Fns extends FunctionMap>(given: BackendDeclarati
   }
   const read = readOptions(given, declarationKinds, label) as unknown as BackendDeclaration<Fns>;
   at.backend = read.name;
+  checkBackend(read.name, label);
+  // The control variables list names with "," and pair them with ">": a name holding either could never be named there.
+  if (/[,>]/.test(read.name)) {
+    throw new DispatchHookError(
+      "ERR_DISPATCH_INVALID_BACKEND",
+      `${label}: a backend of a set cannot have "," or ">" in its name: the environment variables that control the set separate names with them.`,
+    );
+  }
+  // A declaration that contradicts itself is refused here, not at the later declare() of the backend it names.
+  const [above, below] = [read.higherPriorityThan ?? [], read.lowerPriorityThan ?? []];
+  const both = above.find((n) => below.includes(n));
+  if (both !== undefined || [...above, ...below].includes(read.name)) {
+    const what =
+      both === undefined
+        ? "the backend names itself in its priorities"
+        : `${JSON.stringify(both)} is in both higherPriorityThan and lowerPriorityThan`;
+    throw new DispatchHookError("ERR_DISPATCH_PRIORITY_CYCLE", `${label}: ${what}. To fix: drop one of them.`);
+  }
   return read;
 }
 
@@ -140,6 +166,18 @@ export function readSetOptions(options: BackendSetOptions): BackendSetOptions {
     );
   }
   return read;
+}
+
+let packageBackends: Set<string> | undefined;
+
+/**
+ * Every backend name the package.json files of the project declare for any set, read once, when a scope names
+ * a backend no set of the realm has declared yet: a set declares its package.json backends at its first call,
+ * so whether such a name was known must not depend on which set was called first.
+ */
+export function declaredInPackages(name: string): boolean {
+  packageBackends ??= new Set(discover({ transitive: true }).dispatchables.map((d) => d.backend));
+  return packageBackends.has(name);
 }
 
 /** A package.json declaration for a set whose name is a typo away from this set's (see strayDeclarations). */

@@ -32,12 +32,12 @@ export function typeName(value: unknown): string {
 }
 
 /** The classes of the relevant values (explicit types included), each once, in order. */
-export function classesOf(values: readonly unknown[]): Function[] {
-  const out: Function[] = [];
+export function classesOf(values: readonly unknown[]): Array<new (...args: never[]) => unknown> {
+  const out: Array<new (...args: never[]) => unknown> = [];
   for (const v of values) {
     const proto = typeOf(v) as { constructor?: unknown } | null;
     const ctor = proto === null ? undefined : proto.constructor;
-    if (typeof ctor === "function" && !out.includes(ctor)) out.push(ctor);
+    if (typeof ctor === "function" && !out.includes(ctor as never)) out.push(ctor as new (...args: never[]) => unknown);
   }
   return out;
 }

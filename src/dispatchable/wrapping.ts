@@ -100,7 +100,7 @@ function innerContext(
 ): OwnContext {
   let values: unknown[] | undefined;
   let types: string[] | undefined;
-  let classes: Function[] | undefined;
+  let classes: CallContext["classes"] | undefined;
   const relevant = (outer as Partial<OwnContext>)[contextValues];
   // A relevant value is an argument (converted already) or an explicit type's stand-in (converted here).
   const innerValues = (): unknown[] => {

@@ -127,6 +127,12 @@ export class FieldReader {
       for (const [backend, declaration] of Object.entries(backends)) {
         const key = `dispatchables.${set}.${backend}`;
         if (!this.#backendName(source, key, backend) || !this.#record(source, key, declaration, '{ "implementations": { … } }')) continue;
+        const outside = namedPaths(declaration).find((name) => !packagePath(name.slice(0, name.lastIndexOf("#"))).ok);
+        if (outside !== undefined) {
+          const message = `"${key}" names ${JSON.stringify(outside)}, whose module leaves the package; it must point inside it`;
+          this.problem(source, key, message, insidePackage, "ERR_DISPATCH_CONFIG_PATH");
+          continue;
+        }
         this.dispatchables.push({ set, backend, declaration, dir: source.dir, declaredIn: source.file });
       }
     }
@@ -231,6 +237,18 @@ export class FieldReader {
     }
     this.rules.push(rule);
   }
+}
+
+/** The relative "./module#export" names a backend set's declaration in a package.json gives: implementations, wrapping, types. */
+function namedPaths(declaration: Record<string, unknown>): string[] {
+  const { implementations, wraps, primaryTypes, secondaryTypes } = declaration;
+  const values = [
+    ...Object.values(isRecord(implementations) ? implementations : {}),
+    ...Object.values(isRecord(wraps) ? wraps : {}),
+    ...(Array.isArray(primaryTypes) ? primaryTypes : []),
+    ...(Array.isArray(secondaryTypes) ? secondaryTypes : []),
+  ];
+  return values.flatMap((v) => (typeof v === "string" && /^[~=@]?\.\.?[\\/]/.test(v) && v.includes("#") ? [v.replace(/^[~=@]/, "")] : []));
 }
 
 /** Warns of each config problem once per `said` set, with its code: the loader and the adapters alike. */

@@ -39,7 +39,9 @@ describe("plan", () => {
     const numbers = decide([1, 2], [jax, cupy]);
     expect(numbers.candidates).toEqual([]);
     expect(numbers.error).toBeUndefined();
-    expect(numbers.skipped.find((s) => s.backend === "jax")?.reason).toBe("none of the arguments is one of its primary types");
+    expect(numbers.skipped.find((s) => s.backend === "jax")?.reason).toBe(
+      "none of the arguments is one of its primary types (Number: secondary)",
+    );
   });
 
   it("passes over blocked, opt-in and unimplementing backends, saying why", () => {
