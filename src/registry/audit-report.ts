@@ -125,7 +125,8 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
   const named = new Set(facts.loaders.flatMap((l) => l.backends));
   const plugins = facts.loaders.flatMap((l) => l.plugins ?? []);
   const hosted = [...(facts.hostPlugins ?? []), ...facts.tables.flatMap((t) => t.host?.plugins ?? [])];
-  if (scope.connected) problems.push(...unwatchedTables(facts, [...plugins, ...hosted], loaded, problems, registeredOps));
+  const explained = (b: string) => unsignalled.has(b) || problems.some((p) => p.backend === b);
+  if (scope.connected) problems.push(...unwatchedTables(facts, [...plugins, ...hosted], loaded, explained, registeredOps));
   const wanted = (b: string) =>
     named.has(b) ||
     registrations.some((r) => r.backend === b) ||

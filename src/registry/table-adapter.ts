@@ -111,6 +111,7 @@ export function adapterFor(table: unknown, backend: string, custom?: TableAdapte
   throw new DispatchHookError(
     "ERR_DISPATCH_TABLE_SHAPE",
     `The table provided for backend ${JSON.stringify(backend)} is not a Dispatcher, a Map, or an object with register(type, impl): got ${describe(table)}. ` +
-      `Pass an adapter for it: registry.declare(${JSON.stringify(backend)}, { adapter: { get, set, delete } }).`,
+      `Pass an adapter for it: registry.declare(${JSON.stringify(backend)}, { adapter: { get, set, delete } }), on every registry that registers for it ` +
+      '(each installed copy of dispatch-hook, and its ES and CommonJS entries, has a default registry of its own: a CommonJS plugin\'s is require("dispatch-hook").registry).',
   );
 }

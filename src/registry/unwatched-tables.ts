@@ -18,17 +18,17 @@ interface Facts {
   readonly hosts?: readonly string[];
 }
 
-/** One problem per such backend, unless another problem names the backend already (a registration waiting for it says it). */
+/** One problem per such backend, unless another problem or a loader's finding explains the backend already (a registration waiting for it, a require() the hooks could not see). */
 export function unwatchedTables(
   facts: Facts,
   plugins: readonly PluginStatus[],
   loaded: ReadonlySet<string>,
-  problems: readonly Problem[],
+  explained: (backend: string) => boolean,
   registered: ReadonlyMap<string, ReadonlySet<string>>,
 ): Problem[] {
   const tables = new Map<string, string[]>();
   for (const d of facts.unannounced ?? []) {
-    if (d.used === false || problems.some((p) => p.backend === d.backend)) continue;
+    if (d.used === false || explained(d.backend)) continue;
     // Beside a table of the backend that reached dispatch-hook, only one lacking what was registered there (a copy made
     // of that table after the registrations landed holds them).
     if (loaded.has(d.backend) && [...(registered.get(d.backend) ?? [])].every((op) => d.ops?.includes(op) === true)) continue;

@@ -640,6 +640,37 @@ describe("6. a framework shipped as both CommonJS and ES modules", () => {
   });
 });
 
+describe("a require()d Dispatcher where the hooks cannot see require()", () => {
+  // Node 20: the audit said both "[table] … no module the loader watches made it" (false: one is watched) and "[loader] …
+  // was loaded with require()" (the cause).
+  it.skipIf(hookMode(nodeVersion) !== "register")("one problem, the loader's, naming require()", async () => {
+    const dir = makeTree({
+      "node_modules/dispatch-hook": { symlink: "<repo>" },
+      "node_modules/fwkc/package.json": JSON.stringify({
+        name: "fwkc",
+        type: "commonjs",
+        exports: { "./*": "./*" },
+        dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: "table" } } },
+      }),
+      "node_modules/fwkc/backends/cpu.js": 'const { Dispatcher } = require("dispatch-hook");\nexports.table = new Dispatcher({ name: "cpu", backend: "cpu" });\n',
+      "node_modules/fwkc/ops.js": "exports.Pool = class Pool {};\n",
+      "node_modules/pc/package.json": JSON.stringify({ name: "pc", type: "commonjs", dispatchHook: { registrations: { cpu: "./reg.js" } } }),
+      "node_modules/pc/reg.js": 'const { register } = require("dispatch-hook");\nregister("cpu", require("fwkc/ops.js").Pool, () => "pool");\n',
+      "package.json": appJson({ type: "commonjs", dependencies: { fwkc: "*", pc: "*", "dispatch-hook": "*" } }),
+      "main.cjs": [
+        'const { table } = require("fwkc/backends/cpu.js");',
+        'const { Pool } = require("fwkc/ops.js");',
+        "console.log(JSON.stringify({ pool: table.get(Pool) ?? null }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["--import", loader, "main.cjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ pool: null });
+    expect(result.stderr).toContain("cpu.js was loaded with require()");
+    expect(result.stderr).not.toContain("no module the loader watches made it");
+    expect(result.code).toBe(1);
+  });
+});
+
 describe("a miss says what dispatch-hook knows", () => {
   it("with no registration anywhere: whether a loader is installed, what it read, and which plugin declares the backend", async () => {
     const dir = makeTree({

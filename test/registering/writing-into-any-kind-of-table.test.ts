@@ -101,6 +101,8 @@ describe("adapterFor", () => {
       'The table provided for backend "numba" is not a Dispatcher, a Map, or an object with register(type, impl): got Object instance.',
     );
     expect(error?.message).toContain("adapter");
+    // A CommonJS plugin registers through the CommonJS entry's registry: an adapter declared on the ES one is not its.
+    expect(error?.message).toContain('a CommonJS plugin\'s is require("dispatch-hook").registry');
     expect(code(() => adapterFor(42, "numba", checkAdapter({ get: fn, set: fn }, "test")))).toBe("ERR_DISPATCH_TABLE_SHAPE");
   });
 });
