@@ -652,10 +652,16 @@ describe("a require()d Dispatcher where the hooks cannot see require()", () => {
         exports: { "./*": "./*" },
         dispatchHook: { backends: { "*": { module: "./backends/{backend}.js", export: "table" } } },
       }),
-      "node_modules/fwkc/backends/cpu.js": 'const { Dispatcher } = require("dispatch-hook");\nexports.table = new Dispatcher({ name: "cpu", backend: "cpu" });\n',
+      "node_modules/fwkc/backends/cpu.js":
+        'const { Dispatcher } = require("dispatch-hook");\nexports.table = new Dispatcher({ name: "cpu", backend: "cpu" });\n',
       "node_modules/fwkc/ops.js": "exports.Pool = class Pool {};\n",
-      "node_modules/pc/package.json": JSON.stringify({ name: "pc", type: "commonjs", dispatchHook: { registrations: { cpu: "./reg.js" } } }),
-      "node_modules/pc/reg.js": 'const { register } = require("dispatch-hook");\nregister("cpu", require("fwkc/ops.js").Pool, () => "pool");\n',
+      "node_modules/pc/package.json": JSON.stringify({
+        name: "pc",
+        type: "commonjs",
+        dispatchHook: { registrations: { cpu: "./reg.js" } },
+      }),
+      "node_modules/pc/reg.js":
+        'const { register } = require("dispatch-hook");\nregister("cpu", require("fwkc/ops.js").Pool, () => "pool");\n',
       "package.json": appJson({ type: "commonjs", dependencies: { fwkc: "*", pc: "*", "dispatch-hook": "*" } }),
       "main.cjs": [
         'const { table } = require("fwkc/backends/cpu.js");',
