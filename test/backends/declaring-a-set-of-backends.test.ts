@@ -63,6 +63,13 @@ describe("a set of backends", () => {
         message: expect.stringContaining('unknown option "nme" (did you mean "name"?)'),
       }),
     );
+    // An option of declare() given here was "unknown … (did you mean "name"?)": it says where it belongs.
+    expect(() => createBackends({ name: "calc", base: import.meta.url } as never)).toThrow(
+      expect.objectContaining({
+        code: "ERR_DISPATCH_INVALID_OPTION",
+        message: expect.stringContaining('"base" is an option of each backend\'s declare()'),
+      }),
+    );
   });
 
   it("reads backends declared in package.json under its name, lazily, and warns about a broken one", () => {
