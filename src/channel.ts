@@ -69,7 +69,7 @@ export interface DispatchMiss {
 export interface LoaderFinding {
   readonly backend: string;
   readonly module: string;
-  readonly problem: "unsignalled" | "instrument-failed" | "left-alone" | "config" | "late-plugin"; // config: an unreadable declaration (backend "-", module: its file)
+  readonly problem: "unsignalled" | "instrument-failed" | "config" | "late-plugin"; // config: an unreadable declaration (backend "-", module: its file)
   readonly message: string;
 }
 
@@ -93,6 +93,7 @@ export interface InstallationStatus {
   readonly sets?: readonly string[]; // backends of backend sets it read (chosen per call, never watched): "wasm [ml-ops] (mlkit-wasm)"
   readonly plugins?: readonly PluginStatus[];
   readonly outside?: boolean; // its project is not the one of the first process of its tree that ran the loader
+  readonly declares?: (backend: string) => boolean; // a rule names it, or a pattern's module exists (or cannot be looked for)
 }
 
 export interface HubLoader {
@@ -284,12 +285,11 @@ export function connect(create: () => HubApi): HubApi {
   const hub = create();
   for (const note of [request.refused, found && foreignHub]) if (typeof note === "string") hub.refuse(note);
   for (const host of request.hosts ?? []) hub.shared<Set<string>>(hostsKey, () => new Set()).add(host);
-  const realm = globalThis;
   answering = (message) => {
     // A message that cannot be read or written (frozen, a getter that throws) is ignored: a subscriber's throw would be
     // rethrown by diagnostics_channel as an uncaught exception, taking the app down.
     try {
-      answer(message, hub, realm);
+      answer(message, hub, globalThis); // this module's realm: the hub's
     } catch {
       warnOnce("DISPATCH_HOOK_HUB_HANDSHAKE", `A message on the ${hubChannelName} channel could not be read or answered; it was ignored.`);
     }

@@ -7,6 +7,7 @@
  * the registry layer cannot import.
  */
 import { fs, path, url } from "../builtins.js";
+import type { WatchRule } from "./declarations.js";
 import { discover } from "./discovery.js";
 
 /** Backend → who declares it and where ("tensorlab: ./link/jax/dispatch/basic.js"), for those declared. */
@@ -19,6 +20,15 @@ export function declaredBackends(backends: readonly string[]): Map<string, strin
   } catch {
     return found; // declarations that cannot be read say nothing here; the loader's reading of them would
   }
+  for (const backend of backends) {
+    const where = declarationOf(rules, backend);
+    if (where !== undefined) found.set(backend, where);
+  }
+  return found;
+}
+
+/** Who declares `backend` and where, by `rules`: a rule naming it, or a `{backend}` pattern whose module exists in one of its roots. */
+export function declarationOf(rules: readonly WatchRule[], backend: string): string | undefined {
   // A path joined, not a URL resolved: a backend name may hold "%", "#" or "?".
   const exists = (root: string, subpath: string) => {
     try {
@@ -27,15 +37,12 @@ export function declaredBackends(backends: readonly string[]): Map<string, strin
       return false;
     }
   };
-  for (const backend of backends) {
-    for (const rule of rules) {
-      const subpath = rule.subpath.replaceAll("{backend}", backend);
-      const pattern = rule.backend === undefined && rule.subpath.includes("{backend}");
-      if (rule.backend !== backend && !pattern) continue;
-      if (pattern && !rule.roots.some((root) => exists(root, subpath))) continue;
-      found.set(backend, `${rule.packageName ?? rule.declaredIn}: ./${subpath}`);
-      break;
-    }
+  for (const rule of rules) {
+    const subpath = rule.subpath.replaceAll("{backend}", backend);
+    const pattern = rule.backend === undefined && rule.subpath.includes("{backend}");
+    if (rule.backend !== backend && !pattern) continue;
+    if (pattern && !rule.roots.some((root) => exists(root, subpath))) continue;
+    return `${rule.packageName ?? rule.declaredIn}: ./${subpath}`;
   }
-  return found;
+  return undefined;
 }

@@ -23,9 +23,11 @@ export const hostOf = (facts: Facts): string | undefined => facts.tables.find((t
  * declaration names, near the name of one that loaded or is declared: a misspelt backend, which never lands.
  */
 export function misspeltMessage(record: RegistrationRecord, facts: Facts, loaded: ReadonlySet<string>): string | undefined {
-  if (record.origin === undefined) return undefined;
-  const declared = facts.loaders.flatMap((l) => (l as { backends?: readonly string[] }).backends ?? []);
-  if (declared.includes(record.backend)) return undefined;
+  if (record.origin === undefined || facts.loaders.length === 0) return undefined;
+  // Only where every loader can say, and none declares it (a `{backend}` pattern covers a name whose module exists).
+  const loaders = facts.loaders as ReadonlyArray<{ backends?: readonly string[]; declares?: (backend: string) => boolean }>;
+  if (loaders.some((l) => l.declares === undefined || l.declares(record.backend))) return undefined;
+  const declared = loaders.flatMap((l) => l.backends ?? []);
   const hint = didYouMean(record.backend, [...new Set([...loaded, ...declared.filter((b) => b !== "{backend}")])]);
   if (hint === "") return undefined;
   return (

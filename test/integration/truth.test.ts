@@ -194,6 +194,36 @@ describe("2b. a plugin's registration for a misspelt backend", () => {
     expect(result.stderr).toMatch(/\[pending\] PoolLayer on numbaa .*ml-ops's registration module.* \(did you mean "numba"\?\)/);
     expect(result.code).toBe(1);
   });
+
+  // The check above, first written, failed strict over a registration for "numbb", a backend the framework's {backend}
+  // pattern declares (its module exists) and the app never loaded: "did you mean numba?".
+  it("a registration for a backend a {backend} pattern declares, never loaded, is no problem", async () => {
+    const dir = makeTree({
+      ...frameworkEsm,
+      ...plugin("tensorlab", false),
+      "node_modules/ml-ops/package.json": JSON.stringify({
+        name: "ml-ops",
+        type: "module",
+        exports: { ".": "./index.js", "./*": "./*" },
+        dispatchHook: { registrations: { numba: "./dispatch/numba.js" } },
+      }),
+      "node_modules/ml-ops/dispatch/numba.js": [
+        'import { register } from "dispatch-hook";',
+        'import { PoolLayer, poolNumba } from "../index.js";',
+        'register("numba", PoolLayer, poolNumba);',
+        'register("numbb", PoolLayer, poolNumba);',
+      ].join("\n"),
+      // A backend one letter from numba, whose module the pattern finds.
+      "node_modules/tensorlab/link/numbb/dispatch/basic.js":
+        'import { Dispatcher } from "dispatch-hook";\nexport const numbbFuncify = new Dispatcher({ backend: "numbb" });\n',
+      "package.json": appJson({ type: "module", dependencies: { tensorlab: "*", "ml-ops": "*", "dispatch-hook": "*" } }),
+      "main.mjs": landed,
+    });
+    const result = await run(dir, ["--import", loader, "main.mjs"], strict);
+    expect(lastJson(result.stdout)).toEqual({ landed: "pooled" });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
 });
 
 describe("3. two installed copies of dispatch-hook", () => {
