@@ -152,13 +152,20 @@ export function baseDirectory(base: string | undefined): string {
 export function readSetOptions(options: BackendSetOptions): BackendSetOptions {
   const kinds = { name: "name", envPrefix: "string", env: "object", discover: "any", checkImplementations: ["eager", "lazy"] } as const;
   // An option of declare() given here ("base", "implementations"): the nearest option of createBackends() would mislead.
-  const misplaced = Object.keys(options ?? {}).find((key) => !(key in kinds) && key in declarationKinds);
-  if (misplaced !== undefined)
+  let read: BackendSetOptions;
+  try {
+    read = readOptions(options, kinds, "createBackends()", ["name"]) as unknown as BackendSetOptions;
+  } catch (error) {
+    let misplaced: string | undefined;
+    try {
+      misplaced = Object.keys(options).find((key) => !(key in kinds) && key in declarationKinds);
+    } catch {} // options that cannot be read: the error says so
+    if (misplaced === undefined) throw error;
     throw new DispatchHookError(
       "ERR_DISPATCH_INVALID_OPTION",
       `createBackends(): ${JSON.stringify(misplaced)} is an option of each backend's declare(), not of createBackends(): set.declare({ name, ${misplaced}, … }).`,
     );
-  const read = readOptions(options, kinds, "createBackends()", ["name"]) as unknown as BackendSetOptions;
+  }
   if (read.envPrefix !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(read.envPrefix)) {
     throw new DispatchHookError(
       "ERR_DISPATCH_INVALID_OPTION",
