@@ -7,9 +7,9 @@
  * `?worker`, `?inline`, any other a plugin gives meaning to) is what it is without the plugin.
  */
 import type { Plugin } from "vite";
-import { url } from "../builtins.js";
+import { path, url } from "../builtins.js";
 import type { MarkerKind } from "../hooks/facade.js";
-import { isPackageName } from "../hooks/package-scope.js";
+import { isPackageName, readJson } from "../hooks/package-scope.js";
 import { pluginsKey } from "../host-adapters.js";
 import { type AdapterOptions, createAdapterCore, type HostIds } from "./adapter-core.js";
 
@@ -69,8 +69,24 @@ function identityMap(code: string, file: string) {
 }
 
 export interface VitePluginOptions extends AdapterOptions {
-  /** Under Vitest, inline the packages that declare backends or registrations (default true). */
+  /** Inline the packages that declare backends or registrations: under Vitest, and the ES ones under Vite's SSR (default true). */
   readonly inline?: boolean;
+}
+
+/** The packages that declare backends or registration modules, by the module system their package.json says. */
+function declaringPackages(config: ReturnType<ReturnType<typeof createAdapterCore>["config"]>): { esm: string[]; commonjs: string[] } {
+  const dirs = new Map<string, string>();
+  for (const rule of config.rules)
+    if (rule.packageName !== undefined && rule.roots[0] !== undefined) dirs.set(rule.packageName, url.fileURLToPath(rule.roots[0]));
+  for (const plugin of config.plugins) if (isPackageName(plugin.name)) dirs.set(plugin.name, path.dirname(plugin.declaredIn));
+  const out = { esm: [] as string[], commonjs: [] as string[] };
+  for (const [name, dir] of dirs) {
+    // The app's own package is in Vite's graph already.
+    if (!dir.includes(`${path.sep}node_modules${path.sep}`)) continue;
+    const json = readJson(path.join(dir, "package.json"));
+    (json.ok && (json.value as { type?: unknown }).type === "module" ? out.esm : out.commonjs).push(name);
+  }
+  return out;
 }
 
 export function dispatchHook(options: VitePluginOptions = {}): Plugin {
@@ -85,6 +101,22 @@ export function dispatchHook(options: VitePluginOptions = {}): Plugin {
     runtime: use().runtimePath,
     marker: (kind, index) => `${virtual}${kind}:${index ?? 0}:${file}`,
   });
+  /**
+   * Vite's SSR externalizes what is in node_modules: Node loads it, out of this plugin's sight, and a framework's
+   * table there would miss every registration, the audit none the wiser. The ES packages that declare backends or
+   * registration modules are kept in Vite's graph (ssr.noExternal); a CommonJS one, which Vite's SSR cannot run
+   * itself, is named in a warning: Node's loader serves it.
+   */
+  const ssrConfig = (root: string | undefined) => {
+    if (options.inline === false) return null;
+    const { esm, commonjs } = declaringPackages(use(root).config());
+    if (commonjs.length > 0)
+      process.emitWarning(
+        `dispatch-hook/vite: ${commonjs.join(", ")} ${commonjs.length === 1 ? "is a CommonJS package that declares" : "are CommonJS packages that declare"} dispatch modules or registration modules; Vite's SSR leaves ${commonjs.length === 1 ? "it" : "them"} to Node, out of this plugin's sight. Run node with --import dispatch-hook/loader.mjs as well.`,
+        { code: "DISPATCH_HOOK_VITE_EXTERNAL" },
+      );
+    return esm.length === 0 ? null : { ssr: { noExternal: esm } };
+  };
   return {
     name: "dispatch-hook",
     // Under Vitest: the packages that declare backends or registration modules are inlined, so
@@ -96,7 +128,7 @@ export function dispatchHook(options: VitePluginOptions = {}): Plugin {
     // DISPATCH_HOOK_AUDIT's verdict (a setup file that does nothing unless DISPATCH_HOOK_AUDIT_DIR names
     // a run or DISPATCH_HOOK_AUDIT asks): Vitest stops its workers without running their exit handlers.
     config(config) {
-      if ((config as { test?: unknown }).test === undefined && process.env.VITEST === undefined) return null;
+      if ((config as { test?: unknown }).test === undefined && process.env.VITEST === undefined) return ssrConfig(config.root);
       const c = use(config.root);
       // The declared plugins, for each worker's audit (vitest-record.ts), whatever the worker's modules reach.
       const plugins = c

@@ -62,6 +62,8 @@ export const warningCodes = {
   DISPATCH_HOOK_HUB_VERSION:
     "another copy of dispatch-hook speaks no hub version this one knows; it runs on a hub of its own (install one version)",
   DISPATCH_HOOK_HUB_HANDSHAKE: "a message on the hub's channel is not a handshake; it was ignored",
+  DISPATCH_HOOK_VITE_EXTERNAL:
+    "a CommonJS package that declares dispatch or registration modules is left to Node by Vite's SSR: run the loader as well",
   DISPATCH_HOOK_TABLE_REJECTED: "a dispatch module's table is not one the registry can write to; its registrations wait",
   DISPATCH_HOOK_REGISTRATION_FAILED:
     "a plugin's registration module threw while a CommonJS dispatch module that require() loaded ran it; the module loaded without what it registers",

@@ -84,7 +84,7 @@ describe("dispatch-hook/vite", () => {
     expect(result.code).not.toContain("step:0");
   });
 
-  it("under Vitest, inlines the packages that declare backends or registrations, unless told not to, and adds the record setup file", () => {
+  it("inlines the packages that declare backends or registrations (under Vitest; the ES ones for Vite's SSR), unless told not to, and adds Vitest's record setup file", () => {
     const { root } = frameworkTree();
     const setupFiles = [expect.stringMatching(/vitest-record\.js$/)];
     // The declared plugins, for each worker's audit.
@@ -102,11 +102,12 @@ describe("dispatch-hook/vite", () => {
       test: { setupFiles, provide, server: { deps: { inline: ["tensorkit", "kit-ops"] } } },
     });
     expect(call(dispatchHook({ inline: false }), "config", { root, test: {} })).toEqual({ test: { setupFiles, provide } });
-    // A plain Vite config (no test key, and not under Vitest) changes nothing.
+    // A plain Vite config (no test key, and not under Vitest): the ES packages are kept in Vite's SSR graph, unless told not to.
     const vitest = process.env.VITEST;
     delete process.env.VITEST;
     try {
-      expect(call(dispatchHook(), "config", { root })).toBeNull();
+      expect(call(dispatchHook(), "config", { root })).toEqual({ ssr: { noExternal: ["tensorkit", "kit-ops"] } });
+      expect(call(dispatchHook({ inline: false }), "config", { root })).toBeNull();
     } finally {
       process.env.VITEST = vitest;
     }
