@@ -69,7 +69,7 @@ export interface DispatchMiss {
 export interface LoaderFinding {
   readonly backend: string;
   readonly module: string;
-  readonly problem: "unsignalled" | "instrument-failed" | "config" | "late-plugin"; // config: an unreadable declaration (backend "-", module: its file)
+  readonly problem: "unsignalled" | "instrument-failed" | "config" | "late-plugin"; // config: an unreadable declaration (backend "-", module: its file); late-plugin: a plugin learned after its backend loaded
   readonly message: string;
 }
 
@@ -93,7 +93,6 @@ export interface InstallationStatus {
   readonly sets?: readonly string[]; // backends of backend sets it read (chosen per call, never watched): "wasm [ml-ops] (mlkit-wasm)"
   readonly plugins?: readonly PluginStatus[];
   readonly outside?: boolean; // its project is not the one of the first process of its tree that ran the loader
-  readonly declares?: (backend: string) => boolean; // a rule names it, or a pattern's module exists (or cannot be looked for)
 }
 
 export interface HubLoader {

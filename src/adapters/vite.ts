@@ -73,18 +73,29 @@ export interface VitePluginOptions extends AdapterOptions {
   readonly inline?: boolean;
 }
 
-/** The packages that declare backends or registration modules, by the module system their package.json says. */
+/** The packages in node_modules that declare backends or registration modules, by the module system of those modules. */
 function declaringPackages(config: ReturnType<ReturnType<typeof createAdapterCore>["config"]>): { esm: string[]; commonjs: string[] } {
-  const dirs = new Map<string, string>();
+  const modules = new Map<string, { dir: string; files: string[] }>();
+  const add = (name: string, dir: string, file: string) => {
+    const entry = modules.get(name) ?? { dir, files: [] };
+    entry.files.push(file);
+    modules.set(name, entry);
+  };
   for (const rule of config.rules)
-    if (rule.packageName !== undefined && rule.roots[0] !== undefined) dirs.set(rule.packageName, url.fileURLToPath(rule.roots[0]));
-  for (const plugin of config.plugins) if (isPackageName(plugin.name)) dirs.set(plugin.name, path.dirname(plugin.declaredIn));
+    if (rule.packageName !== undefined && rule.roots[0] !== undefined)
+      add(rule.packageName, url.fileURLToPath(rule.roots[0]), rule.subpath);
+  for (const plugin of config.plugins)
+    if (isPackageName(plugin.name))
+      for (const file of Object.values(plugin.registrations)) add(plugin.name, path.dirname(plugin.declaredIn), file);
   const out = { esm: [] as string[], commonjs: [] as string[] };
-  for (const [name, dir] of dirs) {
-    // The app's own package is in Vite's graph already.
+  for (const [name, { dir, files }] of modules) {
+    // The app's own package, and a linked one (a workspace), are in Vite's graph already.
     if (!dir.includes(`${path.sep}node_modules${path.sep}`)) continue;
     const json = readJson(path.join(dir, "package.json"));
-    (json.ok && (json.value as { type?: unknown }).type === "module" ? out.esm : out.commonjs).push(name);
+    const typeModule = json.ok && (json.value as { type?: unknown }).type === "module";
+    // By extension first, as Node reads it: a .cjs module Vite's SSR cannot run, a .mjs one it can.
+    const commonjs = files.some((f) => f.endsWith(".cjs") || (!typeModule && !f.endsWith(".mjs")));
+    (commonjs ? out.commonjs : out.esm).push(name);
   }
   return out;
 }
@@ -105,17 +116,24 @@ export function dispatchHook(options: VitePluginOptions = {}): Plugin {
    * Vite's SSR externalizes what is in node_modules: Node loads it, out of this plugin's sight, and a framework's
    * table there would miss every registration, the audit none the wiser. The ES packages that declare backends or
    * registration modules are kept in Vite's graph (ssr.noExternal); a CommonJS one, which Vite's SSR cannot run
-   * itself, is named in a warning: Node's loader serves it.
+   * itself, is named in a warning where Vite's SSR may run (a dev server, an SSR build): Node's loader serves it.
    */
+  let external: string[] = [];
   const ssrConfig = (root: string | undefined) => {
     if (options.inline === false) return null;
     const { esm, commonjs } = declaringPackages(use(root).config());
-    if (commonjs.length > 0)
-      process.emitWarning(
-        `dispatch-hook/vite: ${commonjs.join(", ")} ${commonjs.length === 1 ? "is a CommonJS package that declares" : "are CommonJS packages that declare"} dispatch modules or registration modules; Vite's SSR leaves ${commonjs.length === 1 ? "it" : "them"} to Node, out of this plugin's sight. Run node with --import dispatch-hook/loader.mjs as well.`,
-        { code: "DISPATCH_HOOK_VITE_EXTERNAL" },
-      );
+    external = commonjs;
     return esm.length === 0 ? null : { ssr: { noExternal: esm } };
+  };
+  /** Once, where Vite's SSR may run: a dev server, or an SSR build (a client build never imports them). */
+  const warnExternal = () => {
+    if (external.length === 0) return;
+    const [names, one] = [external.join(", "), external.length === 1];
+    external = [];
+    process.emitWarning(
+      `dispatch-hook/vite: ${names} ${one ? "is a CommonJS package that declares" : "are CommonJS packages that declare"} dispatch modules or registration modules; Vite's SSR leaves ${one ? "it" : "them"} to Node, out of this plugin's sight. Run node with --import dispatch-hook/loader.mjs as well.`,
+      { code: "DISPATCH_HOOK_VITE_EXTERNAL" },
+    );
   };
   return {
     name: "dispatch-hook",
@@ -127,8 +145,12 @@ export function dispatchHook(options: VitePluginOptions = {}): Plugin {
     // Under Vitest, too, every test file's worker writes its audit record after the file, and gives
     // DISPATCH_HOOK_AUDIT's verdict (a setup file that does nothing unless DISPATCH_HOOK_AUDIT_DIR names
     // a run or DISPATCH_HOOK_AUDIT asks): Vitest stops its workers without running their exit handlers.
-    config(config) {
-      if ((config as { test?: unknown }).test === undefined && process.env.VITEST === undefined) return ssrConfig(config.root);
+    config(config, env) {
+      if ((config as { test?: unknown }).test === undefined && process.env.VITEST === undefined) {
+        const ssr = ssrConfig(config.root);
+        if (env?.isSsrBuild === true) warnExternal();
+        return ssr;
+      }
       const c = use(config.root);
       // The declared plugins, for each worker's audit (vitest-record.ts), whatever the worker's modules reach.
       const plugins = c
@@ -145,6 +167,9 @@ export function dispatchHook(options: VitePluginOptions = {}): Plugin {
     },
     configResolved(config) {
       use(config.root);
+    },
+    configureServer() {
+      warnExternal();
     },
     resolveId(source) {
       return source.startsWith(virtual) ? source : null;

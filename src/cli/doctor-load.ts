@@ -19,7 +19,7 @@ import { runDirVariable } from "../registry/run-records.js";
 import { coded, distinct, type Finding, type FindingKind, problemCodes, unrequirable } from "./doctor-findings.js";
 import type { ProbeInput, ProbeOutput } from "./doctor-probe.js";
 import type { NamedTypeEntry } from "./doctor-types.js";
-import { unseenPlugins } from "./doctor-unseen-plugins.js";
+import { misspeltBackends, unseenPlugins } from "./doctor-unseen-plugins.js";
 
 export type { Finding } from "./doctor-findings.js";
 
@@ -139,7 +139,7 @@ export async function loadBackends(
   backends: ReadonlyMap<string, readonly string[]>,
   env: Record<string, string | undefined>,
   namedTypes: readonly NamedTypeEntry[],
-): Promise<Pick<DoctorReport, "backends" | "findings"> & { audit: RunAudit }> {
+): Promise<Pick<DoctorReport, "backends" | "findings" | "notes"> & { audit: RunAudit }> {
   // Where the hooks see require(), a CommonJS dispatch module is required, as the framework's own
   // require() calls load it: its registration modules are then required too, and one that only
   // import() can load (an ES module with a top-level await) fails as it will in the app. Under the
@@ -274,5 +274,5 @@ export async function loadBackends(
     });
   }
   findings.push(...unseenPlugins(config, outcomes, reports));
-  return { backends: outcomes, findings: distinct(findings), audit };
+  return { backends: outcomes, findings: distinct(findings), notes: misspeltBackends(config, reports), audit };
 }

@@ -224,7 +224,7 @@ export async function doctorCommand(args: readonly string[], io: Io): Promise<nu
       loaded?.backends ??
       [...backends].map(([backend, modules]) => ({ backend, modules, required: [], loaded: false, landed: [], waiting: [] })),
     findings,
-    notes: requireNotes(backends),
+    notes: [...requireNotes(backends), ...(loaded?.notes ?? [])],
     ...(loaded === undefined ? {} : { audit: loaded.audit }),
   };
   if (flags["--json"]) io.out(`${JSON.stringify(report)}\n`);

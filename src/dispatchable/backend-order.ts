@@ -274,9 +274,9 @@ export function setControl(set: string, prefix: string, env: Readonly<Record<str
       const known = new Set(all.map((b) => b.name));
       const now = values ?? Object.fromEntries(["PRIORITIZE", "BLOCK", "SET_ORDER"].map((s) => [`${prefix}_${s}`, env[`${prefix}_${s}`]]));
       const read = readEnvControl(prefix, now, known, fn, set); // a set with no backends fails on a name too
-      values = now; // kept once read without an error: until then each call reads them (a value corrected after one that failed)
       const variable = `${prefix}_SET_ORDER`;
       const names = prioritize(sortBackends(all, read.order, variable, { set, fn, variable }), read.prioritize);
+      values = now; // kept once read and ordered without an error: until then each call reads them (a value corrected)
       sorted = { version, env: read, order: names.map((n) => backends.get(n) as Backend) };
     }
     if (scope !== undefined) checkNames(backends, scope, fn);

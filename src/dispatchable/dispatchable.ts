@@ -112,8 +112,8 @@ export function dispatchable<F extends AnyFunction>(defaultImpl: F, given: Dispa
   } else if (Array.isArray(options.args)) {
     const at = options.args.map((a) => indexOf(a, parameters, name));
     names = at.map((i) => params[i] || String(i));
-    // A rest parameter named (`(...arrays)`, args: ["arrays"]) stands for every argument from its place on.
-    const rest = options.args.findIndex((a) => typeof a === "string" && parameters.rest !== undefined && a === params[parameters.rest]);
+    // A rest parameter named or given by its index (`(...arrays)`, args: ["arrays"] or [0]) stands for every argument from its place on.
+    const rest = parameters.rest === undefined ? -1 : at.indexOf(parameters.rest);
     if (rest < 0) indices = at;
     described = names.map((n, k) => (k === rest ? `...${n}` : n)).join(", ");
     relevant = rest < 0 ? (args) => at.map((i) => args[i]) : (args) => at.flatMap((i, k) => (k === rest ? args.slice(i) : [args[i]]));

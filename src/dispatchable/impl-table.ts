@@ -170,7 +170,7 @@ export function asImplementation(impl: unknown, base: string, backend: string, f
   if (lazy === undefined) return undefined;
   let loaded: Implementation | undefined;
   const load = () => {
-    loaded ??= loadLazyImpl(lazy, base, backend, fn) as Implementation;
+    loaded ??= checkMarkers(loadLazyImpl(lazy, base, backend, fn) as Implementation, backend, fn);
     return loaded;
   };
   const stub = function (this: unknown, ...args: never[]) {

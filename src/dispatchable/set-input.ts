@@ -5,7 +5,7 @@
 import { fs, path, url } from "../builtins.js";
 import { discover } from "../hooks/discovery.js";
 import { DispatchHookError, describe, warnAs } from "../registry/errors.js";
-import { checkBackend, distance, readOptions } from "../registry/options.js";
+import { distance, readOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { AnyFunction, ImplementationOf } from "./impl-table.js";
 import type { TypeSpec } from "./type-match.js";
@@ -117,7 +117,6 @@ export function readDeclaration<Fns extends FunctionMap>(given: BackendDeclarati
   }
   const read = readOptions(given, declarationKinds, label) as unknown as BackendDeclaration<Fns>;
   at.backend = read.name;
-  checkBackend(read.name, label);
   // The control variables list names with "," and pair them with ">": a name holding either could never be named there.
   if (/[,>]/.test(read.name)) {
     throw new DispatchHookError(
@@ -164,6 +163,7 @@ export function readSetOptions(options: BackendSetOptions): BackendSetOptions {
     throw new DispatchHookError(
       "ERR_DISPATCH_INVALID_OPTION",
       `createBackends(): ${JSON.stringify(misplaced)} is an option of each backend's declare(), not of createBackends(): set.declare({ name, ${misplaced}, … }).`,
+      { cause: error },
     );
   }
   if (read.envPrefix !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(read.envPrefix)) {

@@ -127,6 +127,10 @@ export class FieldReader {
       for (const [backend, declaration] of Object.entries(backends)) {
         const key = `dispatchables.${set}.${backend}`;
         if (!this.#backendName(source, key, backend) || !this.#record(source, key, declaration, '{ "implementations": { … } }')) continue;
+        if (/[,>]/.test(backend)) {
+          this.problem(source, key, `"${key}": a backend of a set cannot have "," or ">" in its name`, "Rename the backend.");
+          continue;
+        }
         const outside = namedPaths(declaration).find((name) => !packagePath(name.slice(0, name.lastIndexOf("#"))).ok);
         if (outside !== undefined) {
           const message = `"${key}" names ${JSON.stringify(outside)}, whose module leaves the package; it must point inside it`;
@@ -212,7 +216,11 @@ export class FieldReader {
     }
     // One module serves one backend's table: a second backend declared on it would never be watched (its plugins' modules never run).
     const shared = this.rules.find(
-      (other) => other.backend !== undefined && other.subpath === rule.subpath && other.packageName === rule.packageName,
+      (other) =>
+        other.backend !== undefined &&
+        other.subpath === rule.subpath &&
+        other.packageName === rule.packageName &&
+        other.roots.some((root) => rule.roots.includes(root)),
     );
     if (shared !== undefined && rule.backend !== undefined) {
       this.problem(
@@ -239,7 +247,7 @@ export class FieldReader {
   }
 }
 
-/** The relative "./module#export" names a backend set's declaration in a package.json gives: implementations, wrapping, types. */
+/** The "path#export" names a backend set's declaration in a package.json gives: implementations, wrapping, types. */
 function namedPaths(declaration: Record<string, unknown>): string[] {
   const { implementations, wraps, primaryTypes, secondaryTypes } = declaration;
   const values = [
@@ -248,7 +256,9 @@ function namedPaths(declaration: Record<string, unknown>): string[] {
     ...(Array.isArray(primaryTypes) ? primaryTypes : []),
     ...(Array.isArray(secondaryTypes) ? secondaryTypes : []),
   ];
-  return values.flatMap((v) => (typeof v === "string" && /^[~=@]?\.\.?[\\/]/.test(v) && v.includes("#") ? [v.replace(/^[~=@]/, "")] : []));
+  // Relative, absolute, a drive or a file: URL: a path (a bare specifier names a package, resolved as Node does).
+  const path = /^[~=@]?(\.\.?[\\/]|[\\/]|[A-Za-z]:|file:)/;
+  return values.flatMap((v) => (typeof v === "string" && path.test(v) && v.includes("#") ? [v.replace(/^[~=@]/, "")] : []));
 }
 
 /** Warns of each config problem once per `said` set, with its code: the loader and the adapters alike. */

@@ -12,7 +12,6 @@ import { checkOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import { warnConfigProblems } from "./config-field.js";
 import { type InlineDeclarations, inlineFields } from "./declarations.js";
-import { declarationOf } from "./declared-backends.js";
 import { appRoot, type DiscoverOptions, Discovery, emptyConfig, type HookConfig } from "./discovery.js";
 import { attachHooks } from "./hook-api.js";
 import { type HookMode, hookMode } from "./hook-mode.js";
@@ -185,8 +184,6 @@ export function install(options: InstallOptions = {}): Installation {
       sets: config.dispatchables.map((d) => `${d.backend} [${d.set}] (${d.declaredIn})`),
       plugins: config.plugins,
       outside: outside.elsewhere,
-      declares: (backend) =>
-        config.rules.some((r) => r.backend === undefined && r.roots.length === 0) || declarationOf(config.rules, backend) !== undefined,
     };
   };
   const miss = (m: DispatchMiss) => {

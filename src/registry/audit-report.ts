@@ -3,7 +3,7 @@ import type { HostFacts, InstallationStatus, PluginStatus, WindowFact } from "..
 import type { AuditReport, BackendRecord, Problem, ProblemKind, RegistrationRecord } from "./audit-events.js";
 import { type Fold, getOrCreate, undeclaredMessage, windowRecords } from "./audit-fold.js";
 import { notes } from "./audit-notes.js";
-import { hostOf, misspeltMessage, pendingMessage, strayText } from "./pending-message.js";
+import { hostOf, pendingMessage, strayText } from "./pending-message.js";
 import { replacedTables } from "./replaced-tables.js";
 import { unwatchedTables } from "./unwatched-tables.js";
 
@@ -94,9 +94,7 @@ export function buildReport(folds: readonly Fold[], facts: ThreadFacts, scope: R
       } else if (record.state === "pending") {
         // A backend named to assertComplete() in this thread holds the exit audit to it, caught or not.
         const asserted = scope.connected && facts.asserted?.has(record.backend) === true;
-        const misspelt = inPlay(record.backend) || asserted ? undefined : misspeltMessage(record, facts, loaded);
-        if (misspelt !== undefined) add("pending", misspelt);
-        else if (inPlay(record.backend) || asserted)
+        if (inPlay(record.backend) || asserted)
           add("pending", pendingMessage(record, facts, loaded.has(record.backend), unsignalled.get(record.backend), asserted));
       } else if (record.state === "failed") {
         add(

@@ -4,7 +4,6 @@
  * reached dispatch-hook, or no loader at all.
  */
 import type { RegistrationRecord } from "./audit-events.js";
-import { didYouMean } from "./options.js";
 
 /** What these messages read of the thread's facts (ThreadFacts, in audit-report.ts). */
 interface Facts {
@@ -17,24 +16,6 @@ interface Facts {
 
 /** The host adapter serving the thread's modules where no loader is installed (Vite, Vitest, esbuild, Jest), if one is known. */
 export const hostOf = (facts: Facts): string | undefined => facts.tables.find((t) => t.host !== undefined)?.host?.name ?? facts.hosts?.[0];
-
-/**
- * A registration a plugin's registration module made for a backend that never loaded and that no loader's
- * declaration names, near the name of one that loaded or is declared: a misspelt backend, which never lands.
- */
-export function misspeltMessage(record: RegistrationRecord, facts: Facts, loaded: ReadonlySet<string>): string | undefined {
-  if (record.origin === undefined || facts.loaders.length === 0) return undefined;
-  // Only where every loader can say, and none declares it (a `{backend}` pattern covers a name whose module exists).
-  const loaders = facts.loaders as ReadonlyArray<{ backends?: readonly string[]; declares?: (backend: string) => boolean }>;
-  if (loaders.some((l) => l.declares === undefined || l.declares(record.backend))) return undefined;
-  const declared = loaders.flatMap((l) => l.backends ?? []);
-  const hint = didYouMean(record.backend, [...new Set([...loaded, ...declared.filter((b) => b !== "{backend}")])]);
-  if (hint === "") return undefined;
-  return (
-    `${record.op} on ${record.backend} (registered at ${record.site} by ${record.origin.plugin}'s registration module ${record.origin.module}) ` +
-    `waits for ${record.backend}, which no declaration names and which never loaded${hint}. Correct the backend's name.`
-  );
-}
 
 export function pendingMessage(
   record: RegistrationRecord,

@@ -116,8 +116,16 @@ export function missingExport(exports: unknown, name: string): string | undefine
 /** Dispatchers made with a backend that never reached dispatch-hook, and whether the program used each. @internal */
 export function unannounced(
   seen: ReadonlySet<unknown> = announcedTables(),
-): Array<{ backend: string; name: string; used: boolean; ops: string[] }> {
+): Array<{ backend: string; name: string; used: boolean; ops: string[]; exported: boolean }> {
   const used = new Set(backendDispatchers().live(true));
+  // What the watched modules export besides their declared tables (a second Dispatcher in the declared module).
+  const exported = new Set<unknown>();
+  for (const notice of hub().allTables()) {
+    if (notice.via !== "hook") continue;
+    try {
+      for (const value of Object.values(notice.exports as object)) exported.add(value);
+    } catch {} // a namespace with an export still in its temporal dead zone
+  }
   return backendDispatchers()
     .live(false)
     .flatMap((d) => {
@@ -127,7 +135,7 @@ export function unannounced(
       // unused one's entries would count as using it.
       const read = used.has(d) ? listEntries(d) : undefined;
       const ops = read === undefined ? [] : [...read.keys()].flatMap((k) => keyName(k) ?? []);
-      return [{ backend, name: String(name), used: used.has(d), ops }];
+      return [{ backend, name: String(name), used: used.has(d), ops, exported: exported.has(d) }];
     });
 }
 

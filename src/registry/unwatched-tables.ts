@@ -13,6 +13,7 @@ interface Facts {
     readonly name: string;
     readonly used?: boolean;
     readonly ops?: readonly string[];
+    readonly exported?: boolean;
   }>;
   readonly loaders: readonly unknown[];
   readonly hosts?: readonly string[];
@@ -29,9 +30,14 @@ export function unwatchedTables(
   const tables = new Map<string, string[]>();
   for (const d of facts.unannounced ?? []) {
     if (d.used === false || explained(d.backend)) continue;
-    // Beside a table of the backend that reached dispatch-hook, only one lacking what was registered there (a copy made
+    // Beside a table of the backend that reached dispatch-hook, only one a watched module exports beside it (a framework's
+    // own tables elsewhere, a gradient rules' Dispatcher, are its business) lacking what was registered there (a copy made
     // of that table after the registrations landed holds them).
-    if (loaded.has(d.backend) && [...(registered.get(d.backend) ?? [])].every((op) => d.ops?.includes(op) === true)) continue;
+    if (
+      loaded.has(d.backend) &&
+      (d.exported !== true || [...(registered.get(d.backend) ?? [])].every((op) => d.ops?.includes(op) === true))
+    )
+      continue;
     tables.set(d.backend, [...(tables.get(d.backend) ?? []), JSON.stringify(d.name)]);
   }
   const out: Problem[] = [];

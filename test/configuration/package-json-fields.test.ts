@@ -85,6 +85,31 @@ describe("dispatchHook fields", () => {
     expect(problem?.message).toContain(`(in ${join(root, "node_modules/ml-ops/package.json")})`);
   });
 
+  // Two backends on one module are a problem (only the first would be watched); two declarations given in code for
+  // modules of the same relative path in different directories are two modules (a review found them taken for one).
+  it("two backends on one module are a problem; the same relative path in two directories is two modules", () => {
+    const root = makeTree({ "package.json": pkg({ name: "app" }) });
+    const field = (backend: string) => ({ backends: { [backend]: { module: "./dispatch.js", export: "table" } } });
+    const apart = discover({
+      root,
+      inline: [
+        { field: field("cpu"), dir: "a" },
+        { field: field("gpu"), dir: "b" },
+      ],
+    });
+    expect(apart.problems).toEqual([]);
+    expect(apart.rules.map((r) => r.backend)).toEqual(["cpu", "gpu"]);
+    const together = discover({
+      root,
+      inline: [
+        { field: field("cpu"), dir: "a" },
+        { field: field("gpu"), dir: "a" },
+      ],
+    });
+    expect(together.problems.map((p) => p.code)).toEqual(["ERR_DISPATCH_CONFIG_DUPLICATE"]);
+    expect(together.rules.map((r) => r.backend)).toEqual(["cpu"]);
+  });
+
   it("names where a declaration given in code came from once, not twice", () => {
     const root = makeTree({ "package.json": pkg({ name: "app" }) });
     const [problem] = discover({ root, inline: [{ field: { registation: {} } as never }] }).problems;

@@ -1,12 +1,12 @@
 import { SourceMap } from "node:module";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { dispatchHook } from "../../src/adapters/vite.js";
 import { frameworkTree } from "./trees.js";
 
 type Hook = (...args: unknown[]) => unknown;
 const call = (
   plugin: ReturnType<typeof dispatchHook>,
-  name: "config" | "configResolved" | "resolveId" | "load" | "transform",
+  name: "config" | "configResolved" | "configureServer" | "resolveId" | "load" | "transform",
   ...args: unknown[]
 ) => (plugin[name] as unknown as Hook).call({}, ...args);
 
@@ -110,6 +110,36 @@ describe("dispatch-hook/vite", () => {
       expect(call(dispatchHook({ inline: false }), "config", { root })).toBeNull();
     } finally {
       process.env.VITEST = vitest;
+    }
+  });
+
+  // The warning of a CommonJS framework left to Node came on every config() call, client builds included (found by a review).
+  it("names a CommonJS package Vite's SSR leaves to Node once, where SSR may run: a dev server or an SSR build", () => {
+    const { root } = frameworkTree({
+      "node_modules/tensorkit/package.json": JSON.stringify({
+        name: "tensorkit",
+        dispatchHook: { backends: { "*": { module: "./backends/{backend}/table.js", export: "{backend}Table" } } },
+      }),
+    });
+    const warnings: string[] = [];
+    const spy = vi.spyOn(process, "emitWarning").mockImplementation(((w: string) => warnings.push(w)) as never);
+    const vitest = process.env.VITEST;
+    delete process.env.VITEST;
+    try {
+      const plugin = dispatchHook();
+      // Only the ES plugin package is kept in Vite's graph; a client build hears nothing.
+      expect(call(plugin, "config", { root }, { command: "build", isSsrBuild: false })).toEqual({ ssr: { noExternal: ["kit-ops"] } });
+      expect(warnings).toEqual([]);
+      call(plugin, "configureServer");
+      call(plugin, "configureServer");
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain("tensorkit is a CommonJS package");
+      const build = dispatchHook();
+      call(build, "config", { root }, { command: "build", isSsrBuild: true });
+      expect(warnings).toHaveLength(2);
+    } finally {
+      process.env.VITEST = vitest;
+      spy.mockRestore();
     }
   });
 });

@@ -32,12 +32,15 @@ describe("a rest parameter named in args", () => {
           'S.declare({ name: "numpy", primaryTypes: [NpArray], implementations: { stack: () => "numpy" } });',
           'S.declare({ name: "cupy", primaryTypes: [CpArray], implementations: { stack: () => "cupy" } });',
           'const stack = dispatchable((axis, ...arrays) => "reference", { name: "stack", args: ["arrays"], backends: S });',
+          // By its index, the same (a review found [1] decided on the second argument alone).
+          'const byIndex = dispatchable((axis, ...arrays) => "reference", { name: "stackAt", args: [1], backends: S });',
           "console.log(JSON.stringify({",
           "  mixed: attempt(() => stack(0, new NpArray(), new CpArray())),",
           "  cupy: attempt(() => stack(0, new CpArray(), new CpArray())),",
           "  number: attempt(() => stack(0, 1, new CpArray())),",
           "  numpy: attempt(() => stack(0, new NpArray(), new NpArray())),",
           "  none: attempt(() => stack(0)),",
+          "  indexMixed: attempt(() => byIndex(0, new NpArray(), new CpArray())),",
           "}));",
         ].join("\n"),
         flags,
@@ -48,6 +51,7 @@ describe("a rest parameter named in args", () => {
         number: "ERR_DISPATCH_MIXED_INPUTS",
         numpy: "numpy",
         none: "reference",
+        indexMixed: "ERR_DISPATCH_MIXED_INPUTS",
       });
     });
   }
@@ -81,6 +85,25 @@ describe("a set's environment variables", () => {
       expect(out).toEqual({ first: "numpy", later: ["numpy", "numpy"], afterRegistration: "numpy", invalidLate: "numpy" });
     });
   }
+
+  // A SET_ORDER whose pairs contradict each other was kept once read, so every call failed even after it was corrected.
+  it("a value that fails every call is read again until one is taken: a contradicting order, corrected", async () => {
+    const out = await outcome(
+      [
+        arrays,
+        'const env = { SO_SET_ORDER: "numpy>cupy,cupy>numpy" };',
+        'const S = createBackends({ name: "so", envPrefix: "SO", env, discover: false });',
+        'S.declare({ name: "numpy", primaryTypes: [NpArray], implementations: { sum: () => "numpy" } });',
+        'S.declare({ name: "cupy", primaryTypes: [NpArray], implementations: { sum: () => "cupy" } });',
+        'const sum = dispatchable((x) => "reference", { name: "sum", args: ["x"], backends: S });',
+        "const before = attempt(() => sum(new NpArray()));",
+        'env.SO_SET_ORDER = "cupy>numpy";',
+        "const after = attempt(() => sum(new NpArray()));",
+        "console.log(JSON.stringify({ before, after }));",
+      ].join("\n"),
+    );
+    expect(out).toEqual({ before: "ERR_DISPATCH_PRIORITY_CYCLE", after: "cupy" });
+  });
 
   it("a value that is not a string, given with the env option, fails each call with a code naming the variable", async () => {
     const out = await outcome(
@@ -147,6 +170,28 @@ describe("bad input is refused where it is given, with a code, and nothing regis
       otherStill: "other reference",
       backends: ["numpy", "cupy"],
     });
+  });
+});
+
+describe("a lazily named implementation's markers", () => {
+  // "./impl.js#sum" whose export carried a misspelt useContext ran without the context: only functions given in code were checked.
+  it("are checked when it loads, eagerly or at its first call", async () => {
+    const dir = makeTree({
+      "impl.mjs": "export const sum = Object.assign((ctx, x) => (ctx?.backend ? 'context' : 'array'), { useContext: true });\n",
+      "main.mjs": [
+        `import { createBackends, dispatchable } from ${api};`,
+        "class NpArray {}",
+        "const attempt = (f) => { try { return f(); } catch (e) { return e.code; } };",
+        'const lazy = createBackends({ name: "lz", discover: false });',
+        'lazy.declare({ name: "np", base: import.meta.url, primaryTypes: [NpArray], implementations: { sum: "./impl.mjs#sum" } });',
+        'const sum = dispatchable((x) => "reference", { name: "sum", args: ["x"], backends: lazy });',
+        'const eager = createBackends({ name: "eg", discover: false, checkImplementations: "eager" });',
+        'const declared = attempt(() => eager.declare({ name: "np", base: import.meta.url, primaryTypes: [NpArray], implementations: { sum: "./impl.mjs#sum" } }));',
+        "console.log(JSON.stringify({ call: attempt(() => sum(new NpArray())), declared }));",
+      ].join("\n"),
+    });
+    const result = await run(dir, ["main.mjs"]);
+    expect(lastJson(result.stdout)).toEqual({ call: "ERR_DISPATCH_INVALID_IMPL", declared: "ERR_DISPATCH_INVALID_IMPL" });
   });
 });
 
@@ -253,5 +298,21 @@ describe("backend names of another set, declared in package.json", () => {
     const doctor = await run(dir, [join(repoRoot, "dist/bundle/cli.js"), "doctor"]);
     expect(doctor.stdout).toContain("whose module leaves the package");
     expect(doctor.code).toBe(1);
+    // An absolute path, or a backend name no variable could name, likewise (a review found both passed doctor).
+    const other = makeTree({
+      "package.json": JSON.stringify({ name: "app", type: "module", dependencies: { kit: "*" } }),
+      "node_modules/kit/package.json": JSON.stringify({
+        name: "kit",
+        dispatchHook: {
+          dispatchables: {
+            sc: { np: { implementations: { sum: `${join(dir, "node_modules/impls/np.cjs")}#sum` } }, "a,b": { implementations: {} } },
+          },
+        },
+      }),
+    });
+    const both = await run(other, [join(repoRoot, "dist/bundle/cli.js"), "doctor"]);
+    expect(both.stdout).toContain("leaves the package");
+    expect(both.stdout).toContain('cannot have "," or ">" in its name');
+    expect(both.code).toBe(1);
   });
 });
