@@ -125,7 +125,7 @@ export function install(options: InstallOptions = {}): Installation {
 
   const loaded = new Map<string, string | null>();
   const served = new Map<string, Map<string, string>>();
-  const registrationsLoaded = new Set<string>();
+  const registrationsResolved = new Set<string>();
   const failures = new Map<string, LoaderFinding>();
   /** Backend → that a plugin's registration module for it imports what does not resolve. */
   const unresolved = new Map<string, string>();
@@ -142,7 +142,7 @@ export function install(options: InstallOptions = {}): Installation {
       const key = message.plugins.join("\n");
       if (!sets.has(key)) sets.set(key, message.url);
     } else if (message.type === "registration") {
-      registrationsLoaded.add(message.url);
+      registrationsResolved.add(message.url);
     } else if (message.type === "unresolved") {
       unresolved.set(message.backend, message.message);
     } else if (!failures.has(message.url)) {
@@ -160,7 +160,7 @@ export function install(options: InstallOptions = {}): Installation {
   const hooks = attachHooks(mode, discovery, discoverOptions, onReport);
   const findings = (): LoaderFinding[] => {
     hooks.drain();
-    return loaderFindings({ mode, loaded, failures, matcher, unresolved, served, registrationsLoaded, plugins: config.plugins });
+    return loaderFindings({ mode, loaded, failures, matcher, unresolved, served, registrationsResolved, plugins: config.plugins });
   };
 
   const status = (): InstallationStatus => {

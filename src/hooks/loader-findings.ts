@@ -21,8 +21,8 @@ export interface LoaderRecord {
   readonly unresolved: ReadonlyMap<string, string>;
   /** Backend → the names of the plugins a module of it was served with (joined by "\n") → the first such module. */
   readonly served: ReadonlyMap<string, ReadonlyMap<string, string>>;
-  /** Registration modules the hooks loaded, wherever from (a facade, or the app importing one itself). */
-  readonly registrationsLoaded: ReadonlySet<string>;
+  /** Registration modules the hooks resolved, wherever from (a facade, or the app importing one itself; an import.meta.resolve() too). */
+  readonly registrationsResolved: ReadonlySet<string>;
   /** The plugins the loader knows of now. */
   readonly plugins: readonly PluginDeclaration[];
 }
@@ -88,9 +88,9 @@ function latePlugins(record: LoaderRecord): LoaderFinding[] {
         if (module === undefined || plugins.includes(plugin.name) || named.has(`${plugin.name}\0${backend}`)) continue;
         // What it expects there is checked on its own: the app may have registered it another way (its explicit route).
         if ((plugin.expects[backend]?.length ?? 0) > 0) continue;
-        // Loaded some other way since (the app imported it, or require() did where the hooks do not see it): it ran.
+        // Resolved some other way since (the app imported it; require() where the hooks do not see it): taken to have run.
         if (
-          record.registrationsLoaded.has(module) ||
+          record.registrationsResolved.has(module) ||
           (module.startsWith("file:") && requireCache()[url.fileURLToPath(module)] !== undefined)
         )
           continue;

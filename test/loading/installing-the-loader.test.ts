@@ -111,7 +111,7 @@ describe("loaderFindings", () => {
       matcher: new Matcher([rule]),
       unresolved: new Map<string, string>(),
       served: new Map(),
-      registrationsLoaded: new Set<string>(),
+      registrationsResolved: new Set<string>(),
       plugins: [],
     };
     expect(loaderFindings(record)).toMatchObject([{ backend: "cpu", module: href, problem: "unsignalled" }]);
@@ -140,7 +140,7 @@ describe("loaderFindings", () => {
       matcher: new Matcher([]),
       unresolved: new Map<string, string>(),
       served: new Map(),
-      registrationsLoaded: new Set<string>(),
+      registrationsResolved: new Set<string>(),
       plugins: [],
     };
     expect(loaderFindings(record)).toEqual([failure]);
