@@ -422,8 +422,20 @@ describe("one audit over every process of a run", () => {
       });
       const closed = new Promise<number | null>((done) => child.on("close", (code) => done(code)));
       const startedFile = join(dir, "started.json");
-      for (let i = 0; i < 300 && !existsSync(startedFile); i++) await new Promise((done) => setTimeout(done, 50));
-      const started = JSON.parse(readFileSync(startedFile, "utf8")) as { pid: number; dir: string };
+      // Until the file is there and whole: writeFileSync() creates it empty before it writes (CI once read it in between).
+      const read = () => {
+        try {
+          return JSON.parse(readFileSync(startedFile, "utf8")) as { pid: number; dir: string };
+        } catch {
+          return undefined;
+        }
+      };
+      let started = read();
+      for (let i = 0; i < 300 && started === undefined; i++) {
+        await new Promise((done) => setTimeout(done, 50));
+        started = read();
+      }
+      if (started === undefined) throw new Error("the program never wrote started.json");
       expect(existsSync(started.dir)).toBe(true);
       child.kill(signal);
       // Before: the audit died at once (143 or 130) with no report, the program ran on, and the run directory stayed.

@@ -177,16 +177,17 @@ describe("a lazily named implementation's markers", () => {
   // "./impl.js#sum" whose export carried a misspelt useContext ran without the context: only functions given in code were checked.
   it("are checked when it loads, eagerly or at its first call", async () => {
     const dir = makeTree({
-      "impl.mjs": "export const sum = Object.assign((ctx, x) => (ctx?.backend ? 'context' : 'array'), { useContext: true });\n",
+      // CommonJS: a lazy implementation is loaded with require(), which takes no ES module on Node 20.16.
+      "impl.cjs": "exports.sum = Object.assign((ctx, x) => (ctx?.backend ? 'context' : 'array'), { useContext: true });\n",
       "main.mjs": [
         `import { createBackends, dispatchable } from ${api};`,
         "class NpArray {}",
         "const attempt = (f) => { try { return f(); } catch (e) { return e.code; } };",
         'const lazy = createBackends({ name: "lz", discover: false });',
-        'lazy.declare({ name: "np", base: import.meta.url, primaryTypes: [NpArray], implementations: { sum: "./impl.mjs#sum" } });',
+        'lazy.declare({ name: "np", base: import.meta.url, primaryTypes: [NpArray], implementations: { sum: "./impl.cjs#sum" } });',
         'const sum = dispatchable((x) => "reference", { name: "sum", args: ["x"], backends: lazy });',
         'const eager = createBackends({ name: "eg", discover: false, checkImplementations: "eager" });',
-        'const declared = attempt(() => eager.declare({ name: "np", base: import.meta.url, primaryTypes: [NpArray], implementations: { sum: "./impl.mjs#sum" } }));',
+        'const declared = attempt(() => eager.declare({ name: "np", base: import.meta.url, primaryTypes: [NpArray], implementations: { sum: "./impl.cjs#sum" } }));',
         "console.log(JSON.stringify({ call: attempt(() => sum(new NpArray())), declared }));",
       ].join("\n"),
     });
