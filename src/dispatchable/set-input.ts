@@ -5,7 +5,7 @@
 import { fs, path, url } from "../builtins.js";
 import { discover } from "../hooks/discovery.js";
 import { DispatchHookError, describe, warnAs } from "../registry/errors.js";
-import { distance, readOptions } from "../registry/options.js";
+import { controlSeparators, distance, readOptions } from "../registry/options.js";
 import type { Registry } from "../registry/registry.js";
 import type { AnyFunction, ImplementationOf } from "./impl-table.js";
 import type { TypeSpec } from "./type-match.js";
@@ -117,8 +117,8 @@ export function readDeclaration<Fns extends FunctionMap>(given: BackendDeclarati
   }
   const read = readOptions(given, declarationKinds, label) as unknown as BackendDeclaration<Fns>;
   at.backend = read.name;
-  // The control variables list names with "," and pair them with ">": a name holding either could never be named there.
-  if (/[,>]/.test(read.name)) {
+  // A name holding either could never be named in the control variables.
+  if (controlSeparators.test(read.name)) {
     throw new DispatchHookError(
       "ERR_DISPATCH_INVALID_BACKEND",
       `${label}: a backend of a set cannot have "," or ">" in its name: the environment variables that control the set separate names with them.`,

@@ -5,7 +5,7 @@
  */
 import { path, url } from "../builtins.js";
 import type { ConfigErrorCode } from "../registry/errors.js";
-import { backendNameProblem, didYouMean, suggest } from "../registry/options.js";
+import { backendNameProblem, controlSeparators, didYouMean, suggest } from "../registry/options.js";
 import type { ConfigProblem, DispatchableDeclaration, FieldSource, PluginDeclaration, WatchRule } from "./declarations.js";
 import { findPackage, isPackageName, isRecord, packagePath, realDir } from "./package-scope.js";
 
@@ -127,7 +127,7 @@ export class FieldReader {
       for (const [backend, declaration] of Object.entries(backends)) {
         const key = `dispatchables.${set}.${backend}`;
         if (!this.#backendName(source, key, backend) || !this.#record(source, key, declaration, '{ "implementations": { … } }')) continue;
-        if (/[,>]/.test(backend)) {
+        if (controlSeparators.test(backend)) {
           this.problem(source, key, `"${key}": a backend of a set cannot have "," or ">" in its name`, "Rename the backend.");
           continue;
         }

@@ -33,7 +33,7 @@ export type NextLoad = (url: string, context?: Context) => Maybe<LoadResult>;
 /** What the hooks tell their installation. Crosses the thread boundary on Node 20. */
 export type HookReport =
   | { readonly type: "facade"; readonly url: string; readonly backend: string; readonly plugins: readonly string[] }
-  /** A plugin's registration module loaded (from a facade, or imported by the app itself). */
+  /** A plugin's registration module resolved (from a facade, or imported by the app itself): it is about to load. */
   | { readonly type: "registration"; readonly url: string }
   | { readonly type: "failed"; readonly url: string; readonly backend: string; readonly message: string }
   /** A plugin's registration module imports what does not resolve: its backend's dispatch module never finishes. */

@@ -160,6 +160,9 @@ export function checkVerifyOptions(options: unknown, where: string, names: "back
 
 const reserved = new Set(["__proto__", "constructor", "prototype"]);
 
+/** What a backend set's backend name cannot hold: its control variables list names with "," and pair them with ">". */
+export const controlSeparators = /[,>]/;
+
 /** Why `name` cannot be a backend name (the API and config files alike), or undefined if it can. */
 export function backendNameProblem(
   name: unknown,

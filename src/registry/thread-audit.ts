@@ -118,14 +118,20 @@ export function unannounced(
   seen: ReadonlySet<unknown> = announcedTables(),
 ): Array<{ backend: string; name: string; used: boolean; ops: string[]; exported: boolean }> {
   const used = new Set(backendDispatchers().live(true));
-  // What the watched modules export besides their declared tables (a second Dispatcher in the declared module).
-  const exported = new Set<unknown>();
-  for (const notice of hub().allTables()) {
-    if (notice.via !== "hook") continue;
-    try {
-      for (const value of Object.values(notice.exports as object)) exported.add(value);
-    } catch {} // a namespace with an export still in its temporal dead zone
-  }
+  // What the watched modules export besides their declared tables (a second Dispatcher in the declared module): read
+  // only for a Dispatcher used and never announced, which is rare, not on every audit of a thousand module instances.
+  let exported: Set<unknown> | undefined;
+  const exports = (): Set<unknown> => {
+    if (exported !== undefined) return exported;
+    exported = new Set();
+    for (const notice of hub().allTables()) {
+      if (notice.via !== "hook") continue;
+      try {
+        for (const value of Object.values(notice.exports as object)) exported.add(value);
+      } catch {} // a namespace with an export still in its temporal dead zone
+    }
+    return exported;
+  };
   return backendDispatchers()
     .live(false)
     .flatMap((d) => {
@@ -135,7 +141,7 @@ export function unannounced(
       // unused one's entries would count as using it.
       const read = used.has(d) ? listEntries(d) : undefined;
       const ops = read === undefined ? [] : [...read.keys()].flatMap((k) => keyName(k) ?? []);
-      return [{ backend, name: String(name), used: used.has(d), ops, exported: exported.has(d) }];
+      return [{ backend, name: String(name), used: used.has(d), ops, exported: used.has(d) && exports().has(d) }];
     });
 }
 
